@@ -1,0 +1,9 @@
+/**
+ * goodput as a library: the data contracts, coded errors and result files. Each module's
+ * public API is re-exported here as it lands.
+ *
+ * @module
+ */
+export * from './errors.js';
+export * from './results/index.js';
+export * from './types.js';

@@ -1,0 +1,8 @@
+/**
+ * Result directories: summary.json, requests.jsonl and server-metrics.jsonl.
+ *
+ * @module
+ */
+export { type JsonlHeader, RESULT_FILES, type RunPaths, runPaths } from './files.js';
+export { JsonlWriter, readJsonl } from './jsonl.js';
+export { collect, readRecords, readServerSamples, readSummary, writeSummary } from './summary.js';
