@@ -1,0 +1,81 @@
+/**
+ * The shape of a command and its options: a typed table that drives parsing, help and
+ * docs (as vitest's cli-config does). Commands live in src/cli/commands/ or beside their
+ * module, and are listed in src/cli/commands/index.ts.
+ *
+ * @module
+ */
+
+import type { ExitCode } from '../errors.js';
+
+export type OptionType =
+  /** free text */
+  | 'string'
+  /** a finite number */
+  | 'number'
+  /** a whole number ≥ 0 */
+  | 'integer'
+  /** a flag; `--no-NAME` sets it false */
+  | 'boolean'
+  /** "500ms", "10s", "5m", "2h", "30d" or a bare number of milliseconds → milliseconds */
+  | 'duration'
+  /** repeatable, or comma-separated: collected into string[] */
+  | 'list';
+
+export interface OptionSpec {
+  /** Long name without dashes, kebab-case: "max-tokens". Parsed value key is camelCase: "maxTokens". */
+  name: string;
+  type: OptionType;
+  description: string;
+  /** Shown in help; applied by the parser when the option is absent. */
+  default?: string | number | boolean | string[];
+  /** One-letter alias without dash. */
+  short?: string;
+  /** Allowed values (for 'string' and 'list'). */
+  choices?: readonly string[];
+  /** Help section, e.g. "Target", "Load", "Workload", "Output". */
+  group?: string;
+  /** Placeholder in help: "--url URL". */
+  valueName?: string;
+}
+
+export interface PositionalSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  variadic?: boolean;
+}
+
+export interface ParsedArgs {
+  /** camelCase option name → value (string, number, boolean, string[]). Absent options without default are undefined. */
+  options: Record<string, unknown>;
+  positionals: string[];
+  /** Options the user actually gave (camelCase), to tell flag values from defaults when merging with config files. */
+  given: Set<string>;
+}
+
+/** What a command sees of the outside world: injected, so commands run in-process in tests. */
+export interface CommandContext {
+  args: ParsedArgs;
+  /** Data goes here (JSON, tables). */
+  stdout: { write(chunk: string): unknown; isTTY?: boolean };
+  /** Progress, warnings and errors go here. */
+  stderr: { write(chunk: string): unknown; isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Aborted on Ctrl-C (SIGINT) or SIGTERM: stop the load, write what was measured. */
+  signal: AbortSignal;
+}
+
+export interface CommandSpec {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** Longer help text shown above the options. */
+  description?: string;
+  options: OptionSpec[];
+  positionals?: PositionalSpec[];
+  /** Sub-commands (e.g. `adr new`, `adr lint`): when present, the first positional picks one. */
+  subcommands?: CommandSpec[];
+  run(ctx: CommandContext): Promise<ExitCode>;
+}
