@@ -327,7 +327,12 @@ export type ServerSeriesName =
   | 'kvFragmentation'
   | 'wastedTokensTotal'
   | 'blockSize'
-  | 'numBlocks';
+  | 'numBlocks'
+  /** Server-side latency histograms, when exported: cumulative sum (seconds) and count. */
+  | 'serverTtftSecondsSum'
+  | 'serverTtftCount'
+  | 'serverItlSecondsSum'
+  | 'serverItlCount';
 
 /** One scrape of the server's metrics, normalised. */
 export interface ServerSample {
@@ -353,6 +358,13 @@ export interface ServerSummary {
   kvFragmentation?: number;
   generatedTokens?: number;
   wastedTokens?: number;
+  /** Where kvFragmentation came from: the server's own gauge, or derived (see server-metrics/fragmentation.ts). */
+  fragmentationSource?: 'server' | 'derived';
+  /** Mean TTFT and ITL from the server's own histograms (deltas over the run), when exported. */
+  serverTtftMeanMs?: number;
+  serverItlMeanMs?: number;
+  /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
+  scrapeFailures?: number;
 }
 
 export interface PromptBucket {
