@@ -52,6 +52,8 @@ export interface ParsedArgs {
   positionals: string[];
   /** Options the user actually gave (camelCase), to tell flag values from defaults when merging with config files. */
   given: Set<string>;
+  /** For a command with subcommands: the one chosen (e.g. "new" for `goodput adr new`). */
+  subcommand?: string;
 }
 
 /** What a command sees of the outside world: injected, so commands run in-process in tests. */

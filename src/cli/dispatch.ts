@@ -1,0 +1,114 @@
+/**
+ * The CLI without the process: argv and injected streams in, an exit code out. main.ts
+ * wires it to the real process; tests call it in-process.
+ *
+ * @module
+ */
+
+import { createRequire } from 'node:module';
+import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
+import { renderCommandHelp, renderRootHelp } from './help.js';
+import { closestName, parseArgv } from './parse.js';
+import type { CommandContext, CommandSpec } from './spec.js';
+
+/** What the CLI sees of the outside world. */
+export type CliIo = Omit<CommandContext, 'args'>;
+
+/** The package version, read from package.json (same relative path from src/cli and dist/cli). */
+export function toolVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('../../package.json') as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Formats a command-level error for stderr: `error[CODE]: message` then `hint: fix`. */
+export function formatError(e: GoodputError): string {
+  return `error[${e.code}]: ${e.message}\nhint: ${e.hint}\n`;
+}
+
+function findCommand(commands: readonly CommandSpec[], name: string): CommandSpec {
+  const spec = commands.find((c) => c.name === name);
+  if (spec) return spec;
+  const guess = closestName(
+    name,
+    commands.map((c) => c.name),
+  );
+  throw new GoodputError(
+    'E_USAGE',
+    `unknown command '${name}'`,
+    guess ? `did you mean goodput ${guess}?` : 'run goodput --help to list the commands',
+  );
+}
+
+/** The leaf spec a (possibly nested) subcommand path names. */
+function leafSpec(spec: CommandSpec, subcommand: string | undefined): { spec: CommandSpec; path: string } {
+  let current = spec;
+  let path = spec.name;
+  for (const part of subcommand ? subcommand.split(' ') : []) {
+    const next = current.subcommands?.find((s) => s.name === part);
+    if (!next) break;
+    current = next;
+    path = `${path} ${part}`;
+  }
+  return { spec: current, path };
+}
+
+/**
+ * Runs one goodput invocation. Never throws and never exits: every failure becomes an
+ * exit code, GoodputErrors are printed as `error[CODE]` + `hint` without a stack trace.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  commands: readonly CommandSpec[],
+): Promise<number> {
+  const version = toolVersion();
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined) {
+      io.stderr.write(renderRootHelp(commands, version));
+      return ExitCode.USAGE;
+    }
+    if (name === '--help' || name === '-h' || name === 'help') {
+      const topic = name === 'help' ? rest[0] : undefined;
+      io.stdout.write(
+        topic ? renderCommandHelp(findCommand(commands, topic)) : renderRootHelp(commands, version),
+      );
+      return ExitCode.OK;
+    }
+    if (name === '--version' || name === '-v') {
+      io.stdout.write(`${version}\n`);
+      return ExitCode.OK;
+    }
+    if (name.startsWith('-')) {
+      throw new GoodputError(
+        'E_USAGE',
+        `expected a command before ${name}`,
+        'write goodput <command> [options], e.g. goodput run --concurrency 8',
+      );
+    }
+    const spec = findCommand(commands, name);
+    const args = parseArgv(spec, rest);
+    const leaf = leafSpec(spec, args.subcommand);
+    if (args.options.help === true) {
+      const parentPath = leaf.path.split(' ').slice(0, -1).join(' ');
+      io.stdout.write(renderCommandHelp(leaf.spec, parentPath ? `goodput ${parentPath}` : 'goodput'));
+      return ExitCode.OK;
+    }
+    return await leaf.spec.run({ ...io, args });
+  } catch (e) {
+    if (isGoodputError(e)) {
+      io.stderr.write(formatError(e));
+      return e.exitCode;
+    }
+    const err = e instanceof Error ? e : new Error(String(e));
+    io.stderr.write(
+      `error[E_INTERNAL]: ${err.message}\nhint: this is a bug in goodput; rerun with GOODPUT_DEBUG=1 for the stack trace and report it\n`,
+    );
+    if (io.env.GOODPUT_DEBUG) io.stderr.write(`${err.stack ?? ''}\n`);
+    return ExitCode.ERROR;
+  }
+}

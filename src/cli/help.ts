@@ -1,0 +1,158 @@
+/**
+ * Help text rendered from the option tables: the command list, and one command's usage
+ * with its options grouped by section. Returns strings; main prints them.
+ *
+ * @module
+ */
+
+import { BUILTIN_OPTIONS } from './parse.js';
+import type { CommandSpec, OptionSpec } from './spec.js';
+
+const INDENT = '  ';
+
+/** "--url URL", "--concurrency N", "--[no-]ignore-eos", "-c, --concurrency N". */
+export function optionSignature(opt: OptionSpec): string {
+  const short = opt.short ? `-${opt.short}, ` : '';
+  if (opt.type === 'boolean') {
+    return opt.default === true ? `${short}--[no-]${opt.name}` : `${short}--${opt.name}`;
+  }
+  const placeholder = opt.valueName ?? defaultPlaceholder(opt);
+  return `${short}--${opt.name} ${placeholder}`;
+}
+
+function defaultPlaceholder(opt: OptionSpec): string {
+  if (opt.choices && opt.choices.length <= 4) return opt.choices.join('|');
+  switch (opt.type) {
+    case 'integer':
+    case 'number':
+      return 'N';
+    case 'duration':
+      return 'DURATION';
+    case 'list':
+      return 'A,B';
+    default:
+      return 'VALUE';
+  }
+}
+
+function describe(opt: OptionSpec): string {
+  let text = opt.description;
+  if (opt.choices && opt.choices.length > 4) text += ` (one of: ${opt.choices.join(', ')})`;
+  if (opt.default !== undefined && opt.default !== false) {
+    const shown = Array.isArray(opt.default) ? opt.default.join(',') : String(opt.default);
+    if (shown !== '') text += ` [default: ${shown}]`;
+  }
+  return text;
+}
+
+/** Options grouped by their `group` (in order of first appearance; ungrouped last as "Options"). */
+export function groupOptions(options: readonly OptionSpec[]): Array<[string, OptionSpec[]]> {
+  const groups = new Map<string, OptionSpec[]>();
+  for (const opt of options) {
+    const g = opt.group ?? 'Options';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(opt);
+  }
+  const ordered = [...groups.entries()].filter(([g]) => g !== 'Options');
+  const ungrouped = groups.get('Options');
+  if (ungrouped) ordered.push(['Options', ungrouped]);
+  return ordered;
+}
+
+function columns(rows: Array<[string, string]>, width = 110): string[] {
+  const left = Math.min(34, Math.max(...rows.map(([l]) => l.length)) + 2);
+  const wrapAt = Math.max(40, width - left - INDENT.length);
+  const out: string[] = [];
+  for (const [l, r] of rows) {
+    const lines = wrap(r, wrapAt);
+    if (l.length + 2 > left) {
+      out.push(INDENT + l);
+      for (const line of lines) out.push(INDENT + ' '.repeat(left) + line);
+    } else {
+      out.push(INDENT + l.padEnd(left) + (lines[0] ?? ''));
+      for (const line of lines.slice(1)) out.push(INDENT + ' '.repeat(left) + line);
+    }
+  }
+  return out;
+}
+
+function wrap(text: string, width: number): string[] {
+  const words = text.split(/\s+/);
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line.length > 0 && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else {
+      line = line.length > 0 ? `${line} ${w}` : w;
+    }
+  }
+  if (line.length > 0) lines.push(line);
+  return lines;
+}
+
+/** The help of one command: usage line, description, subcommands, options by group. */
+export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string {
+  const out: string[] = [];
+  const positional = (spec.positionals ?? [])
+    .map((p) => {
+      const n = p.name.toUpperCase() + (p.variadic ? '...' : '');
+      return p.required ? n : `[${n}]`;
+    })
+    .join(' ');
+  const sub = spec.subcommands && spec.subcommands.length > 0 ? ' <subcommand>' : '';
+  out.push(`Usage: ${prefix} ${spec.name}${sub} [options]${positional ? ` ${positional}` : ''}`, '');
+  out.push(spec.summary);
+  if (spec.description) out.push('', spec.description);
+  if (spec.subcommands && spec.subcommands.length > 0) {
+    out.push('', 'Subcommands:');
+    out.push(...columns(spec.subcommands.map((s) => [s.name, s.summary])));
+  }
+  if (spec.positionals && spec.positionals.length > 0) {
+    out.push('', 'Arguments:');
+    out.push(...columns(spec.positionals.map((p) => [p.name.toUpperCase(), p.description])));
+  }
+  const table = [
+    ...spec.options,
+    ...BUILTIN_OPTIONS.filter((b) => !spec.options.some((o) => o.name === b.name)),
+  ];
+  for (const [group, opts] of groupOptions(table)) {
+    out.push('', `${group}:`);
+    out.push(...columns(opts.map((o) => [optionSignature(o), describe(o)])));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** The top-level help: what goodput is and the list of commands. */
+export function renderRootHelp(commands: readonly CommandSpec[], version: string): string {
+  const out = [
+    `goodput ${version}: measure, compare, gate and watch OpenAI-compatible LLM inference endpoints`,
+    '',
+    'Usage: goodput <command> [options]',
+    '',
+    'Commands:',
+    ...columns(commands.map((c) => [c.name, c.summary])),
+    '',
+    'Options:',
+    ...columns([
+      ['-h, --help', 'Show help (goodput <command> --help for a command)'],
+      ['--version', 'Print the version'],
+    ]),
+    '',
+    'With no --url, goodput run measures the embedded simulated engine: try `goodput run`.',
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** A Markdown table of options (for the README and docs), one row per flag. */
+export function renderOptionsMarkdown(options: readonly OptionSpec[]): string {
+  const rows = ['| flag | description | default |', '|---|---|---|'];
+  for (const o of options) {
+    const def =
+      o.default === undefined ? '' : Array.isArray(o.default) ? o.default.join(',') : String(o.default);
+    const desc = o.choices ? `${o.description} (${o.choices.join(', ')})` : o.description;
+    rows.push(`| \`${optionSignature(o)}\` | ${desc.replace(/\|/g, '\\|')} | ${def} |`);
+  }
+  return `${rows.join('\n')}\n`;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The `goodput` binary: wires the process (argv, streams, env, signals, exit code) to
+ * runCli. The only place that calls process.exit.
+ *
+ * Ctrl-C (SIGINT) or SIGTERM aborts the command's signal: the run stops its load, aborts
+ * what is in flight, writes everything measured and exits 130. A second Ctrl-C exits at once.
+ *
+ * @module
+ */
+
+import { ExitCode } from '../errors.js';
+import { COMMANDS } from './commands/index.js';
+import { runCli } from './dispatch.js';
+
+const controller = new AbortController();
+let signalled = 0;
+
+function onSignal(name: NodeJS.Signals): void {
+  signalled++;
+  if (signalled === 1) {
+    process.stderr.write(
+      `\n${name}: stopping, writing what was measured (press Ctrl-C again to quit at once)\n`,
+    );
+    controller.abort(new Error(`stopped by ${name}`));
+    return;
+  }
+  process.exit(ExitCode.INTERRUPTED);
+}
+
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
+const code = await runCli(
+  process.argv.slice(2),
+  {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  },
+  COMMANDS,
+);
+
+// Let stdout drain (large --json output into a pipe) before exiting.
+process.exitCode = code;
+process.stdout.write('', () => process.exit(code));

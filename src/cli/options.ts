@@ -1,0 +1,269 @@
+/**
+ * Reusable option groups of every command that measures an endpoint (run, gate, sweep,
+ * watch, doctor): target, workload, load and output flags. Commands spread the groups they
+ * need into their CommandSpec.options; resolveBenchmarkConfig (./resolve.ts) turns the
+ * parsed values into a BenchmarkConfig. Keep names and meanings stable: other commands and
+ * the README build on them.
+ *
+ * @module
+ */
+
+import type { OptionSpec } from './spec.js';
+
+export { LOAD_FLAG_KEYS, resolveBenchmarkConfig } from './resolve.js';
+
+/** Where to send requests and how: URL, model, API, key file, timeouts, retries, server metrics. */
+export const TARGET_OPTIONS: OptionSpec[] = [
+  {
+    name: 'url',
+    type: 'string',
+    valueName: 'URL',
+    group: 'Target',
+    description:
+      'Base URL of the OpenAI-compatible endpoint (e.g. http://host:8000); /v1/... is appended. Without it, the embedded simulated engine is started',
+  },
+  {
+    name: 'model',
+    type: 'string',
+    short: 'm',
+    valueName: 'MODEL',
+    group: 'Target',
+    description: 'Model id; without it, the first id from GET /v1/models',
+  },
+  {
+    name: 'api',
+    type: 'string',
+    choices: ['chat', 'completions'],
+    default: 'chat',
+    group: 'Target',
+    description: 'Endpoint: /v1/chat/completions or /v1/completions',
+  },
+  {
+    name: 'config',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Target',
+    description:
+      'Config file: settings.json shape {base_url, api_key, model_id, slo} or gateway shape {provider, baseUrl, apiKey, model, timeoutMs, maxRetries}. Flags override env, env overrides the file',
+  },
+  {
+    name: 'api-key-file',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Target',
+    description:
+      'Read the API key from this file (else GOODPUT_API_KEY, else OPENAI_API_KEY, else the config file). The key is never printed or written',
+  },
+  {
+    name: 'timeout',
+    type: 'duration',
+    group: 'Target',
+    description: 'Total time limit per request [default: 60s]',
+  },
+  {
+    name: 'ttft-timeout',
+    type: 'duration',
+    group: 'Target',
+    description: 'Time limit for the first token of a request',
+  },
+  {
+    name: 'max-retries',
+    type: 'integer',
+    group: 'Target',
+    description:
+      'Retries of a request that failed before any response byte (429/503 honour Retry-After) [default: 1]',
+  },
+  {
+    name: 'metrics-url',
+    type: 'string',
+    valueName: 'URL',
+    group: 'Target',
+    description: "Server's Prometheus /metrics URL [default: <url>/metrics]",
+  },
+  {
+    name: 'server-metrics',
+    type: 'boolean',
+    default: true,
+    group: 'Target',
+    description: "Scrape the server's Prometheus metrics during the run (--no-server-metrics to skip)",
+  },
+];
+
+/** What each request asks: prompts, lengths, sampling, simulated users who give up. */
+export const WORKLOAD_OPTIONS: OptionSpec[] = [
+  {
+    name: 'prompt-tokens',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description: 'Synthetic prompt length in tokens (exact, counted with a real tokenizer) [default: 256]',
+  },
+  {
+    name: 'prompt-tokens-range',
+    type: 'number',
+    valueName: 'R',
+    group: 'Workload',
+    description: 'Spread prompt lengths uniformly over ±R×prompt-tokens (e.g. 0.2)',
+  },
+  {
+    name: 'system-prompt-tokens',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description: 'A shared system prompt of N tokens before every prompt (the long-system-prompt case)',
+  },
+  {
+    name: 'dataset',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Workload',
+    description: 'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON',
+  },
+  {
+    name: 'max-tokens',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description: 'Output limit per request (sent as max_tokens and max_completion_tokens) [default: 128]',
+  },
+  {
+    name: 'ignore-eos',
+    type: 'boolean',
+    group: 'Workload',
+    description: 'Ask the server to ignore end-of-sequence so outputs reach --max-tokens (vLLM ignore_eos)',
+  },
+  {
+    name: 'temperature',
+    type: 'number',
+    default: 0,
+    group: 'Workload',
+    description: 'Sampling temperature (recorded in the summary)',
+  },
+  {
+    name: 'top-p',
+    type: 'number',
+    group: 'Workload',
+    description: 'Sampling top_p (recorded in the summary)',
+  },
+  {
+    name: 'seed',
+    type: 'integer',
+    group: 'Workload',
+    description:
+      'Seed of every random choice (prompts, lengths, arrivals, cancels); sent as the sampling seed [default: 1]',
+  },
+  {
+    name: 'cancel-after-ms',
+    type: 'number',
+    valueName: 'MS',
+    group: 'Workload',
+    description: 'Simulated users give up this many ms after sending: the request is aborted',
+  },
+  {
+    name: 'cancel-rate',
+    type: 'number',
+    valueName: 'P',
+    group: 'Workload',
+    description:
+      'Fraction of requests (0..1) whose user gives up after --cancel-after-ms [default: 1 when --cancel-after-ms is set]',
+  },
+];
+
+/** How much load and for how long: closed or open loop, stop rules, warmup, SLO. */
+export const LOAD_OPTIONS: OptionSpec[] = [
+  {
+    name: 'concurrency',
+    type: 'integer',
+    short: 'c',
+    valueName: 'N',
+    group: 'Load',
+    description: 'Closed loop: N workers, each sends its next request when the previous ends [default: 8]',
+  },
+  {
+    name: 'rate',
+    type: 'number',
+    short: 'r',
+    valueName: 'R',
+    group: 'Load',
+    description: 'Open loop: R requests per second on a schedule, whatever the latency',
+  },
+  {
+    name: 'burstiness',
+    type: 'number',
+    valueName: 'B',
+    group: 'Load',
+    description: 'Open loop: gamma shape of inter-arrival times; 1 = Poisson, <1 burstier [default: 1]',
+  },
+  {
+    name: 'max-concurrency',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Load',
+    description: 'Open loop: cap on requests in flight (late sends are counted)',
+  },
+  {
+    name: 'requests',
+    type: 'integer',
+    short: 'n',
+    valueName: 'N',
+    group: 'Load',
+    description: 'Stop after N measured requests [default: 80, or 10 s worth of --rate/--concurrency]',
+  },
+  {
+    name: 'duration',
+    type: 'duration',
+    short: 'd',
+    group: 'Load',
+    description: 'Stop sending after this long (e.g. 60s); requests still in flight are interrupted',
+  },
+  {
+    name: 'warmup',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Load',
+    description: 'Send N requests first and leave them out of the results [default: 0]',
+  },
+  {
+    name: 'slo',
+    type: 'string',
+    valueName: 'SLO',
+    group: 'Load',
+    description: 'Service-level objectives in ms for goodput, e.g. ttft=500,tpot=100,e2el=5000',
+  },
+];
+
+/** Where results go and how they are printed. */
+export const OUTPUT_OPTIONS: OptionSpec[] = [
+  { name: 'json', type: 'boolean', group: 'Output', description: 'Print the summary as JSON on stdout' },
+  {
+    name: 'out',
+    type: 'string',
+    short: 'o',
+    valueName: 'DIR',
+    group: 'Output',
+    description:
+      'Result directory for summary.json and requests.jsonl [default: goodput-results/<time>-<runId>/]',
+  },
+  {
+    name: 'label',
+    type: 'list',
+    valueName: 'K=V',
+    group: 'Output',
+    description: 'Label the run (repeatable), e.g. --label gpu-mem=0.9 --label build=42',
+  },
+  {
+    name: 'quiet',
+    type: 'boolean',
+    short: 'q',
+    group: 'Output',
+    description: 'No progress or table on stderr/stdout',
+  },
+];
+
+/** Every flag a benchmark-running command accepts. */
+export const BENCHMARK_OPTIONS: OptionSpec[] = [
+  ...TARGET_OPTIONS,
+  ...WORKLOAD_OPTIONS,
+  ...LOAD_OPTIONS,
+  ...OUTPUT_OPTIONS,
+];

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { GoodputError } from '../errors.js';
+import { closestName, editDistance, parseArgv } from './parse.js';
+import type { CommandSpec } from './spec.js';
+
+const noop = async () => 0 as const;
+
+const spec: CommandSpec = {
+  name: 'run',
+  summary: 'test spec',
+  run: noop,
+  options: [
+    { name: 'url', type: 'string', description: '' },
+    { name: 'api', type: 'string', choices: ['chat', 'completions'], default: 'chat', description: '' },
+    { name: 'concurrency', short: 'c', type: 'integer', description: '' },
+    { name: 'temperature', type: 'number', default: 0, description: '' },
+    { name: 'duration', short: 'd', type: 'duration', description: '' },
+    { name: 'ignore-eos', type: 'boolean', description: '' },
+    { name: 'server-metrics', type: 'boolean', default: true, description: '' },
+    { name: 'label', type: 'list', description: '' },
+    { name: 'metric', type: 'list', choices: ['ttft', 'tpot'], description: '' },
+  ],
+};
+
+const withPositionals: CommandSpec = {
+  name: 'compare',
+  summary: '',
+  run: noop,
+  options: [],
+  positionals: [
+    { name: 'base', description: 'baseline run', required: true },
+    { name: 'candidates', description: 'candidate runs', variadic: true },
+  ],
+};
+
+const parent: CommandSpec = {
+  name: 'adr',
+  summary: '',
+  run: noop,
+  options: [],
+  subcommands: [
+    { name: 'new', summary: '', run: noop, options: [{ name: 'title', type: 'string', description: '' }] },
+    { name: 'lint', summary: '', run: noop, options: [], positionals: [{ name: 'file', description: '' }] },
+  ],
+};
+
+describe('parseArgv values', () => {
+  const cases: Array<[string, string[], Record<string, unknown>]> = [
+    ['defaults only', [], { api: 'chat', temperature: 0, serverMetrics: true }],
+    ['--name value', ['--url', 'http://h:8000'], { url: 'http://h:8000' }],
+    ['--name=value', ['--url=http://h:8000/a=b'], { url: 'http://h:8000/a=b' }],
+    ['short alias', ['-c', '16'], { concurrency: 16 }],
+    ['short alias with =', ['-c=4'], { concurrency: 4 }],
+    ['negative number value', ['--temperature', '-0.5'], { temperature: -0.5 }],
+    ['float number', ['--temperature=0.7'], { temperature: 0.7 }],
+    ['duration seconds', ['--duration', '10s'], { duration: 10_000 }],
+    ['duration minutes', ['-d', '1.5m'], { duration: 90_000 }],
+    ['duration bare ms', ['--duration', '250'], { duration: 250 }],
+    ['duration ms unit', ['--duration', '500ms'], { duration: 500 }],
+    ['duration hours', ['--duration', '2h'], { duration: 7_200_000 }],
+    ['boolean flag', ['--ignore-eos'], { ignoreEos: true }],
+    ['boolean =false', ['--ignore-eos=false'], { ignoreEos: false }],
+    ['--no- boolean', ['--no-server-metrics'], { serverMetrics: false }],
+    ['choice', ['--api', 'completions'], { api: 'completions' }],
+    ['repeated list', ['--label', 'a=1', '--label', 'b=2'], { label: ['a=1', 'b=2'] }],
+    ['comma list', ['--label', 'a=1,b=2'], { label: ['a=1', 'b=2'] }],
+    ['list choices', ['--metric', 'ttft,tpot'], { metric: ['ttft', 'tpot'] }],
+    ['last scalar wins', ['-c', '1', '-c', '2'], { concurrency: 2 }],
+  ];
+  it.each(cases)('%s', (_name, argv, expected) => {
+    const parsed = parseArgv(spec, argv);
+    for (const [k, v] of Object.entries(expected)) expect(parsed.options[k]).toEqual(v);
+  });
+
+  it('records only the options the user gave, not defaults', () => {
+    const parsed = parseArgv(spec, ['--url', 'x', '--no-server-metrics']);
+    expect([...parsed.given].sort()).toEqual(['serverMetrics', 'url']);
+    expect(parsed.options.api).toBe('chat');
+    expect(parsed.options.concurrency).toBeUndefined();
+  });
+
+  it('keeps positionals and everything after --', () => {
+    const parsed = parseArgv(withPositionals, ['a', 'b', '--', '--not-a-flag']);
+    expect(parsed.positionals).toEqual(['a', 'b', '--not-a-flag']);
+  });
+
+  it('does not share the default list between parses', () => {
+    const s: CommandSpec = {
+      ...spec,
+      options: [{ name: 'x', type: 'list', default: ['a'], description: '' }],
+    };
+    const first = parseArgv(s, []);
+    (first.options.x as string[]).push('mutated');
+    expect(parseArgv(s, []).options.x).toEqual(['a']);
+  });
+});
+
+function usageError(fn: () => unknown): GoodputError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(GoodputError);
+    expect((e as GoodputError).code).toBe('E_USAGE');
+    return e as GoodputError;
+  }
+  throw new Error('expected a usage error');
+}
+
+describe('parseArgv errors', () => {
+  const cases: Array<[string, string[], RegExp, RegExp]> = [
+    [
+      'typo suggests the flag',
+      ['--concurency', '8'],
+      /unknown option --concurency/,
+      /did you mean --concurrency\?/,
+    ],
+    ['typo with =', ['--temprature=1'], /unknown option --temprature/, /--temperature/],
+    ['negated typo', ['--no-server-metric'], /unknown option/, /--no-server-metrics/],
+    ['far-off flag lists help', ['--zzzzzzzz'], /unknown option --zzzzzzzz/, /--help/],
+    ['bad integer', ['-c', 'eight'], /--concurrency expects a whole number/, /--concurrency/],
+    ['negative integer', ['--concurrency=-3'], /--concurrency expects a whole number/, /--concurrency/],
+    ['fraction for integer', ['--concurrency', '1.5'], /--concurrency expects a whole number/, /e\.g\. 8/],
+    ['bad number', ['--temperature', 'hot'], /--temperature expects a number/, /--temperature/],
+    ['bad duration', ['--duration', '10 parsecs'], /--duration expects a duration/, /30s/],
+    ['bad choice', ['--api', 'responses'], /--api expects one of chat, completions, got 'responses'/, /chat/],
+    ['bad list choice', ['--metric', 'ttft,itl'], /--metric expects one of ttft, tpot/, /ttft/],
+    ['missing value at end', ['--url'], /--url needs a value/, /--url/],
+    ['missing value before flag', ['--url', '--api', 'chat'], /--url needs a value/, /--url/],
+    ['value on --no-', ['--no-server-metrics=1'], /takes no value/, /--no-server-metrics/],
+    ['bad boolean', ['--ignore-eos=maybe'], /--ignore-eos expects true or false/, /--no-ignore-eos/],
+    ['stray positional', ['extra'], /unexpected argument 'extra'/, /takes only options/],
+  ];
+  it.each(cases)('%s', (_name, argv, message, hint) => {
+    const e = usageError(() => parseArgv(spec, argv));
+    expect(e.message).toMatch(message);
+    expect(e.hint).toMatch(hint);
+  });
+
+  it('names a missing required positional', () => {
+    const e = usageError(() => parseArgv(withPositionals, []));
+    expect(e.message).toMatch(/needs BASE/);
+  });
+});
+
+describe('parseArgv subcommands', () => {
+  it('picks the subcommand and parses its options', () => {
+    const parsed = parseArgv(parent, ['new', '--title', 'KV budget']);
+    expect(parsed.subcommand).toBe('new');
+    expect(parsed.options.title).toBe('KV budget');
+  });
+  it('suggests a close subcommand', () => {
+    const e = usageError(() => parseArgv(parent, ['lnt']));
+    expect(e.hint).toMatch(/goodput adr lint/);
+  });
+  it('requires a subcommand', () => {
+    expect(usageError(() => parseArgv(parent, [])).message).toMatch(/needs a subcommand: new, lint/);
+  });
+  it('reports unknown options against the subcommand', () => {
+    expect(usageError(() => parseArgv(parent, ['new', '--titel', 'x'])).hint).toMatch(/--title/);
+  });
+  it('passes --help through', () => {
+    expect(parseArgv(parent, ['--help']).options.help).toBe(true);
+    expect(parseArgv(parent, ['lint', '-h']).options.help).toBe(true);
+  });
+});
+
+/** Plain recursive Levenshtein as the reference. */
+function referenceDistance(a: string, b: string): number {
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  const cost = a[0] === b[0] ? 0 : 1;
+  return Math.min(
+    referenceDistance(a.slice(1), b) + 1,
+    referenceDistance(a, b.slice(1)) + 1,
+    referenceDistance(a.slice(1), b.slice(1)) + cost,
+  );
+}
+
+describe('editDistance', () => {
+  const words = ['', 'a', 'rate', 'rte', 'url', 'urls', 'model', 'modle', 'kitten', 'sitting', 'json'];
+  it('matches the recursive definition on every pair', () => {
+    for (const a of words) for (const b of words) expect(editDistance(a, b)).toBe(referenceDistance(a, b));
+  });
+  it('suggests only within reach', () => {
+    expect(closestName('concurency', ['concurrency', 'rate'])).toBe('concurrency');
+    expect(closestName('xyz', ['concurrency', 'rate'])).toBeUndefined();
+  });
+});

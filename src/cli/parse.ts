@@ -1,0 +1,223 @@
+/**
+ * The pure argv parser: a CommandSpec's option table in, typed ParsedArgs out. No I/O, no
+ * process access, so it is table-tested directly.
+ *
+ * Accepted forms: `--name value`, `--name=value`, `-s value`, `-s=value`, `--flag`,
+ * `--no-flag`, `--flag=false`, repeated or comma-separated lists, `--` to end options.
+ * Unknown flags and bad values throw GoodputError E_USAGE naming the flag, with a
+ * "did you mean" hint found by edit distance.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
+import { convertOptionValue, EXPECTED_FORM } from './values.js';
+
+/** "max-tokens" → "maxTokens". */
+export function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Levenshtein distance between two short strings. */
+export function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest candidate within a typo's reach (about a third of the word), or undefined. */
+export function closestName(input: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(input, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  const reach = Math.max(2, Math.floor(input.length / 3));
+  return bestDistance <= reach ? best : undefined;
+}
+
+/** Built-in flags every command accepts; main handles them before the command runs. */
+export const BUILTIN_OPTIONS: OptionSpec[] = [
+  { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit' },
+];
+
+function unknownOption(flag: string, spec: CommandSpec, options: OptionSpec[]): GoodputError {
+  const names = options.flatMap((o) => (o.type === 'boolean' ? [o.name, `no-${o.name}`] : [o.name]));
+  const bare = flag.replace(/^-+/, '').split('=')[0]!;
+  const suggestion = bare.length > 1 ? closestName(bare, names) : undefined;
+  const hint = suggestion
+    ? `did you mean --${suggestion}?`
+    : `run goodput ${spec.name} --help to list its options`;
+  return new GoodputError('E_USAGE', `unknown option ${flag.split('=')[0]} for goodput ${spec.name}`, hint);
+}
+
+function missingValue(opt: OptionSpec): GoodputError {
+  const form = opt.valueName ?? EXPECTED_FORM[opt.type];
+  return new GoodputError(
+    'E_USAGE',
+    `--${opt.name} needs a value (${form})`,
+    `write --${opt.name} ${opt.valueName ?? 'VALUE'} or --${opt.name}=${opt.valueName ?? 'VALUE'}`,
+  );
+}
+
+/**
+ * Parses argv (without node and the script, and without the command name) against a
+ * command's option table. For a spec with subcommands, the first argument picks the
+ * subcommand and the rest is parsed against its table; `subcommand` names it.
+ *
+ * @example
+ * parseArgv(runSpec, ['--concurrency', '8', '--no-ignore-eos']).options.concurrency // 8
+ */
+export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  if (spec.subcommands && spec.subcommands.length > 0) {
+    const first = argv[0];
+    if (first === undefined || first.startsWith('-')) {
+      if (first === '--help' || first === '-h') {
+        return { options: { help: true }, positionals: [], given: new Set(['help']) };
+      }
+      throw new GoodputError(
+        'E_USAGE',
+        `goodput ${spec.name} needs a subcommand: ${spec.subcommands.map((s) => s.name).join(', ')}`,
+        `run goodput ${spec.name} --help`,
+      );
+    }
+    const sub = spec.subcommands.find((s) => s.name === first);
+    if (!sub) {
+      const guess = closestName(
+        first,
+        spec.subcommands.map((s) => s.name),
+      );
+      throw new GoodputError(
+        'E_USAGE',
+        `unknown subcommand '${first}' for goodput ${spec.name}`,
+        guess ? `did you mean goodput ${spec.name} ${guess}?` : `run goodput ${spec.name} --help`,
+      );
+    }
+    const parsed = parseArgv({ ...sub, name: `${spec.name} ${sub.name}` }, argv.slice(1));
+    return { ...parsed, subcommand: parsed.subcommand ? `${sub.name} ${parsed.subcommand}` : sub.name };
+  }
+
+  const table = [
+    ...spec.options,
+    ...BUILTIN_OPTIONS.filter((b) => !spec.options.some((o) => o.name === b.name)),
+  ];
+  const byName = new Map(table.map((o) => [o.name, o]));
+  const byShort = new Map(table.filter((o) => o.short).map((o) => [o.short!, o]));
+  const options: Record<string, unknown> = {};
+  const given = new Set<string>();
+  const positionals: string[] = [];
+
+  const assign = (opt: OptionSpec, raw: string): void => {
+    const key = camelCase(opt.name);
+    const value = convertOptionValue(opt, raw);
+    if (opt.type === 'list') {
+      const before = given.has(key) ? (options[key] as string[]) : [];
+      options[key] = [...before, ...(value as string[])];
+    } else {
+      options[key] = value;
+    }
+    given.add(key);
+  };
+
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-' || /^-\d/.test(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    const long = arg.startsWith('--');
+    const body = arg.slice(long ? 2 : 1);
+    const eq = body.indexOf('=');
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    const inline = eq >= 0 ? body.slice(eq + 1) : undefined;
+
+    let opt = long ? byName.get(name) : byShort.get(name);
+    let negated = false;
+    if (!opt && long && name.startsWith('no-')) {
+      const base = byName.get(name.slice(3));
+      if (base?.type === 'boolean') {
+        opt = base;
+        negated = true;
+      }
+    }
+    if (!opt) throw unknownOption(arg, spec, table);
+
+    if (opt.type === 'boolean') {
+      if (negated) {
+        if (inline !== undefined) {
+          throw new GoodputError(
+            'E_USAGE',
+            `--no-${opt.name} takes no value`,
+            `write --no-${opt.name} alone`,
+          );
+        }
+        options[camelCase(opt.name)] = false;
+        given.add(camelCase(opt.name));
+      } else {
+        assign(opt, inline ?? 'true');
+      }
+      continue;
+    }
+    if (inline !== undefined) {
+      assign(opt, inline);
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next === undefined || (next.startsWith('--') && next.length > 2)) throw missingValue(opt);
+    assign(opt, next);
+    i++;
+  }
+
+  for (const opt of table) {
+    const key = camelCase(opt.name);
+    if (!given.has(key) && opt.default !== undefined) {
+      options[key] = Array.isArray(opt.default) ? [...opt.default] : opt.default;
+    }
+  }
+
+  checkPositionals(spec, positionals, options.help === true);
+  return { options, positionals, given };
+}
+
+function checkPositionals(spec: CommandSpec, positionals: string[], help: boolean): void {
+  if (help) return;
+  const declared = spec.positionals ?? [];
+  const required = declared.filter((p) => p.required).length;
+  if (positionals.length < required) {
+    const missing = declared.filter((p) => p.required)[positionals.length]!;
+    throw new GoodputError(
+      'E_USAGE',
+      `goodput ${spec.name} needs ${missing.name.toUpperCase()} (${missing.description})`,
+      `run goodput ${spec.name} --help for its usage`,
+    );
+  }
+  const variadic = declared.some((p) => p.variadic);
+  if (!variadic && positionals.length > declared.length) {
+    const extra = positionals[declared.length]!;
+    throw new GoodputError(
+      'E_USAGE',
+      `unexpected argument '${extra}' for goodput ${spec.name}`,
+      declared.length === 0
+        ? `goodput ${spec.name} takes only options; did you forget a -- before a flag value?`
+        : `run goodput ${spec.name} --help for its usage`,
+    );
+  }
+}

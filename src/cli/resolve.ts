@@ -1,0 +1,204 @@
+/**
+ * resolveBenchmarkConfig: parsed flags + environment + config file → BenchmarkConfig.
+ * Precedence: flags > environment > config file > defaults. The key comes from
+ * --api-key-file, else GOODPUT_API_KEY, else OPENAI_API_KEY, else the config file.
+ *
+ * @module
+ */
+
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { GoodputError } from '../errors.js';
+import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
+import type { LoadSpec, Slo } from '../types.js';
+import { type FileConfig, loadFileConfig, parseSloText } from './config-bridge.js';
+import type { ParsedArgs } from './spec.js';
+
+/** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
+export const LOAD_FLAG_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'maxConcurrency'] as const;
+
+type Env = Record<string, string | undefined>;
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+async function readKeyFile(path: string): Promise<string> {
+  try {
+    const key = (await readFile(path, 'utf8')).trim();
+    if (key.length === 0) throw new Error('empty');
+    return key;
+  } catch (e) {
+    throw new GoodputError(
+      'E_KEY',
+      `cannot read an API key from --api-key-file ${path}: ${(e as Error).message === 'empty' ? 'the file is empty' : ((e as NodeJS.ErrnoException).code ?? 'unreadable')}`,
+      'point --api-key-file at a readable file holding only the key, or set GOODPUT_API_KEY',
+    );
+  }
+}
+
+/** Flag, then env, then file: the key (trimmed), or undefined when none is set. */
+async function resolveApiKey(opts: Record<string, unknown>, env: Env, file: FileConfig, cwd: string) {
+  if (typeof opts.apiKeyFile === 'string') return readKeyFile(resolvePath(cwd, opts.apiKeyFile));
+  for (const name of ['GOODPUT_API_KEY', 'OPENAI_API_KEY']) {
+    const v = env[name]?.trim();
+    if (v) return v;
+  }
+  return file.apiKey;
+}
+
+function parseLabels(items: string[] | undefined): Record<string, string> | undefined {
+  if (!items || items.length === 0) return undefined;
+  const labels: Record<string, string> = {};
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw usage(`--label expects KEY=VALUE, got '${item}'`, 'write e.g. --label gpu-mem=0.9');
+    labels[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return labels;
+}
+
+function resolveLoad(o: Record<string, unknown>, file: FileConfig): LoadSpec {
+  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
+  const rate = num('rate');
+  const concurrencyFlag = num('concurrency');
+  if (rate !== undefined && concurrencyFlag !== undefined) {
+    throw usage(
+      '--concurrency (closed loop) and --rate (open loop) cannot be used together',
+      'choose one; cap an open loop with --max-concurrency',
+    );
+  }
+  if (rate !== undefined && !(rate > 0)) throw usage(`--rate must be > 0, got ${rate}`, 'e.g. --rate 5');
+  if (concurrencyFlag === 0) throw usage('--concurrency must be at least 1', 'e.g. --concurrency 8');
+  const burstiness = num('burstiness');
+  if (burstiness !== undefined && !(burstiness > 0)) {
+    throw usage(`--burstiness must be > 0, got ${burstiness}`, 'use 1 for Poisson arrivals, <1 for bursts');
+  }
+  const maxConcurrency = num('maxConcurrency');
+  if (maxConcurrency !== undefined && rate === undefined) {
+    throw usage('--max-concurrency applies to the open loop only', 'add --rate R, or use --concurrency N');
+  }
+  if (maxConcurrency === 0) throw usage('--max-concurrency must be at least 1', 'e.g. --max-concurrency 64');
+  const durationMs = num('duration');
+  if (durationMs === 0) throw usage('--duration must be longer than 0', 'e.g. --duration 60s');
+  let requests = num('requests');
+  if (requests === 0) throw usage('--requests must be at least 1', 'e.g. --requests 100');
+  const open = rate !== undefined;
+  const concurrency = open ? undefined : (concurrencyFlag ?? DEFAULT_LOAD.concurrency);
+  if (requests === undefined && durationMs === undefined) {
+    // About ten seconds of work at the chosen load.
+    requests = open
+      ? Math.max(DEFAULT_LOAD.requests, Math.ceil(rate! * 10))
+      : Math.max(DEFAULT_LOAD.requests, concurrency! * 10);
+  }
+  const load: LoadSpec = {
+    mode: open ? 'open' : 'closed',
+    warmup: num('warmup') ?? DEFAULT_LOAD.warmup,
+    timeoutMs: num('timeout') ?? file.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
+    maxRetries: num('maxRetries') ?? file.maxRetries ?? DEFAULT_LOAD.maxRetries,
+  };
+  if (concurrency !== undefined) load.concurrency = concurrency;
+  if (open) {
+    load.rate = rate;
+    load.burstiness = burstiness ?? 1;
+  }
+  if (maxConcurrency !== undefined) load.maxConcurrency = maxConcurrency;
+  if (requests !== undefined) load.requests = requests;
+  if (durationMs !== undefined) load.durationMs = durationMs;
+  const ttft = num('ttftTimeout');
+  if (ttft !== undefined) load.ttftTimeoutMs = ttft;
+  return load;
+}
+
+/**
+ * Turns parsed flags (from BENCHMARK_OPTIONS), the environment and the optional config
+ * file into a BenchmarkConfig. Throws E_USAGE / E_CONFIG / E_KEY naming the flag or the
+ * config field at fault.
+ */
+export async function resolveBenchmarkConfig(
+  args: ParsedArgs,
+  env: Env,
+  cwd: string,
+): Promise<BenchmarkConfig> {
+  const o = args.options;
+  const file: FileConfig =
+    typeof o.config === 'string' ? await loadFileConfig(resolvePath(cwd, o.config)) : {};
+  const str = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
+  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
+
+  const url = str('url') ?? env.GOODPUT_BASE_URL ?? file.baseUrl;
+  if (url !== undefined && !/^https?:\/\/[^/]/i.test(url)) {
+    throw usage(
+      `--url must be an http:// or https:// base URL, got '${url}'`,
+      'e.g. --url http://localhost:8000',
+    );
+  }
+  const model = str('model') ?? env.GOODPUT_MODEL ?? file.model;
+  const apiKey = await resolveApiKey(o, env, file, cwd);
+
+  const dataset = str('dataset');
+  if (dataset !== undefined && args.given.has('promptTokens')) {
+    throw usage(
+      '--dataset and --prompt-tokens cannot be used together',
+      'prompts come from the dataset; drop --prompt-tokens',
+    );
+  }
+  const cancelAfterMs = num('cancelAfterMs');
+  let cancelRate = num('cancelRate');
+  if (cancelRate !== undefined && (cancelRate < 0 || cancelRate > 1)) {
+    throw usage(`--cancel-rate must be between 0 and 1, got ${cancelRate}`, 'e.g. --cancel-rate 0.1');
+  }
+  if (cancelRate !== undefined && cancelAfterMs === undefined) {
+    throw usage('--cancel-rate needs --cancel-after-ms', 'e.g. --cancel-after-ms 2000 --cancel-rate 0.1');
+  }
+  if (cancelAfterMs !== undefined && cancelRate === undefined) cancelRate = 1;
+  const range = num('promptTokensRange');
+  if (range !== undefined && (range < 0 || range >= 1)) {
+    throw usage(`--prompt-tokens-range must be in [0, 1), got ${range}`, 'e.g. --prompt-tokens-range 0.2');
+  }
+  const promptTokens = num('promptTokens') ?? DEFAULT_WORKLOAD.promptTokens;
+  if (promptTokens === 0 && dataset === undefined) {
+    throw usage('--prompt-tokens must be at least 1', 'e.g. --prompt-tokens 2048');
+  }
+  const maxTokens = num('maxTokens') ?? DEFAULT_WORKLOAD.maxTokens;
+  if (maxTokens === 0) throw usage('--max-tokens must be at least 1', 'e.g. --max-tokens 128');
+
+  const seed = num('seed') ?? DEFAULT_SEED;
+  const slo: Slo = { ...file.slo, ...(str('slo') ? parseSloText(str('slo')!) : {}) };
+  const outDir = str('out');
+
+  const config: BenchmarkConfig = {
+    api: (str('api') as BenchmarkConfig['api']) ?? 'chat',
+    sampling: {
+      temperature: num('temperature') ?? 0,
+      maxTokens,
+      ignoreEos: o.ignoreEos === true,
+      seed,
+    },
+    workload: { promptTokens },
+    load: resolveLoad(o, file),
+    slo,
+    seed,
+    serverMetrics: { enabled: o.serverMetrics !== false },
+  };
+  if (url !== undefined) config.url = url.replace(/\/+$/, '');
+  if (model !== undefined) config.model = model;
+  if (apiKey !== undefined) config.apiKey = apiKey;
+  const topP = num('topP');
+  if (topP !== undefined) config.sampling.topP = topP;
+  if (range !== undefined) config.workload.promptTokensRange = range;
+  const sys = num('systemPromptTokens');
+  if (sys !== undefined && sys > 0) config.workload.systemPromptTokens = sys;
+  if (dataset !== undefined)
+    config.workload.datasetPath = isAbsolute(dataset) ? dataset : resolvePath(cwd, dataset);
+  if (cancelAfterMs !== undefined) {
+    config.workload.cancelAfterMs = cancelAfterMs;
+    config.workload.cancelRate = cancelRate!;
+  }
+  if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
+  const labels = parseLabels(o.label as string[] | undefined);
+  if (labels) config.labels = labels;
+  const metricsUrl = str('metricsUrl');
+  if (metricsUrl !== undefined) config.serverMetrics.url = metricsUrl;
+  return config;
+}
