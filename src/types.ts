@@ -312,6 +312,8 @@ export interface LoadHonesty {
   clientBound: boolean;
   /** Highest number of requests in flight at once. */
   peakInFlight: number;
+  /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
+  dispatchLagHistogram?: string;
 }
 
 /** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */
@@ -374,6 +376,8 @@ export interface PromptBucket {
   count: number;
   ttft: LatencyStats;
   e2el: LatencyStats;
+  /** HdrHistograms of ttft and e2el (microseconds, compressed base64), so that merged runs keep exact percentiles. */
+  histograms?: { ttft?: string; e2el?: string };
 }
 
 export interface Finding {
