@@ -1,0 +1,35 @@
+/**
+ * Workload: seeded randomness, token counting, exact-length synthetic prompts, datasets,
+ * open-loop arrival times, and the lazy, deterministic sequence of WorkItems of a run.
+ *
+ * @module
+ */
+export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
+export {
+  type Dataset,
+  type DatasetEntry,
+  type DatasetFormat,
+  detectDatasetFormat,
+  loadDataset,
+  parseDataset,
+  parseJsonlDataset,
+  parseShareGptDataset,
+} from './dataset.js';
+export { createRng, type Rng } from './rng.js';
+export {
+  promptLength,
+  type SyntheticPromptOptions,
+  syntheticPrompt,
+  type WordPool,
+  wordPool,
+} from './synthetic.js';
+export {
+  countPromptTokens,
+  createTokenizer,
+  DEFAULT_TOKENIZER,
+  promptText,
+  TOKENIZER_NAMES,
+  type Tokenizer,
+  type TokenizerName,
+} from './tokenizer.js';
+export { createWorkload, requestId, type Workload, type WorkloadOptions } from './workload.js';

@@ -1,0 +1,130 @@
+/**
+ * Synthetic prompts of an exact length in tokens, unique per request.
+ *
+ * How exactness is reached without tokenizing in the hot path: the text is one capitalised
+ * word followed by words with a leading space (" word"), every one of them a single token
+ * of the tokenizer's vocabulary. The BPE pre-tokenizer of the GPT encodings splits text
+ * before every " word" and before a capital letter that follows a lowercase one, so the
+ * tokens never merge across words: N words = N tokens, and two such texts concatenated
+ * (a shared system prompt, then a user prompt) count as the sum of both. The word pools
+ * come from the vocabulary itself and are checked once per tokenizer; tests verify the
+ * counts with the real tokenizer over many lengths and seeds.
+ *
+ * Prompt caches make a repeated prompt much faster, so the first words of a prompt encode
+ * a per-request number when one is given (`unique`), and the rest is drawn from the rng.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { Rng } from './rng.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** Single-token words of a tokenizer: `capitals` start a text, `spaced` (" word") follow. */
+export interface WordPool {
+  capitals: readonly string[];
+  spaced: readonly string[];
+}
+
+const CAPITAL_POOL_SIZE = 1024;
+const SPACED_POOL_SIZE = 8192;
+const MAX_VOCAB_SCAN = 200_000;
+const pools = new Map<string, WordPool>();
+
+/**
+ * The word pools of a tokenizer, built once from its vocabulary (lowest ids first: the most
+ * common words) and cached by tokenizer name.
+ */
+export function wordPool(tokenizer: Tokenizer): WordPool {
+  const cached = pools.get(tokenizer.name);
+  if (cached) return cached;
+  const capitals: string[] = [];
+  const spaced: string[] = [];
+  for (let id = 0; id < MAX_VOCAB_SCAN; id++) {
+    if (capitals.length >= CAPITAL_POOL_SIZE && spaced.length >= SPACED_POOL_SIZE) break;
+    let text: string;
+    try {
+      text = tokenizer.decode([id]);
+    } catch {
+      continue;
+    }
+    if (spaced.length < SPACED_POOL_SIZE && /^ [a-z]{3,10}$/.test(text)) {
+      if (tokenizer.count(text) === 1) spaced.push(text);
+    } else if (capitals.length < CAPITAL_POOL_SIZE && /^[A-Z][a-z]{2,10}$/.test(text)) {
+      if (tokenizer.count(text) === 1) capitals.push(text);
+    }
+  }
+  if (capitals.length < 16 || spaced.length < 256) {
+    throw new GoodputError(
+      'E_USAGE',
+      `tokenizer ${tokenizer.name} has too few single-token words for exact-length prompts`,
+      'use --tokenizer o200k_base or cl100k_base, or a --dataset',
+    );
+  }
+  const pool = { capitals, spaced };
+  pools.set(tokenizer.name, pool);
+  return pool;
+}
+
+export interface SyntheticPromptOptions {
+  /**
+   * A non-negative integer that makes the prompt distinct from every prompt given another
+   * value (the request's index): encoded in the first words. Prompts shorter than the words
+   * needed to encode it are distinct only as far as their length allows.
+   */
+  unique?: number;
+}
+
+/**
+ * Text of exactly `tokens` tokens under `tokenizer` (0 gives the empty string). Draws from
+ * `rng`; the same rng position gives the same text.
+ *
+ * @example
+ * const text = syntheticPrompt(2048, createRng(1).fork('prompt/0'), createTokenizer(), { unique: 0 });
+ * createTokenizer().count(text); // 2048
+ */
+export function syntheticPrompt(
+  tokens: number,
+  rng: Rng,
+  tokenizer: Tokenizer,
+  options: SyntheticPromptOptions = {},
+): string {
+  if (!Number.isInteger(tokens) || tokens < 0) {
+    throw new GoodputError(
+      'E_USAGE',
+      `prompt length must be a whole number of tokens ≥ 0, got ${tokens}`,
+      'pass --prompt-tokens as a positive integer',
+    );
+  }
+  if (tokens === 0) return '';
+  const { capitals, spaced } = wordPool(tokenizer);
+  const words = new Array<string>(tokens);
+  let filled = 0;
+  const unique = options.unique;
+  if (unique !== undefined && unique >= 0) {
+    words[filled++] = capitals[unique % capitals.length]!;
+    // The next digits (base spaced.length) always take one word, so that prompts of two or
+    // more tokens are distinct for the first capitals × spaced (8 million) values.
+    let rest = Math.floor(unique / capitals.length);
+    do {
+      if (filled >= tokens) break;
+      words[filled++] = spaced[rest % spaced.length]!;
+      rest = Math.floor(rest / spaced.length);
+    } while (rest > 0);
+  } else {
+    words[filled++] = capitals[rng.int(capitals.length)]!;
+  }
+  while (filled < tokens) words[filled++] = spaced[rng.int(spaced.length)]!;
+  return words.join('');
+}
+
+/**
+ * A prompt length drawn uniformly from the whole numbers in [n(1−range), n(1+range)]
+ * (at least 1). range 0 gives n.
+ */
+export function promptLength(n: number, range: number, rng: Rng): number {
+  if (!(range > 0)) return n;
+  const low = Math.max(1, Math.ceil(n * (1 - range)));
+  const high = Math.max(low, Math.floor(n * (1 + range)));
+  return low + rng.int(high - low + 1);
+}

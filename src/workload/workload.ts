@@ -1,0 +1,246 @@
+/**
+ * The workload of a run: a lazy, deterministic sequence of WorkItems.
+ *
+ * `item(i)` depends only on the seed, the spec and i, never on the order of calls: every
+ * random choice comes from its own stream, forked by purpose and index ("42/prompt/17",
+ * "42/length/17", "42/cancel/17"), so changing one choice (say, the cancel rate) does not
+ * shift the prompts or the arrivals. Open-loop arrival times are cumulative; they come from
+ * an ArrivalSchedule, cheap for sequential access and exact for any order.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { ChatMessage, WorkItem, WorkloadSpec } from '../types.js';
+import { ArrivalSchedule } from './arrivals.js';
+import type { Dataset, DatasetEntry } from './dataset.js';
+import { createRng, type Rng } from './rng.js';
+import { promptLength, syntheticPrompt } from './synthetic.js';
+import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
+
+export interface WorkloadOptions {
+  /** Seed of every random choice. */
+  seed: number;
+  /** The first `warmup` items are warmup: never cancelled, not scheduled (scheduledMs undefined). */
+  warmup: number;
+  /** Measured requests, when the run is bounded by count (`total` = warmup + requests). */
+  requests?: number;
+  /** Open loop: requests per second (Infinity = all at once). Undefined = closed loop (no scheduledMs). */
+  rate?: number;
+  /** Gamma shape of inter-arrival gaps; 1 (default) = Poisson. */
+  burstiness?: number;
+  /** Overrides spec.cancelRate. */
+  cancelRate?: number;
+  /** Overrides spec.cancelAfterMs. */
+  cancelAfterMs?: number;
+  /** Required when spec.kind is 'dataset': a loaded Dataset (its path, format, sha256 are recorded) or bare entries. */
+  dataset?: Dataset | DatasetEntry[];
+  /** Defaults to createTokenizer(spec.tokenizer). */
+  tokenizer?: Tokenizer;
+  /**
+   * Dataset only: take each entry's output length (its max_tokens, or the ShareGPT reply's
+   * token count) instead of spec.maxTokens. Default true; pass false when --max-tokens was given.
+   */
+  outputFromDataset?: boolean;
+  /** Dataset only: visit entries in a seeded random order (default true), else in file order. */
+  shuffle?: boolean;
+}
+
+export interface Workload {
+  /** The spec as run: tokenizer, dataset identity and cancel settings filled in. */
+  readonly spec: WorkloadSpec;
+  /** warmup + requests when the run is bounded by count; undefined otherwise (items are endless). */
+  readonly total: number | undefined;
+  /** The i-th request (0-based, warmup included). */
+  item(i: number): WorkItem;
+}
+
+/** "r-000001" for index 0. */
+export function requestId(index: number): string {
+  return `r-${String(index + 1).padStart(6, '0')}`;
+}
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+function checkOptions(spec: WorkloadSpec, options: WorkloadOptions, cancelRate: number | undefined): void {
+  if (!Number.isInteger(options.warmup) || options.warmup < 0) {
+    throw usage(`--warmup must be a whole number ≥ 0, got ${options.warmup}`, 'pass e.g. --warmup 10');
+  }
+  if (!Number.isInteger(spec.maxTokens) || spec.maxTokens < 1) {
+    throw usage(
+      `--max-tokens must be a whole number ≥ 1, got ${spec.maxTokens}`,
+      'pass e.g. --max-tokens 256',
+    );
+  }
+  if (cancelRate !== undefined && !(cancelRate >= 0 && cancelRate <= 1)) {
+    throw usage(
+      `--cancel-rate must be between 0 and 1, got ${cancelRate}`,
+      'pass e.g. --cancel-rate 0.1 for 10%',
+    );
+  }
+  if (spec.kind === 'synthetic') {
+    const n = spec.promptTokens;
+    if (n === undefined || !Number.isInteger(n) || n < 1) {
+      throw usage(`--prompt-tokens must be a whole number ≥ 1, got ${n}`, 'pass e.g. --prompt-tokens 512');
+    }
+    const range = spec.promptTokensRange ?? 0;
+    if (!(range >= 0 && range < 1)) {
+      throw usage(
+        `--prompt-tokens-range must be in [0, 1), got ${range}`,
+        'pass e.g. --prompt-tokens-range 0.2 for ±20%',
+      );
+    }
+  }
+  const sys = spec.systemPromptTokens ?? 0;
+  if (!Number.isInteger(sys) || sys < 0) {
+    throw usage(
+      `--system-prompt-tokens must be a whole number ≥ 0, got ${sys}`,
+      'pass e.g. --system-prompt-tokens 4000',
+    );
+  }
+}
+
+/** Seeded Fisher–Yates permutation of 0..n-1. */
+function permutation(n: number, rng: Rng): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+  return order;
+}
+
+/**
+ * Creates the workload. Synthetic prompts have exactly spec.promptTokens tokens (spread by
+ * promptTokensRange), after a shared system prompt of spec.systemPromptTokens tokens (the
+ * same text for every request); datasets are cycled through in a seeded order.
+ *
+ * @example
+ * const wl = createWorkload(
+ *   { kind: 'synthetic', api: 'chat', promptTokens: 512, maxTokens: 128, tokenizer: 'o200k_base' },
+ *   { seed: 42, warmup: 2, requests: 100, rate: 5 },
+ * );
+ * wl.item(2); // { id: 'r-000003', warmup: false, messages: [...], promptTokens: 512, scheduledMs: 0, ... }
+ */
+export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Workload {
+  const cancelRate = options.cancelRate ?? spec.cancelRate;
+  const cancelAfterMs = options.cancelAfterMs ?? spec.cancelAfterMs;
+  checkOptions(spec, options, cancelRate);
+  const tokenizer = options.tokenizer ?? createTokenizer(spec.tokenizer);
+  const root = createRng(options.seed);
+  const warmup = options.warmup;
+
+  const dataset = options.dataset;
+  const entries = dataset === undefined ? undefined : Array.isArray(dataset) ? dataset : dataset.entries;
+  if (spec.kind === 'dataset' && (entries === undefined || entries.length === 0)) {
+    throw new GoodputError(
+      'E_DATASET',
+      'the dataset has no prompts',
+      'pass a --dataset file with at least one prompt',
+    );
+  }
+
+  const resolved: WorkloadSpec = { ...spec, tokenizer: tokenizer.name };
+  if (cancelRate !== undefined) resolved.cancelRate = cancelRate;
+  if (cancelAfterMs !== undefined) resolved.cancelAfterMs = cancelAfterMs;
+  if (dataset !== undefined && !Array.isArray(dataset)) {
+    resolved.dataset = {
+      path: dataset.path,
+      format: dataset.format,
+      sha256: dataset.sha256,
+      entries: entries!.length,
+    };
+  }
+
+  const systemTokens = spec.systemPromptTokens ?? 0;
+  const systemText = systemTokens > 0 ? syntheticPrompt(systemTokens, root.fork('system'), tokenizer) : '';
+
+  const schedule =
+    options.rate === undefined
+      ? undefined
+      : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
+  const cancels = cancelRate !== undefined && cancelRate > 0 && cancelAfterMs !== undefined;
+
+  const order =
+    spec.kind === 'dataset' && options.shuffle !== false
+      ? permutation(entries!.length, root.fork('order'))
+      : undefined;
+  const lengthStreams = root.fork('length');
+  const promptStreams = root.fork('prompt');
+  const cancelStreams = root.fork('cancel');
+  const promptTokenMemo = new Map<number, number>();
+  const outputTokenMemo = new Map<number, number>();
+
+  function toRequest(user: string, item: WorkItem): void {
+    if (spec.api === 'chat') {
+      const messages: ChatMessage[] = [];
+      if (systemText !== '') messages.push({ role: 'system', content: systemText });
+      messages.push({ role: 'user', content: user });
+      item.messages = messages;
+    } else {
+      item.prompt = systemText + user;
+    }
+  }
+
+  function fillFromDataset(i: number, item: WorkItem): void {
+    const e = order ? order[i % order.length]! : i % entries!.length;
+    const entry = entries![e]!;
+    if (entry.messages && spec.api === 'chat') {
+      item.messages =
+        systemText !== '' ? [{ role: 'system', content: systemText }, ...entry.messages] : entry.messages;
+    } else {
+      toRequest(entry.prompt ?? entry.messages!.map((m) => m.content).join('\n'), item);
+    }
+    // The shared system prompt is the same for every item, so the count is memoised per entry.
+    let prompt = promptTokenMemo.get(e);
+    if (prompt === undefined) {
+      prompt = countPromptTokens(item, tokenizer);
+      promptTokenMemo.set(e, prompt);
+    }
+    item.promptTokens = prompt;
+    if (options.outputFromDataset !== false) {
+      let output = entry.outputTokens ?? outputTokenMemo.get(e);
+      if (output === undefined && entry.reply !== undefined) {
+        output = Math.max(1, tokenizer.count(entry.reply));
+        outputTokenMemo.set(e, output);
+      }
+      if (output !== undefined) item.maxTokens = output;
+    }
+  }
+
+  function item(i: number): WorkItem {
+    if (!Number.isInteger(i) || i < 0)
+      throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
+    const isWarmup = i < warmup;
+    const workItem: WorkItem = {
+      index: i,
+      id: requestId(i),
+      warmup: isWarmup,
+      promptTokens: 0,
+      maxTokens: spec.maxTokens,
+    };
+    if (spec.kind === 'dataset') {
+      fillFromDataset(i, workItem);
+    } else {
+      const length = promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
+      toRequest(syntheticPrompt(length, promptStreams.fork(i), tokenizer, { unique: i }), workItem);
+      workItem.promptTokens = systemTokens + length;
+    }
+    if (schedule && !isWarmup) workItem.scheduledMs = schedule.offsetAt(i - warmup);
+    if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
+      workItem.cancelAfterMs = cancelAfterMs!;
+    }
+    return workItem;
+  }
+
+  return {
+    spec: resolved,
+    total: options.requests === undefined ? undefined : warmup + options.requests,
+    item,
+  };
+}
