@@ -1,0 +1,51 @@
+/**
+ * Are two runs comparable? Only when the configuration under test is the only variable:
+ * the same sampling parameters, workload and load. Each differing field is named by its path.
+ *
+ * @module
+ */
+
+import type { RunMeta } from '../types.js';
+
+/** One field that differs between the baseline and a candidate. */
+export interface FieldDiff {
+  /** Dotted path, e.g. "sampling.temperature" or "load.concurrency". */
+  path: string;
+  baseline: unknown;
+  candidate: unknown;
+}
+
+/** Fields that may differ without changing the load: where a dataset file lives, not what it holds. */
+const IGNORED_PATHS = new Set(['workload.dataset.path']);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function diffValues(path: string, a: unknown, b: unknown, out: FieldDiff[]): void {
+  if (IGNORED_PATHS.has(path)) return;
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) diffValues(`${path}.${key}`, a[key], b[key], out);
+    return;
+  }
+  if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ path, baseline: a, candidate: b });
+}
+
+/**
+ * The fields of `sampling`, `workload` and `load` whose values differ between two runs
+ * (an absent field and an undefined one are equal). Empty when the runs are comparable.
+ */
+export function comparabilityDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] {
+  const out: FieldDiff[] = [];
+  for (const section of ['sampling', 'workload', 'load'] as const) {
+    diffValues(section, baseline[section], candidate[section], out);
+  }
+  return out;
+}
+
+/** "sampling.temperature: 0 → 0.7" */
+export function describeDiff(d: FieldDiff): string {
+  const show = (v: unknown) => (v === undefined ? '(unset)' : JSON.stringify(v));
+  return `${d.path}: ${show(d.baseline)} → ${show(d.candidate)}`;
+}

@@ -1,0 +1,239 @@
+/**
+ * Compare runs against a baseline: per-metric change with a 95% confidence interval and a
+ * verdict (better, worse, no significant change), refusing runs whose sampling, workload or
+ * load differ. Pure: runs come in as summaries plus optional per-request samples.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import { type RunSummary, SCHEMA_VERSION } from '../types.js';
+import { bootstrapQuantileChange } from './bootstrap.js';
+import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
+import { hintsFor } from './hints.js';
+import {
+  COMPARE_METRICS,
+  type Direction,
+  type MetricDef,
+  proportionCounts,
+  rateRelativeVariance,
+  type TestKind,
+} from './metrics.js';
+import type { RunSamples } from './samples.js';
+import { type Interval, mannWhitneyU, newcombeDifference, rateRatioChange, seededRandom } from './stats.js';
+
+/** `unchanged` = no significant change; `untested` = a single figure per run, no interval. */
+export type Verdict = 'better' | 'worse' | 'unchanged' | 'untested';
+
+export interface MetricDelta {
+  key: string;
+  label: string;
+  unit: MetricDef['unit'];
+  direction: Direction;
+  test: TestKind;
+  baseline?: number;
+  candidate?: number;
+  /** 'relative': candidate/baseline − 1; 'points': candidate − baseline (proportions). */
+  changeKind: 'relative' | 'points';
+  change?: number;
+  ci?: Interval;
+  /** Mann–Whitney p-value (rank test only). */
+  p?: number;
+  verdict: Verdict;
+}
+
+/** One run as compare sees it. */
+export interface RunInput {
+  /** How the run is named in tables: the directory name, or "Baseline", "Exp-1"… */
+  name: string;
+  path?: string;
+  summary: RunSummary;
+  /** Per-request samples (from requests.jsonl); without them only summary figures compare. */
+  samples?: RunSamples;
+}
+
+export interface RunRef {
+  name: string;
+  path?: string;
+  runId: string;
+  startedAt: string;
+  labels?: Record<string, string>;
+}
+
+export interface RunComparison {
+  candidate: RunRef;
+  /** Sampling / workload / load fields that differ (only when --allow-different let them through). */
+  differences: FieldDiff[];
+  deltas: MetricDelta[];
+  /** Hypotheses about the bottleneck, from the pattern of changes. */
+  hints: string[];
+}
+
+/** The persisted result of compare (`--json`). */
+export interface CompareReport {
+  schemaVersion: typeof SCHEMA_VERSION;
+  kind: 'goodput.compare';
+  confidence: number;
+  resamples: number;
+  seed: number;
+  baseline: RunRef;
+  comparisons: RunComparison[];
+}
+
+export interface CompareOptions {
+  /** Bootstrap resamples (default 2,000). */
+  resamples?: number;
+  /** Seed of the bootstrap (default 1). */
+  seed?: number;
+  /** Compare even when sampling, workload or load differ (the differences are still reported). */
+  allowDifferent?: boolean;
+}
+
+const ALPHA = 0.05;
+
+function refOf(run: RunInput): RunRef {
+  const ref: RunRef = {
+    name: run.name,
+    runId: run.summary.meta.runId,
+    startedAt: run.summary.meta.startedAt,
+  };
+  if (run.path !== undefined) ref.path = run.path;
+  if (run.summary.meta.labels) ref.labels = run.summary.meta.labels;
+  return ref;
+}
+
+/** Maps a significant move up or down onto better / worse for the metric's direction. */
+function verdictOf(direction: Direction, move: -1 | 0 | 1): Verdict {
+  if (move === 0) return 'unchanged';
+  return move > 0 === (direction === 'higher') ? 'better' : 'worse';
+}
+
+function moveOfInterval(ci: Interval): -1 | 0 | 1 {
+  if (ci[0] > 0) return 1;
+  if (ci[1] < 0) return -1;
+  return 0;
+}
+
+function relative(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined || b === undefined || !(a !== 0)) return undefined;
+  return b / a - 1;
+}
+
+function deltaFor(def: MetricDef, base: RunInput, cand: RunInput, random: () => number, resamples: number) {
+  const delta: MetricDelta = {
+    key: def.key,
+    label: def.label,
+    unit: def.unit,
+    direction: def.direction,
+    test: def.test,
+    changeKind: def.test === 'proportion' ? 'points' : 'relative',
+    verdict: 'untested',
+  };
+  const baseValue = def.value(base.summary);
+  const candValue = def.value(cand.summary);
+  if (baseValue !== undefined) delta.baseline = baseValue;
+  if (candValue !== undefined) delta.candidate = candValue;
+  if (def.test === 'proportion') {
+    const a = proportionCounts(def.key, base.summary);
+    const b = proportionCounts(def.key, cand.summary);
+    if (baseValue !== undefined && candValue !== undefined) delta.change = candValue - baseValue;
+    if (a && b && a.n > 0 && b.n > 0) {
+      delta.ci = newcombeDifference(a.x, a.n, b.x, b.n);
+      delta.verdict = verdictOf(def.direction, moveOfInterval(delta.ci));
+    }
+    return delta;
+  }
+  const change = relative(baseValue, candValue);
+  if (change !== undefined) delta.change = change;
+  if (def.test === 'rate') {
+    const va = rateRelativeVariance(def.key, base.summary, base.samples);
+    const vb = rateRelativeVariance(def.key, cand.summary, cand.samples);
+    if (baseValue !== undefined && candValue !== undefined && va !== undefined && vb !== undefined) {
+      const ci = rateRatioChange(
+        { rate: baseValue, relativeVariance: va },
+        { rate: candValue, relativeVariance: vb },
+      );
+      if (ci) {
+        delta.ci = ci;
+        delta.verdict = verdictOf(def.direction, moveOfInterval(ci));
+      }
+    }
+    return delta;
+  }
+  if ((def.test === 'rank' || def.test === 'bootstrap') && def.sample && def.quantile !== undefined) {
+    const a = base.samples?.[def.sample];
+    const b = cand.samples?.[def.sample];
+    if (!a || !b || a.length === 0 || b.length === 0) return delta;
+    const boot = bootstrapQuantileChange(a, b, def.quantile, { random, resamples });
+    if (!boot) return delta;
+    // Values from the records, so that the change and its interval agree with each other.
+    delta.baseline = boot.baseline;
+    delta.candidate = boot.candidate;
+    delta.change = boot.change;
+    delta.ci = boot.ci;
+    if (def.test === 'rank') {
+      const mw = mannWhitneyU(a, b);
+      delta.p = mw.p;
+      const move = mw.p < ALPHA ? (mw.probBGreater > 0.5 ? 1 : -1) : 0;
+      delta.verdict = verdictOf(def.direction, move);
+    } else {
+      delta.verdict = verdictOf(def.direction, moveOfInterval(boot.ci));
+    }
+  }
+  return delta;
+}
+
+/**
+ * Compares every run after the first against the first (the baseline).
+ * Throws E_INCOMPARABLE naming each differing field unless `allowDifferent` is set.
+ *
+ * @example
+ * const report = compareRuns([{ name: 'A', summary: a, samples: sa }, { name: 'B', summary: b, samples: sb }]);
+ * report.comparisons[0].deltas.find((d) => d.key === 'ttft_p99')?.verdict; // 'better'
+ */
+export function compareRuns(runs: RunInput[], options: CompareOptions = {}): CompareReport {
+  const [base, ...candidates] = runs;
+  if (!base || candidates.length === 0) {
+    throw new GoodputError(
+      'E_USAGE',
+      `compare needs at least two runs, got ${runs.length}`,
+      'pass a baseline result directory and one or more candidates: goodput compare RUN_A RUN_B',
+    );
+  }
+  const resamples = options.resamples ?? 2000;
+  const seed = options.seed ?? 1;
+  const differencesByRun = candidates.map((c) => comparabilityDiffs(base.summary.meta, c.summary.meta));
+  if (!options.allowDifferent) {
+    const lines = differencesByRun.flatMap((diffs, i) =>
+      diffs.map((d) => `  ${candidates[i]?.name}: ${describeDiff(d)}`),
+    );
+    if (lines.length > 0) {
+      throw new GoodputError(
+        'E_INCOMPARABLE',
+        `the runs differ in more than the configuration under test:\n${lines.join('\n')}`,
+        'rerun with the same sampling, workload and load, or pass --allow-different to compare anyway',
+      );
+    }
+  }
+  const hasServer = runs.some((r) => r.summary.server !== undefined);
+  const defs = COMPARE_METRICS.filter((m) => hasServer || !m.server);
+  const comparisons = candidates.map((cand, i): RunComparison => {
+    const random = seededRandom(seed + i);
+    const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples));
+    return {
+      candidate: refOf(cand),
+      differences: differencesByRun[i] ?? [],
+      deltas,
+      hints: hintsFor(deltas, base.summary, cand.summary),
+    };
+  });
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'goodput.compare',
+    confidence: 1 - ALPHA,
+    resamples,
+    seed,
+    baseline: refOf(base),
+    comparisons,
+  };
+}

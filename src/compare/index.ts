@@ -1,0 +1,48 @@
+/**
+ * compare: runs side by side with deltas, 95% confidence intervals, verdicts and hints.
+ *
+ * @module
+ */
+export {
+  type BootstrapOptions,
+  bootstrapQuantileChange,
+  type QuantileChange,
+  resampleQuantile,
+} from './bootstrap.js';
+export { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
+export {
+  type CompareOptions,
+  type CompareReport,
+  compareRuns,
+  type MetricDelta,
+  type RunComparison,
+  type RunInput,
+  type RunRef,
+  type Verdict,
+} from './compare.js';
+export { hintsFor } from './hints.js';
+export { loadRun, loadRuns } from './load.js';
+export {
+  COMPARE_METRIC_KEYS,
+  COMPARE_METRICS,
+  type Direction,
+  type MetricDef,
+  type TestKind,
+} from './metrics.js';
+export { formatChange, formatValue, renderCompareMarkdown, renderCompareTable } from './render.js';
+export { type RunSamples, samplesFromRecords } from './samples.js';
+export {
+  erfc,
+  type Interval,
+  type MannWhitneyResult,
+  mannWhitneyU,
+  newcombeDifference,
+  normalCdf,
+  quantileSorted,
+  type RateObservation,
+  rateRatioChange,
+  seededRandom,
+  sortedCopy,
+  wilsonInterval,
+  Z95,
+} from './stats.js';

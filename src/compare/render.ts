@@ -1,0 +1,111 @@
+/**
+ * Renderers for a CompareReport: a terminal table and Markdown. They return strings and
+ * decide nothing.
+ *
+ * @module
+ */
+
+import { describeDiff } from './comparable.js';
+import type { CompareReport, MetricDelta, Verdict } from './compare.js';
+
+const VERDICT_TEXT: Record<Verdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  unchanged: 'no significant change',
+  untested: '—',
+};
+
+/** A metric's value in its unit, compactly. */
+export function formatValue(value: number | undefined, unit: MetricDelta['unit']): string {
+  if (value === undefined || Number.isNaN(value)) return '—';
+  if (unit === 'ratio') return value.toFixed(3);
+  if (unit === 'count') return Number.isInteger(value) ? String(value) : value.toFixed(1);
+  if (Math.abs(value) >= 100) return value.toFixed(0);
+  return value.toFixed(value >= 10 ? 1 : 2);
+}
+
+function signed(v: number, digits: number): string {
+  const s = v.toFixed(digits);
+  return v >= 0 ? `+${s}` : s.replace('-', '−');
+}
+
+/** "+12.3% [+8.1, +16.0]" or "+1.2 pp [−0.5, +2.9]". */
+export function formatChange(d: MetricDelta): string {
+  if (d.change === undefined || Number.isNaN(d.change)) return '—';
+  const scale = 100;
+  const unit = d.changeKind === 'points' ? ' pp' : '%';
+  const main = `${signed(d.change * scale, 1)}${unit}`;
+  if (!d.ci) return main;
+  return `${main} [${signed(d.ci[0] * scale, 1)}, ${signed(d.ci[1] * scale, 1)}]`;
+}
+
+interface Table {
+  header: string[];
+  rows: string[][];
+}
+
+function buildTable(report: CompareReport): Table {
+  const header = ['Metric', `${report.baseline.name} (baseline)`];
+  for (const c of report.comparisons) header.push(c.candidate.name, 'Δ (95% CI)', 'Verdict');
+  const first = report.comparisons[0];
+  const rows = (first?.deltas ?? []).map((d, i) => {
+    const row = [`${d.label} (${d.unit})`, formatValue(d.baseline, d.unit)];
+    for (const c of report.comparisons) {
+      const cd = c.deltas[i] ?? d;
+      row.push(formatValue(cd.candidate, cd.unit), formatChange(cd), VERDICT_TEXT[cd.verdict]);
+    }
+    return row;
+  });
+  return { header, rows };
+}
+
+function notes(report: CompareReport, bullet: string): string[] {
+  const lines: string[] = [];
+  for (const c of report.comparisons) {
+    for (const d of c.differences) lines.push(`${bullet}${c.candidate.name} differs: ${describeDiff(d)}`);
+    for (const h of c.hints) lines.push(`${bullet}${c.candidate.name}: ${h}`);
+  }
+  return lines;
+}
+
+/** Terminal table, columns padded; hints and differences listed below. */
+export function renderCompareTable(report: CompareReport): string {
+  const { header, rows } = buildTable(report);
+  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => (r[col] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, col) => (col === 0 ? c.padEnd(widths[col] ?? 0) : c.padStart(widths[col] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  const out = [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)];
+  const extra = notes(report, '  ');
+  if (extra.length > 0) out.push('', ...extra);
+  out.push(
+    '',
+    `95% intervals: bootstrap (${report.resamples} resamples, seed ${report.seed}) for percentiles, ` +
+      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput.',
+  );
+  return `${out.join('\n')}\n`;
+}
+
+function escapeCell(text: string): string {
+  return text.replaceAll('|', '\\|');
+}
+
+/** Markdown table with the same content as the terminal table. */
+export function renderCompareMarkdown(report: CompareReport): string {
+  const { header, rows } = buildTable(report);
+  const out = [
+    `| ${header.map(escapeCell).join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(escapeCell).join(' | ')} |`),
+  ];
+  const extra = notes(report, '- ');
+  if (extra.length > 0) out.push('', ...extra);
+  out.push(
+    '',
+    `_95% intervals: bootstrap (${report.resamples} resamples, seed ${report.seed}) for percentiles, ` +
+      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput._',
+  );
+  return `${out.join('\n')}\n`;
+}
