@@ -1,0 +1,39 @@
+/**
+ * Server metrics: the engine's own view beside the client's. A Prometheus text parser
+ * (pure), normalisation of vLLM, SGLang, llama.cpp, TGI and the simulator into one
+ * vocabulary, a failure-tolerant scraper, and the run's ServerSummary.
+ *
+ * @module
+ */
+export { clientHeldTokens, derivedFragmentation } from './fragmentation.js';
+export { detectEngine, normalizeExposition, type ServerEngine } from './normalize.js';
+export {
+  type PromExposition,
+  type PromMetricType,
+  type PromSample,
+  parsePrometheusText,
+  parseSampleLine,
+  parseValue,
+} from './parse.js';
+export {
+  type ServerMetricsRecorder,
+  type ServerMetricsRecorderOptions,
+  startServerMetricsRecorder,
+} from './recorder.js';
+export {
+  probeMetricsUrl,
+  type Scraper,
+  type ScraperOptions,
+  scrapeOnce,
+  serverRootUrl,
+  startScraper,
+} from './scraper.js';
+export { normalizeLlamaCppSlots } from './slots.js';
+export {
+  counterDelta,
+  deliveredUsefulTokens,
+  measuredServerGeneratedTokens,
+  type SummarizeServerOptions,
+  seriesStats,
+  summarizeServer,
+} from './summarize.js';

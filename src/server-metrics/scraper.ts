@@ -1,0 +1,209 @@
+/**
+ * Scrapes a server's Prometheus endpoint on an interval during a run. Tolerant: a scrape
+ * that fails (refused, timeout, non-200, not Prometheus text) is counted and remembered,
+ * never thrown, so a flaky metrics endpoint cannot break a benchmark. Scrapes never
+ * overlap; each sample is stamped at the midpoint of its request on the run's clock.
+ *
+ * For llama.cpp builds whose /metrics lacks KV usage, `/slots` is read on the same tick.
+ *
+ * @module
+ */
+
+import { request } from 'undici';
+import type { Clock, ServerSample } from '../types.js';
+import { normalizeExposition } from './normalize.js';
+import { parsePrometheusText } from './parse.js';
+import { normalizeLlamaCppSlots } from './slots.js';
+
+export interface ScraperOptions {
+  /** The Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics. */
+  url: string;
+  /** Time between scrapes (default 1000 ms). */
+  intervalMs?: number;
+  clock: Clock;
+  onSample?: (sample: ServerSample) => void;
+  /** Stops the scraper (no final scrape). */
+  signal?: AbortSignal;
+  /** Per-scrape timeout (default: the interval, at most 5 s, at least 250 ms). */
+  timeoutMs?: number;
+  /** llama.cpp /slots URL; default: derived from `url` when the engine is llama.cpp. */
+  slotsUrl?: string;
+  /** Extra request headers (some gateways protect /metrics). Never logged. */
+  headers?: Record<string, string>;
+}
+
+export interface Scraper {
+  /** Every sample taken so far, in time order. */
+  readonly samples: readonly ServerSample[];
+  /** Scrapes that failed. */
+  readonly failures: number;
+  /** The last failure's cause, for a warning. */
+  readonly lastError: string | undefined;
+  /** Scrape once now (waits for an in-flight scrape first). */
+  scrapeNow(): Promise<ServerSample | undefined>;
+  /** Stop the interval, take one final scrape (so counters cover the whole run), and wait. */
+  stop(): Promise<void>;
+}
+
+/** `http://host:port/v1` → `http://host:port/<path>`: engines serve /metrics at the root. */
+export function serverRootUrl(baseUrl: string, path: string): string {
+  const u = new URL(baseUrl);
+  u.pathname = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '') + path;
+  u.search = '';
+  u.hash = '';
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
+/** llama.cpp serves /slots beside /metrics. */
+function slotsUrlFor(metricsUrl: string): string {
+  const u = new URL(metricsUrl);
+  u.pathname = u.pathname.replace(/\/metrics\/?$/, '') + '/slots';
+  u.search = '';
+  return u.toString();
+}
+
+async function fetchText(
+  url: string,
+  timeoutMs: number,
+  headers?: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const res = await request(url, {
+    method: 'GET',
+    headers: { accept: 'text/plain;version=0.0.4, */*;q=0.5', ...headers },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, text };
+}
+
+/** Scrapes `url` once and normalises it; throws with a cause on failure. */
+export async function scrapeOnce(
+  url: string,
+  opts: { timeoutMs?: number; slotsUrl?: string; headers?: Record<string, string> } = {},
+): Promise<Pick<ServerSample, 'engine' | 'values'>> {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const { status, text } = await fetchText(url, timeoutMs, opts.headers);
+  if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
+  const parsed = parsePrometheusText(text);
+  if (parsed.samples.length === 0) throw new Error(`${url} returned no Prometheus samples`);
+  const { engine, values } = normalizeExposition(parsed);
+  if (engine === 'llamacpp' && values.kvUsage === undefined) {
+    try {
+      const slots = await fetchText(opts.slotsUrl ?? slotsUrlFor(url), timeoutMs, opts.headers);
+      if (slots.status === 200) {
+        const fromSlots = normalizeLlamaCppSlots(JSON.parse(slots.text));
+        if (fromSlots.kvUsage !== undefined) values.kvUsage = fromSlots.kvUsage;
+      }
+    } catch {
+      // /slots is optional (--no-slots): KV usage simply stays unknown.
+    }
+  }
+  return { engine, values };
+}
+
+/**
+ * Does `url` answer with Prometheus text? Used to pick the default metrics URL.
+ * Returns the engine it recognised, or undefined when it does not answer.
+ */
+export async function probeMetricsUrl(
+  url: string,
+  timeoutMs = 2000,
+): Promise<ServerSample['engine'] | undefined> {
+  try {
+    return (await scrapeOnce(url, { timeoutMs })).engine;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts scraping now (a first scrape immediately, then every intervalMs).
+ *
+ * @example
+ * ```ts
+ * const scraper = startScraper({ url: 'http://127.0.0.1:8000/metrics', clock, onSample: (s) => writer.write(s) });
+ * // … run the load …
+ * await scraper.stop();
+ * summarizeServer(scraper.samples, { metricsUrl: url, records });
+ * ```
+ */
+export function startScraper(opts: ScraperOptions): Scraper {
+  const intervalMs = Math.max(10, opts.intervalMs ?? 1000);
+  const timeoutMs = opts.timeoutMs ?? Math.max(250, Math.min(intervalMs, 5000));
+  const samples: ServerSample[] = [];
+  let failures = 0;
+  let lastError: string | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<ServerSample | undefined> | undefined;
+
+  const scrape = async (): Promise<ServerSample | undefined> => {
+    const t0 = opts.clock.now();
+    try {
+      const { engine, values } = await scrapeOnce(opts.url, {
+        timeoutMs,
+        slotsUrl: opts.slotsUrl,
+        headers: opts.headers,
+      });
+      const sample: ServerSample = { tMs: (t0 + opts.clock.now()) / 2, engine, values };
+      samples.push(sample);
+      opts.onSample?.(sample);
+      return sample;
+    } catch (e) {
+      failures++;
+      lastError = (e as Error).message;
+      return undefined;
+    }
+  };
+
+  const scrapeNow = async (): Promise<ServerSample | undefined> => {
+    while (inFlight) await inFlight;
+    inFlight = scrape();
+    try {
+      return await inFlight;
+    } finally {
+      inFlight = undefined;
+    }
+  };
+
+  const tick = async (): Promise<void> => {
+    if (stopped) return;
+    const started = opts.clock.now();
+    await scrapeNow();
+    if (stopped) return;
+    const wait = Math.max(0, intervalMs - (opts.clock.now() - started));
+    timer = setTimeout(tick, wait);
+    timer.unref?.();
+  };
+
+  const halt = () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+  opts.signal?.addEventListener('abort', halt, { once: true });
+  void tick();
+
+  return {
+    get samples() {
+      return samples;
+    },
+    get failures() {
+      return failures;
+    },
+    get lastError() {
+      return lastError;
+    },
+    scrapeNow,
+    async stop() {
+      const wasStopped = stopped;
+      halt();
+      opts.signal?.removeEventListener('abort', halt);
+      while (inFlight) await inFlight;
+      if (!wasStopped) await scrapeNow();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestRecord, ServerSample } from '../types.js';
+import { clientHeldTokens, derivedFragmentation } from './fragmentation.js';
+import { counterDelta, measuredServerGeneratedTokens, seriesStats, summarizeServer } from './summarize.js';
+
+const sample = (tMs: number, values: ServerSample['values']): ServerSample => ({
+  tMs,
+  engine: 'vllm',
+  values,
+});
+
+function record(over: Partial<RequestRecord>): RequestRecord {
+  return {
+    id: 'r',
+    index: 0,
+    warmup: false,
+    outcome: 'success',
+    attempts: 1,
+    scheduledMs: 0,
+    sentMs: 0,
+    firstSentMs: 0,
+    endMs: 100,
+    chunkMs: [],
+    chunkChars: [],
+    promptTokens: 0,
+    outputTokens: 0,
+    outputTokensSource: 'usage',
+    maxTokens: 100,
+    ...over,
+  };
+}
+
+describe('counterDelta', () => {
+  const cases: Array<[string, Array<number | undefined>, number | undefined]> = [
+    ['no values', [undefined, undefined], undefined],
+    ['one value', [5], 0],
+    ['monotone', [5, 7, 7, 12], 7],
+    ['reset counts the new value', [10, 15, 3, 8], 5 + 3 + 5],
+    ['gaps are skipped', [1, undefined, 4], 3],
+  ];
+  for (const [label, values, expected] of cases) {
+    it(label, () => {
+      const samples = values.map((v, i) => sample(i, v === undefined ? {} : { preemptionsTotal: v }));
+      expect(counterDelta(samples, 'preemptionsTotal')).toBe(expected);
+    });
+  }
+});
+
+describe('seriesStats', () => {
+  it('matches a plain reference on random data', () => {
+    const values = Array.from({ length: 50 }, (_, i) => Math.sin(i * 7.3) * 10 + i / 3);
+    const stats = seriesStats(
+      values.map((v, i) => sample(i, { waiting: v })),
+      'waiting',
+    );
+    expect(stats).toEqual({
+      min: Math.min(...values),
+      max: Math.max(...values),
+      mean: expect.closeTo(values.reduce((a, b) => a + b, 0) / values.length, 10),
+      last: values.at(-1),
+    });
+  });
+});
+
+describe('summarizeServer', () => {
+  const samples = [
+    sample(0, {
+      running: 0,
+      waiting: 0,
+      kvUsage: 0,
+      preemptionsTotal: 10,
+      generationTokensTotal: 1000,
+      prefixCacheQueriesTotal: 500,
+      prefixCacheHitsTotal: 100,
+      serverTtftSecondsSum: 1,
+      serverTtftCount: 10,
+    }),
+    sample(1000, {
+      running: 4,
+      waiting: 2,
+      kvUsage: 0.5,
+      preemptionsTotal: 12,
+      generationTokensTotal: 1600,
+      prefixCacheQueriesTotal: 900,
+      prefixCacheHitsTotal: 200,
+      serverTtftSecondsSum: 2,
+      serverTtftCount: 15,
+    }),
+    sample(2000, {
+      running: 2,
+      waiting: 0,
+      kvUsage: 0.25,
+      preemptionsTotal: 13,
+      generationTokensTotal: 2000,
+      prefixCacheQueriesTotal: 1500,
+      prefixCacheHitsTotal: 400,
+      serverTtftSecondsSum: 3,
+      serverTtftCount: 20,
+    }),
+  ];
+  const records = [
+    record({ outputTokens: 600 }),
+    record({ outputTokens: 150, outcome: 'cancelled' }),
+    record({ outputTokens: 50, outcome: 'error' }),
+  ];
+
+  it('reports deltas, hit rate, server TTFT and wasted tokens', () => {
+    const s = summarizeServer(samples, { metricsUrl: 'http://x/metrics', records, scrapeFailures: 1 });
+    expect(s.engine).toBe('vllm');
+    expect(s.samples).toBe(3);
+    expect(s.scrapeFailures).toBe(1);
+    expect(s.preemptions).toBe(3);
+    expect(s.prefixCacheHitRate).toBeCloseTo(300 / 1000, 12);
+    expect(s.serverTtftMeanMs).toBeCloseTo((2 / 10) * 1000, 9);
+    expect(s.generatedTokens).toBe(1000);
+    // delivered to clients that did not cancel: 600 + 50
+    expect(s.wastedTokens).toBe(1000 - 650);
+    expect(s.series.waiting).toEqual({ min: 0, mean: 2 / 3, max: 2, last: 0 });
+    expect(s.series.serverTtftSecondsSum).toBeUndefined();
+  });
+
+  it('falls back to the server wasted-token counter without records', () => {
+    const withWaste = samples.map((x, i) => ({ ...x, values: { ...x.values, wastedTokensTotal: i * 40 } }));
+    expect(summarizeServer(withWaste, { metricsUrl: 'u' }).wastedTokens).toBe(80);
+  });
+
+  it('uses the server fragmentation gauge over samples with KV in use', () => {
+    const frag = samples.map((x, i) => ({
+      ...x,
+      values: { ...x.values, kvFragmentation: [0.9, 0.2, 0.4][i] },
+    }));
+    const s = summarizeServer(frag, { metricsUrl: 'u' });
+    expect(s.fragmentationSource).toBe('server');
+    expect(s.kvFragmentation).toBeCloseTo(0.3, 12);
+  });
+
+  it('measured generated tokens exclude what warmup requests received', () => {
+    const s = summarizeServer(samples, { metricsUrl: 'u' });
+    const withWarmup = [...records, record({ warmup: true, outputTokens: 100 })];
+    expect(measuredServerGeneratedTokens(s, withWarmup)).toBe(900);
+  });
+});
+
+describe('derived fragmentation (vLLM)', () => {
+  // Two requests, prompt 100 and 60, each 4 chunks of output (40 tokens).
+  const a = record({
+    sentMs: 0,
+    firstTokenMs: 10,
+    endMs: 50,
+    promptTokens: 100,
+    outputTokens: 40,
+    chunkMs: [10, 20, 30, 40],
+  });
+  const b = record({
+    sentMs: 5,
+    firstTokenMs: 35,
+    endMs: 80,
+    promptTokens: 60,
+    serverPromptTokens: 64,
+    outputTokens: 40,
+    chunkMs: [35, 45, 55, 65],
+  });
+
+  it('counts prompt + delivered output of requests past their first token', () => {
+    expect(clientHeldTokens([a, b], 20)).toBe(100 + 20);
+    expect(clientHeldTokens([a, b], 45)).toBe(100 + 40 + 64 + 20);
+    expect(clientHeldTokens([a, b], 90)).toBe(0);
+  });
+
+  it('adds the earliest prefilling requests when the server runs more than the client sees', () => {
+    expect(clientHeldTokens([a, b], 20, 2)).toBe(100 + 20 + 64);
+  });
+
+  it('1 − held / (kvUsage × blocks × blockSize), clamped', () => {
+    const at = (kvUsage: number) =>
+      derivedFragmentation(sample(45, { kvUsage, numBlocks: 100, blockSize: 16, running: 2 }), [a, b]);
+    expect(at(0.2)).toBeCloseTo(1 - 224 / 320, 12);
+    expect(at(0.1)).toBe(0); // held > allocated (shared prefix blocks): clamped
+    expect(at(0)).toBeUndefined();
+    expect(derivedFragmentation(sample(45, { kvUsage: 0.5 }), [a, b])).toBeUndefined();
+  });
+});
