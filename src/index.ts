@@ -7,3 +7,4 @@
 export * from './errors.js';
 export * from './results/index.js';
 export * from './types.js';
+export * from './workload/index.js';

@@ -1,0 +1,69 @@
+import { describe, expect, test } from 'vitest';
+import { GoodputError } from '../errors.js';
+import { countPromptTokens, createTokenizer, promptText } from './tokenizer.js';
+
+describe('createTokenizer', () => {
+  const tok = createTokenizer();
+
+  test('defaults to o200k_base and is cached per name', () => {
+    expect(tok.name).toBe('o200k_base');
+    expect(createTokenizer('o200k_base')).toBe(tok);
+  });
+
+  test.each([
+    'hello world',
+    'The quick brown fox jumps over the lazy dog.',
+    '日本語のテキスト',
+    '  spaces\n\nand lines ',
+  ])('count equals the length of encode, and decode round-trips: %j', (text) => {
+    const ids = tok.encode(text);
+    expect(tok.count(text)).toBe(ids.length);
+    expect(tok.decode(ids)).toBe(text);
+  });
+
+  test('special-token text is counted as plain text, not rejected', () => {
+    const text = 'before <|endoftext|> after';
+    expect(tok.count(text)).toBeGreaterThan(3);
+    expect(tok.decode(tok.encode(text))).toBe(text);
+  });
+
+  test('other encodings load on demand and count differently from o200k', () => {
+    const cl = createTokenizer('cl100k_base');
+    expect(cl.name).toBe('cl100k_base');
+    const text = 'Tokenizers differ: Überprüfung, 東京, and emoji 🚀🚀🚀 show it.';
+    expect(cl.decode(cl.encode(text))).toBe(text);
+    expect(cl.count(text)).not.toBe(tok.count(text));
+  });
+
+  test('an unknown name is a usage error listing the choices', () => {
+    const err = (() => {
+      try {
+        createTokenizer('llama3');
+      } catch (e) {
+        return e as GoodputError;
+      }
+    })();
+    expect(err).toBeInstanceOf(GoodputError);
+    expect(err?.code).toBe('E_USAGE');
+    expect(err?.hint).toContain('o200k_base');
+  });
+});
+
+describe('countPromptTokens', () => {
+  const tok = createTokenizer();
+  test('chat: the message contents concatenated with nothing between them', () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are terse.' },
+      { role: 'user' as const, content: 'Say hi' },
+    ];
+    expect(promptText({ messages })).toBe('You are terse.Say hi');
+    expect(countPromptTokens({ messages }, tok)).toBe(tok.encode('You are terse.Say hi').length);
+  });
+
+  test('completions: the prompt', () => {
+    expect(countPromptTokens({ prompt: 'Once upon a time' }, tok)).toBe(
+      tok.encode('Once upon a time').length,
+    );
+    expect(countPromptTokens({}, tok)).toBe(0);
+  });
+});
