@@ -5,24 +5,14 @@
  * @module
  */
 
-import { createRequire } from 'node:module';
 import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
 import { closestName, parseArgv } from './parse.js';
 import type { CommandContext, CommandSpec } from './spec.js';
+import { toolVersion } from './version.js';
 
 /** What the CLI sees of the outside world. */
 export type CliIo = Omit<CommandContext, 'args'>;
-
-/** The package version, read from package.json (same relative path from src/cli and dist/cli). */
-export function toolVersion(): string {
-  try {
-    const require = createRequire(import.meta.url);
-    return (require('../../package.json') as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /** Formats a command-level error for stderr: `error[CODE]: message` then `hint: fix`. */
 export function formatError(e: GoodputError): string {

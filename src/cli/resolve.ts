@@ -189,8 +189,10 @@ export async function resolveBenchmarkConfig(
   if (range !== undefined) config.workload.promptTokensRange = range;
   const sys = num('systemPromptTokens');
   if (sys !== undefined && sys > 0) config.workload.systemPromptTokens = sys;
-  if (dataset !== undefined)
+  if (dataset !== undefined) {
     config.workload.datasetPath = isAbsolute(dataset) ? dataset : resolvePath(cwd, dataset);
+    config.workload.outputFromDataset = !args.given.has('maxTokens');
+  }
   if (cancelAfterMs !== undefined) {
     config.workload.cancelAfterMs = cancelAfterMs;
     config.workload.cancelRate = cancelRate!;

@@ -18,6 +18,8 @@ export interface WorkloadOptions {
   systemPromptTokens?: number;
   /** JSONL ({"prompt"} / {"messages"}) or ShareGPT JSON file; replaces synthetic prompts. */
   datasetPath?: string;
+  /** Dataset: take each entry's own output length (true unless --max-tokens was given). */
+  outputFromDataset?: boolean;
   cancelAfterMs?: number;
   /** Fraction of requests (0..1) whose user gives up after cancelAfterMs. */
   cancelRate?: number;

@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTinyServer, type TinyServer } from '../../test/helpers/sse-server.js';
+import { type Client, createClient } from '../client/index.js';
+import type { LoadSpec, RequestRecord } from '../types.js';
+import { createWorkload } from '../workload/index.js';
+import { type LoadResult, runLoad } from './load.js';
+import { RunClock, sleepUntil } from './timer.js';
+
+let server: TinyServer | undefined;
+let client: Client | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+const base: LoadSpec = { mode: 'closed', warmup: 0, timeoutMs: 10_000, maxRetries: 0 };
+
+async function drive(
+  load: LoadSpec,
+  serverOpts: Parameters<typeof startTinyServer>[0],
+  signal?: AbortSignal,
+): Promise<{ result: LoadResult; records: RequestRecord[]; elapsedMs: number }> {
+  server = await startTinyServer(serverOpts);
+  const clock = new RunClock();
+  const workload = createWorkload(
+    { kind: 'synthetic', api: 'chat', promptTokens: 16, maxTokens: 4, tokenizer: 'o200k_base' },
+    { seed: 7, warmup: load.warmup, requests: load.requests, rate: load.rate, burstiness: load.burstiness },
+  );
+  client = createClient(
+    {
+      baseUrl: server.url,
+      api: 'chat',
+      model: 'tiny-model',
+      timeoutMs: load.timeoutMs,
+      maxRetries: 0,
+      sampling: { temperature: 0, maxTokens: 4, ignoreEos: false },
+    },
+    clock,
+  );
+  const records: RequestRecord[] = [];
+  const t0 = performance.now();
+  const result = await runLoad({
+    load,
+    workItem: (i) => workload.item(i),
+    send: (item, o) => client!.send(item, o),
+    clock,
+    signal,
+    onRecord: (r) => records.push(r),
+  });
+  return { result, records, elapsedMs: performance.now() - t0 };
+}
+
+describe('runLoad closed loop', () => {
+  it('keeps exactly N requests in flight and sends warmup first', async () => {
+    const { result, records } = await drive(
+      { ...base, concurrency: 4, requests: 16, warmup: 3 },
+      { ttftMs: 30, gapMs: 5, chunks: 3 },
+    );
+    expect(records).toHaveLength(19);
+    const warmups = records.filter((r) => r.warmup);
+    expect(warmups.map((r) => r.index).sort((a, b) => a - b)).toEqual([0, 1, 2]);
+    const firstMeasuredSend = Math.min(...records.filter((r) => !r.warmup).map((r) => r.sentMs));
+    expect(Math.max(...warmups.map((r) => r.endMs))).toBeLessThanOrEqual(firstMeasuredSend);
+    expect(server!.maxInFlight).toBe(4);
+    expect(result.peakInFlight).toBe(4);
+    expect(result.sent).toBe(16);
+    expect(result.interrupted).toBe(false);
+    expect(result.stopReason).toBe('requests');
+    expect(records.every((r) => r.outcome === 'success')).toBe(true);
+    expect(result.dispatchLag.count).toBe(0);
+  });
+
+  it('stops at the duration and interrupts what is in flight', async () => {
+    const { result, records, elapsedMs } = await drive(
+      { ...base, concurrency: 3, durationMs: 400 },
+      { ttftMs: 150, gapMs: 50, chunks: 4 },
+    );
+    expect(result.stopReason).toBe('duration');
+    expect(result.interrupted).toBe(true);
+    expect(elapsedMs).toBeLessThan(2_000);
+    const interrupted = records.filter((r) => r.error?.code === 'INTERRUPTED');
+    expect(interrupted.length).toBe(3);
+    expect(interrupted.every((r) => r.outcome === 'cancelled')).toBe(true);
+    expect(records).toHaveLength(result.sent);
+  });
+
+  it('stops on the signal, records every request sent', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 250);
+    const { result, records } = await drive(
+      { ...base, concurrency: 2, requests: 1000 },
+      { ttftMs: 60, gapMs: 10, chunks: 2 },
+      ac.signal,
+    );
+    expect(result.stopReason).toBe('signal');
+    expect(result.interrupted).toBe(true);
+    expect(records).toHaveLength(result.sent);
+    expect(result.sent).toBeLessThan(1000);
+    expect(records.some((r) => r.error?.code === 'INTERRUPTED')).toBe(true);
+  });
+});
+
+describe('runLoad open loop', () => {
+  it('sends on schedule whatever the latency, and measures dispatch lag', async () => {
+    const { result, records } = await drive(
+      { ...base, mode: 'open', rate: 40, burstiness: 1, requests: 20 },
+      { ttftMs: 200, gapMs: 0, chunks: 2 },
+    );
+    expect(records).toHaveLength(20);
+    // Latency 200 ms at 40 req/s: a closed loop of width 1 could not do this; the open loop overlaps requests.
+    expect(server!.maxInFlight).toBeGreaterThan(2);
+    expect(result.dispatchLag.count).toBe(20);
+    expect(result.dispatchLag.percentile(50)).toBeLessThan(5);
+    for (const r of records) expect(r.firstSentMs - r.scheduledMs).toBeGreaterThanOrEqual(-0.01);
+    expect(result.dropped).toBe(0);
+  });
+
+  it('caps requests in flight with max-concurrency and counts the late sends', async () => {
+    const { result, records } = await drive(
+      { ...base, mode: 'open', rate: 200, burstiness: 1, requests: 12, maxConcurrency: 2 },
+      { ttftMs: 60, chunks: 1 },
+    );
+    expect(records).toHaveLength(12);
+    expect(server!.maxInFlight).toBeLessThanOrEqual(2);
+    expect(result.peakInFlight).toBe(2);
+    expect(result.lateSends).toBeGreaterThan(5);
+    expect(result.dispatchLag.stats().max).toBeGreaterThan(100);
+  });
+
+  it('counts requests that were due but never sent when the duration ends', async () => {
+    const { result } = await drive(
+      { ...base, mode: 'open', rate: 100, burstiness: 1, durationMs: 300, maxConcurrency: 1 },
+      { ttftMs: 250, chunks: 1 },
+    );
+    expect(result.stopReason).toBe('duration');
+    expect(result.sent).toBeLessThanOrEqual(2);
+    expect(result.dropped).toBeGreaterThan(10);
+  });
+});
+
+describe('sleepUntil', () => {
+  it('wakes at the target, not before, and promptly', async () => {
+    const clock = new RunClock();
+    const late: number[] = [];
+    for (let i = 1; i <= 10; i++) {
+      const target = clock.now() + 3 + i;
+      expect(await sleepUntil(clock, target)).toBe(true);
+      late.push(clock.now() - target);
+    }
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(0);
+    late.sort((a, b) => a - b);
+    expect(late[4]!).toBeLessThan(2);
+  });
+
+  it('returns false at once when the signal aborts', async () => {
+    const clock = new RunClock();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 20);
+    const t = clock.now();
+    expect(await sleepUntil(clock, t + 5_000, ac.signal)).toBe(false);
+    expect(clock.now() - t).toBeLessThan(1_000);
+  });
+});

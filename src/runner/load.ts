@@ -1,0 +1,261 @@
+/**
+ * The load generator: sends WorkItems through a sender in a closed loop (N workers, each
+ * sends its next request as soon as its previous one ends) or an open loop (each request at
+ * its scheduled time, whatever the latency), after the warmup requests.
+ *
+ * Stop rules: `requests` (count of measured requests) and `durationMs`. At the duration
+ * deadline, or when the caller's signal aborts (Ctrl-C), nothing more is sent and the
+ * requests still in flight are aborted: the client records them as INTERRUPTED, and the
+ * result says `interrupted`. Aborting (rather than waiting) keeps a run's length exactly
+ * what was asked, which CI gates and watch probes rely on; the INTERRUPTED records stay in
+ * requests.jsonl, so nothing measured is lost.
+ *
+ * Honesty about the load itself: in the open loop every send's lag behind its schedule is
+ * measured, sends later than LATE_SEND_TOLERANCE_MS are counted, requests that were due but
+ * never sent (stopped while waiting for a --max-concurrency slot) are counted as dropped,
+ * and an event-loop delay monitor tells whether the client was the bottleneck.
+ *
+ * @module
+ */
+
+import { setMaxListeners } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { LatencyHistogram } from '../metrics/index.js';
+import type { Clock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
+import { sleepUntil } from './timer.js';
+
+/** An open-loop send later than this behind its schedule counts as late. */
+export const LATE_SEND_TOLERANCE_MS = 10;
+/** Event-loop delay p99 above this means the client itself limited the load. */
+export const CLIENT_BOUND_LOOP_DELAY_MS = 50;
+/** Open-loop timer lag p99 (waits for a concurrency slot excluded) above this means the same. */
+export const CLIENT_BOUND_DISPATCH_LAG_MS = 10;
+
+/** Sends one request and resolves with its record; must not throw (a failure is a record). */
+export type SendFn = (
+  item: WorkItem,
+  opts: { scheduledMs: Ms; signal: AbortSignal },
+) => Promise<RequestRecord>;
+
+export interface RunLoadOptions {
+  load: LoadSpec;
+  /** The i-th item, warmup first (WorkItem.warmup); open-loop items carry scheduledMs offsets from the measured start. */
+  workItem(index: number): WorkItem;
+  send: SendFn;
+  clock: Clock;
+  /** Every record, warmup included, as it completes. */
+  onRecord(record: RequestRecord): void;
+  /** Aborting it stops the load and interrupts what is in flight (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Awaited by closed-loop workers between sends when the record sink is backlogged. */
+  backpressure?: () => Promise<void> | undefined;
+}
+
+export type StopReason = 'requests' | 'duration' | 'signal';
+
+export interface LoadResult {
+  /** In-flight requests were aborted (deadline or signal) or the signal stopped the run. */
+  interrupted: boolean;
+  stopReason: StopReason;
+  /** Run-clock time when the measured phase began (after warmup). */
+  measuredStartMs: Ms;
+  /** Run-clock time when the last measured request ended. */
+  measuredEndMs: Ms;
+  /** Measured requests handed to the sender. */
+  sent: number;
+  warmupSent: number;
+  /** Open loop: due but never sent. */
+  dropped: number;
+  /** Open loop: sent more than LATE_SEND_TOLERANCE_MS behind schedule. */
+  lateSends: number;
+  peakInFlight: number;
+  /** Open loop: sent − scheduled of every measured send. Empty in the closed loop. */
+  dispatchLag: LatencyHistogram;
+  /** Event-loop delay during the measured phase (ms). */
+  eventLoopDelay: { p50: number; p99: number; max: number };
+  clientBound: boolean;
+}
+
+/** A record for a sender that threw (a bug: the client must not throw), so the run keeps going. */
+function failedRecord(item: WorkItem, scheduledMs: Ms, now: Ms, err: unknown): RequestRecord {
+  return {
+    id: item.id,
+    index: item.index,
+    warmup: item.warmup,
+    outcome: 'error',
+    error: { code: 'UNKNOWN', message: err instanceof Error ? err.message : String(err) },
+    attempts: 1,
+    scheduledMs,
+    sentMs: now,
+    firstSentMs: now,
+    endMs: now,
+    chunkMs: [],
+    chunkChars: [],
+    promptTokens: item.promptTokens,
+    outputTokens: 0,
+    outputTokensSource: 'counted',
+    maxTokens: item.maxTokens,
+  };
+}
+
+/** Runs warmup then the measured load; resolves when every request sent has a record. */
+export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
+  const { load, clock } = opts;
+  const inFlightAbort = new AbortController();
+  // Every request in flight listens on this one signal: thousands at high concurrency.
+  setMaxListeners(0, inFlightAbort.signal);
+  const stopSending = new AbortController();
+  let stopReason: StopReason = 'requests';
+  let interrupted = false;
+  let inFlight = 0;
+  let peakInFlight = 0;
+  let measuredEndMs = 0;
+  const slotWaiters: Array<() => void> = [];
+
+  const stop = (reason: StopReason, abortInFlight: boolean): void => {
+    if (stopSending.signal.aborted) return;
+    stopReason = reason;
+    stopSending.abort();
+    if (abortInFlight) {
+      if (inFlight > 0) interrupted = true;
+      inFlightAbort.abort(new Error(reason === 'signal' ? 'run stopped' : 'duration reached'));
+    }
+    for (const wake of slotWaiters.splice(0)) wake();
+  };
+  const onSignal = () => {
+    interrupted = true;
+    stop('signal', true);
+  };
+  if (opts.signal?.aborted) onSignal();
+  opts.signal?.addEventListener('abort', onSignal, { once: true });
+
+  const dispatch = async (item: WorkItem, scheduledMs: Ms): Promise<void> => {
+    inFlight++;
+    if (!item.warmup && inFlight > peakInFlight) peakInFlight = inFlight;
+    let record: RequestRecord;
+    try {
+      record = await opts.send(item, { scheduledMs, signal: inFlightAbort.signal });
+    } catch (e) {
+      record = failedRecord(item, scheduledMs, clock.now(), e);
+    }
+    inFlight--;
+    if (!item.warmup && record.endMs > measuredEndMs) measuredEndMs = record.endMs;
+    slotWaiters.shift()?.();
+    opts.onRecord(record);
+  };
+
+  // Warmup: a closed loop over the warmup items, excluded from the summary by WorkItem.warmup.
+  let warmupSent = 0;
+  if (load.warmup > 0) {
+    const width = Math.max(1, Math.min(load.warmup, load.concurrency ?? load.maxConcurrency ?? load.warmup));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        while (!stopSending.signal.aborted && next < load.warmup) {
+          const item = opts.workItem(next++);
+          warmupSent++;
+          await dispatch(item, clock.now());
+        }
+      }),
+    );
+  }
+
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const measuredStartMs = clock.now();
+  measuredEndMs = measuredStartMs;
+  const deadline =
+    load.durationMs === undefined ? Number.POSITIVE_INFINITY : measuredStartMs + load.durationMs;
+  const deadlineTimer =
+    load.durationMs === undefined ? undefined : setTimeout(() => stop('duration', true), load.durationMs);
+  const limit = load.requests === undefined ? Number.POSITIVE_INFINITY : load.warmup + load.requests;
+  const dispatchLag = new LatencyHistogram();
+  const timerLag = new LatencyHistogram();
+  let sent = 0;
+  let dropped = 0;
+  let lateSends = 0;
+
+  try {
+    if (load.mode === 'closed') {
+      let next = load.warmup;
+      const workers = Math.max(1, load.concurrency ?? 1);
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (!stopSending.signal.aborted && next < limit) {
+            const wait = opts.backpressure?.();
+            if (wait) await wait;
+            if (stopSending.signal.aborted) break;
+            const item = opts.workItem(next++);
+            sent++;
+            await dispatch(item, clock.now());
+          }
+        }),
+      );
+    } else {
+      const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
+      const pending = new Set<Promise<void>>();
+      for (let i = load.warmup; i < limit && !stopSending.signal.aborted; i++) {
+        const item = opts.workItem(i);
+        const scheduledMs = measuredStartMs + (item.scheduledMs ?? 0);
+        if (scheduledMs >= deadline) break;
+        if (!(await sleepUntil(clock, scheduledMs, stopSending.signal))) break;
+        let waitedForSlot = false;
+        while (inFlight >= cap && !stopSending.signal.aborted) {
+          waitedForSlot = true;
+          await new Promise<void>((resolve) => slotWaiters.push(resolve));
+        }
+        if (stopSending.signal.aborted) {
+          dropped += countDue(opts, i, limit, measuredStartMs, Math.min(clock.now(), deadline));
+          break;
+        }
+        const lag = clock.now() - scheduledMs;
+        dispatchLag.record(lag);
+        if (!waitedForSlot) timerLag.record(lag);
+        if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
+        sent++;
+        const p = dispatch({ ...item, scheduledMs }, scheduledMs);
+        pending.add(p);
+        void p.then(() => pending.delete(p));
+      }
+      await Promise.all(pending);
+    }
+    if (!stopSending.signal.aborted) stopReason = 'requests';
+  } finally {
+    if (deadlineTimer) clearTimeout(deadlineTimer);
+    opts.signal?.removeEventListener('abort', onSignal);
+    loopDelay.disable();
+  }
+
+  const eventLoopDelay = {
+    p50: loopDelay.percentile(50) / 1e6,
+    p99: loopDelay.percentile(99) / 1e6,
+    max: loopDelay.max / 1e6,
+  };
+  const clientBound =
+    eventLoopDelay.p99 > CLIENT_BOUND_LOOP_DELAY_MS ||
+    (timerLag.count > 0 && timerLag.percentile(99) > CLIENT_BOUND_DISPATCH_LAG_MS);
+  return {
+    interrupted,
+    stopReason,
+    measuredStartMs,
+    measuredEndMs,
+    sent,
+    warmupSent,
+    dropped,
+    lateSends,
+    peakInFlight,
+    dispatchLag,
+    eventLoopDelay,
+    clientBound,
+  };
+}
+
+/** Items from `from` on whose schedule fell before `untilMs` (and before the limit): due but never sent. */
+function countDue(opts: RunLoadOptions, from: number, limit: number, startMs: Ms, untilMs: Ms): number {
+  let n = 0;
+  for (let i = from; i < limit; i++) {
+    if (startMs + (opts.workItem(i).scheduledMs ?? 0) > untilMs) break;
+    n++;
+  }
+  return n;
+}

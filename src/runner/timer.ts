@@ -1,0 +1,56 @@
+/**
+ * Precise waits for the open loop: setTimeout for the bulk of the wait (timers fire late by
+ * a millisecond or more), then setImmediate turns for the last stretch, so that sends leave
+ * within a fraction of a millisecond of their scheduled time without burning a core.
+ *
+ * @module
+ */
+
+import type { Clock, Ms } from '../types.js';
+
+/** How much of the wait is left to setImmediate turns instead of setTimeout. */
+const SPIN_WINDOW_MS = 1.5;
+
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves at `targetMs` on the clock (or at once if it has passed), or early when the
+ * signal aborts. Returns false when woken by the signal.
+ */
+export async function sleepUntil(clock: Clock, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return false;
+  const coarse = targetMs - clock.now() - SPIN_WINDOW_MS;
+  if (coarse > 0) {
+    const woke = await new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, coarse);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    if (!woke) return false;
+  }
+  while (clock.now() < targetMs) {
+    if (signal?.aborted) return false;
+    await immediate();
+  }
+  return !signal?.aborted;
+}
+
+/** A clock whose zero can be moved: the run's t0 is set after connections are opened. */
+export class RunClock implements Clock {
+  private origin = performance.now();
+
+  now(): Ms {
+    return performance.now() - this.origin;
+  }
+
+  /** Makes "now" the run's t0. */
+  reset(): void {
+    this.origin = performance.now();
+  }
+}
