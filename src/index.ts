@@ -5,6 +5,7 @@
  * @module
  */
 export * from './errors.js';
+export * from './metrics/index.js';
 export * from './results/index.js';
 export * from './types.js';
 export * from './workload/index.js';

@@ -1,0 +1,189 @@
+/**
+ * The streaming run accumulator: `add(record)` as each request ends, `summarize(meta, extras)`
+ * at the end. Memory does not depend on the number of records: histograms of fixed size, a
+ * map of error codes, a bounded window of per-second bins and one state per prompt bucket.
+ *
+ * What feeds what:
+ * - warmup records count in `counts.warmup` and nothing else;
+ * - latencies (TTFT, TPOT, ITL, E2EL, queue wait, …), input/output token totals, the prompt
+ *   buckets' latencies and the per-second peaks come from successful measured requests only,
+ *   as in vLLM;
+ * - dispatch lag and late sends come from every measured open-loop request;
+ * - tokens received (the client-side denominator of the token goodput ratio) come from every
+ *   measured request, cancelled and failed included; useful tokens from successful ones only,
+ *   since a cancelled, timed-out or broken response is work the user did not get.
+ *
+ * @module
+ */
+
+import type { RequestRecord, RunMeta, RunSummary, Slo } from '../types.js';
+import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
+import { meetsSlo, requestMetrics } from './request-metrics.js';
+import {
+  buildSummary,
+  DEFAULT_LATE_SEND_TOLERANCE_MS,
+  newRunState,
+  type RunState,
+  type SummaryExtras,
+} from './run-state.js';
+import { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
+
+/** How a RunAccumulator judges and groups requests. */
+export interface AccumulatorOptions {
+  /** SLOs a good request must meet (each one optional). Default: none, every success is good. */
+  slo?: Slo;
+  /** Open loop: record dispatch lag and late sends. Default false. */
+  openLoop?: boolean;
+  /** An open-loop send later than its schedule by more than this is a late send. Default 10 ms. */
+  lateSendToleranceMs?: number;
+  /** Prompt-length buckets: 'pow2' (default), explicit ascending edges, or false for none. */
+  promptBuckets?: PromptBucketing;
+  /** Live seconds kept for the per-second peaks. Default 4096. */
+  maxSecondBins?: number;
+}
+
+/** A prompt whose server-reported length differs from the client's by more than this share is a mismatch. */
+const PROMPT_MISMATCH_SHARE = 0.01;
+
+/**
+ * Aggregates RequestRecords as they arrive.
+ *
+ * @example
+ * const acc = RunAccumulator.fromMeta(meta);
+ * for (const r of records) acc.add(r);
+ * const summary = acc.summarize(meta, { dropped: 0 });
+ */
+export class RunAccumulator {
+  private readonly state: RunState;
+  private readonly openLoop: boolean;
+  private readonly lateToleranceMs: number;
+  private readonly tokensPerSecond: SecondBins;
+  private readonly activePerSecond: SecondBins;
+
+  constructor(options: AccumulatorOptions = {}) {
+    const bucketing = options.promptBuckets ?? 'pow2';
+    this.state = newRunState(
+      options.slo ?? {},
+      bucketing === false ? undefined : new PromptBuckets(bucketing),
+    );
+    this.openLoop = options.openLoop ?? false;
+    this.lateToleranceMs = options.lateSendToleranceMs ?? DEFAULT_LATE_SEND_TOLERANCE_MS;
+    this.tokensPerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
+    this.activePerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
+  }
+
+  /** An accumulator judging by the run's SLOs and load mode (options override). */
+  static fromMeta(meta: RunMeta, options: AccumulatorOptions = {}): RunAccumulator {
+    return new RunAccumulator({ slo: meta.slo, openLoop: meta.load.mode === 'open', ...options });
+  }
+
+  /** Adds one finished request (any outcome). */
+  add(record: RequestRecord): void {
+    const s = this.state;
+    if (record.warmup) {
+      s.counts.warmup++;
+      return;
+    }
+    s.counts.attempted++;
+    s.counts.retries += Math.max(0, record.attempts - 1);
+    const firstSent = record.firstSentMs ?? record.sentMs;
+    if (firstSent < s.firstSentMs) s.firstSentMs = firstSent;
+    if (record.endMs > s.lastEndMs) s.lastEndMs = record.endMs;
+    s.receivedOutputTokens += record.outputTokens;
+    if (
+      record.serverPromptTokens !== undefined &&
+      Math.abs(record.serverPromptTokens - record.promptTokens) > PROMPT_MISMATCH_SHARE * record.promptTokens
+    ) {
+      s.counts.promptTokenMismatch++;
+    }
+    const m = requestMetrics(record);
+    if (this.openLoop) {
+      s.dispatchLag.record(m.queueWaitMs);
+      if (m.queueWaitMs > this.lateToleranceMs) s.lateSends++;
+    }
+    const bucket = s.buckets?.enter(record.promptTokens);
+
+    if (record.outcome === 'cancelled') {
+      s.counts.cancelled++;
+      return;
+    }
+    if (record.outcome === 'error') {
+      s.counts.failed++;
+      const code = record.error?.code ?? 'UNKNOWN';
+      const seen = s.errors.get(code);
+      if (seen) seen.count++;
+      else {
+        const status = record.error?.httpStatus ?? record.httpStatus;
+        s.errors.set(code, {
+          code,
+          count: 1,
+          example: record.error?.message ?? '',
+          ...(status !== undefined ? { httpStatus: status } : {}),
+        });
+      }
+      return;
+    }
+
+    s.counts.completed++;
+    if (record.outputTokensSource === 'counted') s.counts.usageMissing++;
+    s.inputTokens += record.promptTokens;
+    s.outputTokens += record.outputTokens;
+    s.usefulOutputTokens += record.outputTokens;
+    if (meetsSlo(record, m, s.slo)) s.goodRequests++;
+
+    const L = s.latency;
+    if (m.ttftMs !== undefined) L.ttft.record(m.ttftMs);
+    if (m.tpotMs !== undefined) L.tpot.record(m.tpotMs);
+    L.e2el.record(m.e2elMs);
+    L.queueWait.record(m.queueWaitMs);
+    if (m.ttftFromScheduledMs !== undefined) L.ttftFromScheduled.record(m.ttftFromScheduledMs);
+    L.e2elFromScheduled.record(m.e2elFromScheduledMs);
+    for (let i = 0; i < m.itlMs.length; i++) {
+      L.itl.record(m.itlMs[i] as number);
+      L.itlPerToken.record(m.itlPerTokenMs[i] as number, m.chunkTokens[i + 1] ?? 1);
+    }
+    if (bucket) {
+      if (m.ttftMs !== undefined) bucket.ttft.record(m.ttftMs);
+      bucket.e2el.record(m.e2elMs);
+    }
+
+    if (record.chunkMs.length > 0) {
+      for (let i = 0; i < record.chunkMs.length; i++) {
+        this.tokensPerSecond.addAt(record.chunkMs[i] as number, m.chunkTokens[i] ?? 1);
+      }
+    } else if (record.outputTokens > 0) {
+      this.tokensPerSecond.addAt(record.endMs, record.outputTokens);
+    }
+    this.activePerSecond.addSpan(record.sentMs, record.endMs);
+  }
+
+  /** Measured requests added so far (warmup excluded). */
+  get attempted(): number {
+    return this.state.counts.attempted;
+  }
+
+  /** The run's summary so far; the accumulator can keep adding afterwards. */
+  summarize(meta: RunMeta, extras: SummaryExtras = {}): RunSummary {
+    return buildSummary(
+      this.state,
+      { outputTokensPerS: this.tokensPerSecond.peak(), concurrentRequests: this.activePerSecond.peak() },
+      meta,
+      extras,
+    );
+  }
+}
+
+/**
+ * Summarises a whole list of records at once (tests, re-summarising a result directory).
+ * SLOs and load mode come from `meta` unless `options` say otherwise.
+ */
+export function summarizeRecords(
+  records: Iterable<RequestRecord>,
+  meta: RunMeta,
+  extras: SummaryExtras = {},
+  options: AccumulatorOptions = {},
+): RunSummary {
+  const acc = RunAccumulator.fromMeta(meta, options);
+  for (const r of records) acc.add(r);
+  return acc.summarize(meta, extras);
+}

@@ -1,0 +1,39 @@
+/**
+ * Metrics, pure (no I/O): per-request latencies from raw timestamps, mergeable latency
+ * histograms, the streaming run accumulator that turns RequestRecords into a RunSummary
+ * (vLLM-compatible keys, goodput, load honesty, prompt buckets), and the merge of several runs.
+ *
+ * @module
+ */
+export { type AccumulatorOptions, RunAccumulator, summarizeRecords } from './accumulator.js';
+export {
+  emptyLatencyStats,
+  HISTOGRAM_SIGNIFICANT_DIGITS,
+  LatencyHistogram,
+  STAT_PERCENTILES,
+} from './histogram.js';
+export { mergeSummaries } from './merge.js';
+export {
+  normaliseEdges,
+  OPEN_BUCKET_MAX,
+  type PromptBucketing,
+  PromptBuckets,
+  promptBucketRange,
+} from './prompt-buckets.js';
+export {
+  allocateChunkTokens,
+  meetsSlo,
+  type RequestMetrics,
+  requestMetrics,
+} from './request-metrics.js';
+export {
+  CLIENT_BOUND_LATE_SHARE,
+  DEFAULT_LATE_SEND_TOLERANCE_MS,
+  ratio,
+  SUMMARY_LATENCIES,
+  type SummaryExtras,
+  VLLM_LATENCIES,
+  vllmLatencyKeys,
+} from './run-state.js';
+export { RunningStats } from './running-stats.js';
+export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';

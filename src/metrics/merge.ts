@@ -1,0 +1,123 @@
+/**
+ * Combining the summaries of several load generators that ran at the same time against the
+ * same target into one, through the histograms, so that percentiles are exactly those of
+ * recording every request in one place.
+ *
+ * - Exact: every latency (histograms merged; count, mean, std, min and max merged from the
+ *   exact moments), dispatch lag, prompt buckets, counts, errors (example from the first run
+ *   that saw the code), token totals, good requests; everything derived from them (attainment,
+ *   throughputs, goodput, vLLM keys) is recomputed by the same code as a single run.
+ * - Summed: dropped, lateSends, peakInFlight, `max_output_tokens_per_s` and
+ *   `max_concurrent_requests` (per-second peaks of concurrent generators: the sum is an upper
+ *   bound, exact when their peaks fell in the same second).
+ * - duration: the longest of the runs (the generators ran concurrently).
+ * - Server-counted output tokens: the largest delta when every run scraped the same metrics
+ *   URL (each saw the whole server), else the sum.
+ * - meta: the first run's, runId joined with '+'; server: the block with the most samples;
+ *   interrupted / clientBound: any; diagnosis: dropped (recompute it on the merged run).
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { LatencyStats, RunSummary } from '../types.js';
+import { LatencyHistogram } from './histogram.js';
+import { PromptBucketState, PromptBuckets } from './prompt-buckets.js';
+import {
+  buildSummary,
+  newRunState,
+  type RunState,
+  SUMMARY_LATENCIES,
+  type SummaryExtras,
+} from './run-state.js';
+
+function decodeOrThrow(encoded: string | undefined, stats: LatencyStats, what: string, runId: string) {
+  if (encoded) return LatencyHistogram.decode(encoded, stats);
+  if (stats.count === 0) return new LatencyHistogram();
+  throw new GoodputError(
+    'E_RESULT',
+    `run ${runId} has ${stats.count} ${what} values but no histogram, so it cannot be merged exactly`,
+    'merge summaries written by goodput run (they carry histograms), not hand-edited ones',
+  );
+}
+
+function sameSlo(a: RunSummary, b: RunSummary): boolean {
+  const x = a.goodput.slo;
+  const y = b.goodput.slo;
+  return x.ttftMs === y.ttftMs && x.tpotMs === y.tpotMs && x.e2elMs === y.e2elMs;
+}
+
+/**
+ * Merges the summaries of concurrent load generators into one RunSummary.
+ * Throws GoodputError E_INCOMPARABLE when their SLOs differ (good requests would not add up).
+ */
+export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
+  const first = summaries[0];
+  if (!first) {
+    throw new GoodputError('E_USAGE', 'no run summaries to merge', 'pass at least one summary');
+  }
+  for (const s of summaries) {
+    if (!sameSlo(first, s)) {
+      throw new GoodputError(
+        'E_INCOMPARABLE',
+        `runs ${first.meta.runId} and ${s.meta.runId} were judged against different SLOs`,
+        'merge only runs made with the same --slo',
+      );
+    }
+  }
+  const anyBuckets = summaries.some((s) => s.buckets && s.buckets.length > 0);
+  const state: RunState = newRunState(first.goodput.slo, anyBuckets ? new PromptBuckets() : undefined);
+  let peakTokens = 0;
+  let peakConcurrent = 0;
+  let duration = 0;
+  const extras: SummaryExtras = { dropped: 0, peakInFlight: 0, clientBound: false, interrupted: false };
+  for (const s of summaries) {
+    const id = s.meta.runId;
+    for (const name of SUMMARY_LATENCIES) {
+      state.latency[name].merge(decodeOrThrow(s.histograms[name], s.latency[name], name, id));
+    }
+    state.dispatchLag.merge(
+      decodeOrThrow(s.load.dispatchLagHistogram, s.load.dispatchLag, 'dispatch lag', id),
+    );
+    for (const key of Object.keys(state.counts) as Array<keyof RunState['counts']>) {
+      state.counts[key] += s.counts[key];
+    }
+    for (const e of s.errors) {
+      const seen = state.errors.get(e.code);
+      if (seen) seen.count += e.count;
+      else state.errors.set(e.code, { ...e });
+    }
+    state.inputTokens += s.total_input_tokens;
+    state.outputTokens += s.total_output_tokens;
+    state.receivedOutputTokens += s.goodput.totalOutputTokens;
+    state.usefulOutputTokens += s.goodput.usefulOutputTokens;
+    state.goodRequests += s.goodput.goodRequests;
+    state.lateSends += s.load.lateSends;
+    for (const b of s.buckets ?? []) state.buckets?.mergeState(PromptBucketState.fromBucket(b));
+    peakTokens += s.max_output_tokens_per_s;
+    peakConcurrent += s.max_concurrent_requests;
+    duration = Math.max(duration, s.duration);
+    extras.dropped = (extras.dropped ?? 0) + s.load.dropped;
+    extras.peakInFlight = (extras.peakInFlight ?? 0) + s.load.peakInFlight;
+    extras.clientBound = extras.clientBound || s.load.clientBound;
+    extras.interrupted = extras.interrupted || s.interrupted;
+    if (s.server && (!extras.server || s.server.samples > extras.server.samples)) extras.server = s.server;
+  }
+  extras.durationS = duration;
+  if (summaries.every((s) => s.goodput.tokenSource === 'server')) {
+    const urls = new Set(summaries.map((s) => s.server?.metricsUrl ?? ''));
+    const totals = summaries.map((s) => s.goodput.totalOutputTokens);
+    extras.serverGeneratedTokens = urls.size === 1 ? Math.max(...totals) : totals.reduce((a, b) => a + b, 0);
+  } else if (extras.server) {
+    // keep the server block but not its token counter: some runs counted on the client
+    extras.server = { ...extras.server };
+    delete extras.server.generatedTokens;
+  }
+  const meta = { ...first.meta, runId: summaries.map((s) => s.meta.runId).join('+') };
+  return buildSummary(
+    state,
+    { outputTokensPerS: peakTokens, concurrentRequests: peakConcurrent },
+    meta,
+    extras,
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Per-request metrics derived from a RequestRecord's raw timestamps (DESIGN.md's definitions,
+ * vLLM-compatible): TTFT, E2EL, TPOT, ITL per chunk and per token, queue wait, and the
+ * latencies measured from the scheduled send time.
+ *
+ * @module
+ */
+
+import type { RequestRecord, Slo } from '../types.js';
+
+/** What one request measured, in milliseconds. Undefined where the record lacks the timestamps. */
+export interface RequestMetrics {
+  /** firstTokenMs − sentMs (final attempt). */
+  ttftMs?: number;
+  /** endMs − sentMs (final attempt). */
+  e2elMs: number;
+  /** (E2EL − TTFT) / (outputTokens − 1), only when outputTokens > 1 and a first token arrived. */
+  tpotMs?: number;
+  /** Gaps between consecutive content chunks (one fewer than chunks). */
+  itlMs: number[];
+  /** Tokens carried by each chunk (see allocateChunkTokens); same length as chunkMs. */
+  chunkTokens: number[];
+  /** itlMs[i] / chunkTokens[i + 1]: the gap divided by the tokens of the later chunk. */
+  itlPerTokenMs: number[];
+  /**
+   * firstSentMs − scheduledMs: time spent waiting in the client before the first attempt was
+   * sent. Retry back-off is deliberately not queue wait: it shows in the FromScheduled latencies.
+   */
+  queueWaitMs: number;
+  /** firstTokenMs − scheduledMs: TTFT as the user who wanted to send at scheduledMs felt it. */
+  ttftFromScheduledMs?: number;
+  /** endMs − scheduledMs. */
+  e2elFromScheduledMs: number;
+}
+
+/**
+ * How many output tokens each chunk carried, given the characters of each chunk and the
+ * request's total output tokens.
+ *
+ * - chunks == tokens: one token each (the common case: servers stream token by token);
+ * - otherwise the tokens are shared in proportion to characters by the largest-remainder
+ *   method (ties go to the earlier chunk), then every chunk left with 0 takes one token from
+ *   the chunk holding the most, so that each chunk carries at least one;
+ * - fewer tokens than chunks (a server whose usage disagrees with its stream): one each, as
+ *   no chunk can carry less than a token; the total then exceeds outputTokens.
+ */
+export function allocateChunkTokens(chunkChars: readonly number[], outputTokens: number): number[] {
+  const n = chunkChars.length;
+  if (n === 0) return [];
+  if (outputTokens <= n) return new Array<number>(n).fill(1);
+  let totalChars = 0;
+  for (const c of chunkChars) totalChars += Math.max(0, c);
+  const weights = totalChars > 0 ? chunkChars.map((c) => Math.max(0, c)) : new Array<number>(n).fill(1);
+  const weightSum = totalChars > 0 ? totalChars : n;
+  const tokens = new Array<number>(n);
+  const remainders: Array<[number, number]> = [];
+  let assigned = 0;
+  for (let i = 0; i < n; i++) {
+    const quota = (outputTokens * (weights[i] as number)) / weightSum;
+    const whole = Math.floor(quota);
+    tokens[i] = whole;
+    assigned += whole;
+    remainders.push([quota - whole, i]);
+  }
+  remainders.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (let r = 0; r < outputTokens - assigned; r++) {
+    const i = (remainders[r] as [number, number])[1];
+    tokens[i] = (tokens[i] as number) + 1;
+  }
+  for (let i = 0; i < n; i++) {
+    if (tokens[i] !== 0) continue;
+    let donor = 0;
+    for (let j = 1; j < n; j++) if ((tokens[j] as number) > (tokens[donor] as number)) donor = j;
+    tokens[donor] = (tokens[donor] as number) - 1;
+    tokens[i] = 1;
+  }
+  return tokens;
+}
+
+/**
+ * Derives a request's latencies from its raw timestamps.
+ *
+ * @example
+ * const m = requestMetrics(record);
+ * m.ttftMs; // firstTokenMs − sentMs
+ */
+export function requestMetrics(record: RequestRecord): RequestMetrics {
+  const { sentMs, endMs, firstTokenMs, scheduledMs, chunkMs, outputTokens } = record;
+  const e2elMs = endMs - sentMs;
+  const ttftMs = firstTokenMs === undefined ? undefined : firstTokenMs - sentMs;
+  const tpotMs =
+    ttftMs !== undefined && outputTokens > 1 ? (e2elMs - ttftMs) / (outputTokens - 1) : undefined;
+  const chunkTokens = allocateChunkTokens(record.chunkChars, outputTokens);
+  const itlMs: number[] = [];
+  const itlPerTokenMs: number[] = [];
+  for (let i = 1; i < chunkMs.length; i++) {
+    const gap = (chunkMs[i] as number) - (chunkMs[i - 1] as number);
+    itlMs.push(gap);
+    itlPerTokenMs.push(gap / (chunkTokens[i] ?? 1));
+  }
+  return {
+    ttftMs,
+    e2elMs,
+    tpotMs,
+    itlMs,
+    chunkTokens,
+    itlPerTokenMs,
+    queueWaitMs: (record.firstSentMs ?? sentMs) - scheduledMs,
+    ttftFromScheduledMs: firstTokenMs === undefined ? undefined : firstTokenMs - scheduledMs,
+    e2elFromScheduledMs: endMs - scheduledMs,
+  };
+}
+
+/**
+ * Whether a request met every SLO that is set. Only successful requests can be good; a
+ * request with no first token misses a TTFT SLO; a request with one output token has no TPOT
+ * and so cannot miss a TPOT SLO (as in vLLM).
+ */
+export function meetsSlo(record: RequestRecord, metrics: RequestMetrics, slo: Slo): boolean {
+  if (record.outcome !== 'success') return false;
+  if (slo.ttftMs !== undefined && !(metrics.ttftMs !== undefined && metrics.ttftMs <= slo.ttftMs))
+    return false;
+  if (slo.tpotMs !== undefined && metrics.tpotMs !== undefined && metrics.tpotMs > slo.tpotMs) return false;
+  if (slo.e2elMs !== undefined && metrics.e2elMs > slo.e2elMs) return false;
+  return true;
+}
