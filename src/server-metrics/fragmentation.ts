@@ -13,8 +13,8 @@
  * "Running at t" is what the client can see: requests whose first token has arrived and
  * that have not ended; when the server's `running` gauge says more requests are running
  * than that, the earliest-sent requests still waiting for their first token are counted
- * too (FCFS scheduling: they are the ones in prefill). Output tokens delivered by t are the
- * request's output tokens times the share of its content chunks received by t. Prompt
+ * too (FCFS scheduling: they are the ones in prefill). Output tokens delivered by t are
+ * interpolated linearly between the request's first token and its end. Prompt
  * tokens are the server's `usage.prompt_tokens` when reported (it includes the chat
  * template), else the client's count.
  *
@@ -27,53 +27,72 @@
 
 import type { RequestRecord, ServerSample } from '../types.js';
 
-/** Tokens the client knows each request holds in the KV cache at time t (see module doc). */
-export function clientHeldTokens(
-  records: readonly RequestRecord[],
-  tMs: number,
-  serverRunning?: number,
-): number {
+/**
+ * What the fragmentation estimate needs of one request: five numbers, so that a long run
+ * can keep one per request (see ClientView).
+ */
+export interface ClientSpan {
+  sentMs: number;
+  firstTokenMs?: number;
+  endMs: number;
+  /** Server-reported prompt tokens when known, else the client's count. */
+  promptTokens: number;
+  outputTokens: number;
+}
+
+/** The compact span of a record. */
+export function spanOf(r: RequestRecord): ClientSpan {
+  const span: ClientSpan = {
+    sentMs: r.sentMs,
+    endMs: r.endMs,
+    promptTokens: r.serverPromptTokens ?? r.promptTokens,
+    outputTokens: r.outputTokens,
+  };
+  if (r.firstTokenMs !== undefined) span.firstTokenMs = r.firstTokenMs;
+  return span;
+}
+
+/**
+ * Output tokens a request had received by t: linear between its first token and its end
+ * (the stream's pace is close to even once decoding runs).
+ */
+function deliveredBy(s: ClientSpan, tMs: number): number {
+  if (s.firstTokenMs === undefined || tMs < s.firstTokenMs) return 0;
+  const span = s.endMs - s.firstTokenMs;
+  if (span <= 0) return s.outputTokens;
+  return (
+    s.outputTokens * Math.min(1, Math.max(1 / Math.max(1, s.outputTokens), (tMs - s.firstTokenMs) / span))
+  );
+}
+
+/** Tokens the client knows the server holds in the KV cache at time t (see module doc). */
+export function clientHeldTokens(spans: readonly ClientSpan[], tMs: number, serverRunning?: number): number {
   let held = 0;
   let running = 0;
-  const prefilling: RequestRecord[] = [];
-  for (const r of records) {
-    if (r.sentMs > tMs || r.endMs <= tMs) continue;
-    const prompt = r.serverPromptTokens ?? r.promptTokens;
-    if (r.firstTokenMs === undefined || r.firstTokenMs > tMs) {
-      prefilling.push(r);
+  const prefilling: ClientSpan[] = [];
+  for (const s of spans) {
+    if (s.sentMs > tMs || s.endMs <= tMs) continue;
+    if (s.firstTokenMs === undefined || s.firstTokenMs > tMs) {
+      prefilling.push(s);
       continue;
     }
     running++;
-    held += prompt + deliveredBy(r, tMs);
+    held += s.promptTokens + deliveredBy(s, tMs);
   }
   if (serverRunning !== undefined && serverRunning > running && prefilling.length > 0) {
     prefilling.sort((a, b) => a.sentMs - b.sentMs);
     const extra = Math.min(prefilling.length, Math.round(serverRunning - running));
-    for (let i = 0; i < extra; i++) {
-      const r = prefilling[i]!;
-      held += r.serverPromptTokens ?? r.promptTokens;
-    }
+    for (let i = 0; i < extra; i++) held += prefilling[i]!.promptTokens;
   }
   return held;
 }
 
-function deliveredBy(r: RequestRecord, tMs: number): number {
-  const chunks = r.chunkMs.length;
-  if (chunks === 0) return 0;
-  let seen = 0;
-  while (seen < chunks && r.chunkMs[seen]! <= tMs) seen++;
-  return (r.outputTokens * seen) / chunks;
-}
-
 /** Fragmentation at one sample, or undefined when the layout is unknown or nothing is allocated. */
-export function derivedFragmentation(
-  sample: ServerSample,
-  records: readonly RequestRecord[],
-): number | undefined {
+export function derivedFragmentation(sample: ServerSample, spans: readonly ClientSpan[]): number | undefined {
   const { kvUsage, numBlocks, blockSize, running } = sample.values;
   if (kvUsage === undefined || numBlocks === undefined || blockSize === undefined) return undefined;
   const allocated = kvUsage * numBlocks * blockSize;
   if (!(allocated > 0)) return undefined;
-  const held = clientHeldTokens(records, sample.tMs, running);
+  const held = clientHeldTokens(spans, sample.tMs, running);
   return Math.min(1, Math.max(0, 1 - held / allocated));
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-export { clientHeldTokens, derivedFragmentation } from './fragmentation.js';
+export { type ClientSpan, clientHeldTokens, derivedFragmentation, spanOf } from './fragmentation.js';
 export { detectEngine, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
   type PromExposition,
@@ -30,8 +30,10 @@ export {
 } from './scraper.js';
 export { normalizeLlamaCppSlots } from './slots.js';
 export {
+  type ClientView,
+  ClientViewBuilder,
+  clientViewOf,
   counterDelta,
-  deliveredUsefulTokens,
   measuredServerGeneratedTokens,
   type SummarizeServerOptions,
   seriesStats,

@@ -17,7 +17,7 @@ import {
   type ServerSummary,
 } from '../types.js';
 import { type Scraper, startScraper } from './scraper.js';
-import { summarizeServer } from './summarize.js';
+import { ClientViewBuilder, measuredServerGeneratedTokens, summarizeServer } from './summarize.js';
 
 export interface ServerMetricsRecorderOptions {
   metricsUrl: string;
@@ -32,8 +32,12 @@ export interface ServerMetricsRecorderOptions {
 
 export interface ServerMetricsRecorder {
   readonly scraper: Scraper;
-  /** Stops scraping (after a final scrape), closes the file and summarises. */
-  finish(records?: readonly RequestRecord[]): Promise<ServerSummary>;
+  /** Feed every record (warmup included) as it completes: for wasted tokens and derived fragmentation. */
+  observe(record: RequestRecord): void;
+  /** Stops scraping (after a final scrape), closes the file and summarises. Idempotent. */
+  finish(): Promise<ServerSummary>;
+  /** Generated tokens of the measured requests (warmup excluded), for the token goodput ratio. */
+  measuredGeneratedTokens(summary: ServerSummary): number | undefined;
 }
 
 /** Starts scraping `metricsUrl` and recording samples. */
@@ -53,16 +57,24 @@ export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): 
     signal: opts.signal,
     onSample: (s) => writer?.write(s),
   });
+  const client = new ClientViewBuilder();
+  let finished: Promise<ServerSummary> | undefined;
+  const finish = async (): Promise<ServerSummary> => {
+    await scraper.stop();
+    await writer?.close();
+    return summarizeServer(scraper.samples, {
+      metricsUrl: opts.metricsUrl,
+      records: client.build(),
+      scrapeFailures: scraper.failures,
+    });
+  };
   return {
     scraper,
-    async finish(records) {
-      await scraper.stop();
-      await writer?.close();
-      return summarizeServer(scraper.samples, {
-        metricsUrl: opts.metricsUrl,
-        records,
-        scrapeFailures: scraper.failures,
-      });
+    observe: (record) => client.add(record),
+    finish() {
+      finished ??= finish();
+      return finished;
     },
+    measuredGeneratedTokens: (summary) => measuredServerGeneratedTokens(summary, client.build()),
   };
 }

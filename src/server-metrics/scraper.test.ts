@@ -132,7 +132,7 @@ describe('startServerMetricsRecorder', () => {
     });
     const deadline = Date.now() + 5000;
     while (srv.scrapes() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    const summary = await rec.finish([]);
+    const summary = await rec.finish();
     const lines = (await readFile(join(dir, 'server-metrics.jsonl'), 'utf8')).trim().split('\n');
     const header = JSON.parse(lines[0]!);
     expect(header).toMatchObject({ schemaVersion: 1, kind: 'goodput.server-metrics', runId: 'run-1' });

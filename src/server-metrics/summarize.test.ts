@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestRecord, ServerSample } from '../types.js';
 import { clientHeldTokens, derivedFragmentation } from './fragmentation.js';
-import { counterDelta, measuredServerGeneratedTokens, seriesStats, summarizeServer } from './summarize.js';
+import {
+  clientViewOf,
+  counterDelta,
+  measuredServerGeneratedTokens,
+  seriesStats,
+  summarizeServer,
+} from './summarize.js';
 
 const sample = (tMs: number, values: ServerSample['values']): ServerSample => ({
   tMs,
@@ -142,41 +148,51 @@ describe('summarizeServer', () => {
 });
 
 describe('derived fragmentation (vLLM)', () => {
-  // Two requests, prompt 100 and 60, each 4 chunks of output (40 tokens).
-  const a = record({
-    sentMs: 0,
-    firstTokenMs: 10,
-    endMs: 50,
-    promptTokens: 100,
-    outputTokens: 40,
-    chunkMs: [10, 20, 30, 40],
-  });
+  // a: prompt 100, 40 output tokens streamed evenly from t=10 to t=50.
+  // b: prompt 60 (server says 64), 40 output tokens from t=35 to t=75.
+  const a = record({ sentMs: 0, firstTokenMs: 10, endMs: 50, promptTokens: 100, outputTokens: 40 });
   const b = record({
     sentMs: 5,
     firstTokenMs: 35,
-    endMs: 80,
+    endMs: 75,
     promptTokens: 60,
     serverPromptTokens: 64,
     outputTokens: 40,
-    chunkMs: [35, 45, 55, 65],
   });
+  const spans = clientViewOf([a, b]).spans;
 
   it('counts prompt + delivered output of requests past their first token', () => {
-    expect(clientHeldTokens([a, b], 20)).toBe(100 + 20);
-    expect(clientHeldTokens([a, b], 45)).toBe(100 + 40 + 64 + 20);
-    expect(clientHeldTokens([a, b], 90)).toBe(0);
+    expect(clientHeldTokens(spans, 20)).toBe(100 + 10);
+    expect(clientHeldTokens(spans, 45)).toBe(100 + 35 + 64 + 10);
+    expect(clientHeldTokens(spans, 90)).toBe(0);
   });
 
   it('adds the earliest prefilling requests when the server runs more than the client sees', () => {
-    expect(clientHeldTokens([a, b], 20, 2)).toBe(100 + 20 + 64);
+    expect(clientHeldTokens(spans, 20, 2)).toBe(100 + 10 + 64);
   });
 
   it('1 − held / (kvUsage × blocks × blockSize), clamped', () => {
     const at = (kvUsage: number) =>
-      derivedFragmentation(sample(45, { kvUsage, numBlocks: 100, blockSize: 16, running: 2 }), [a, b]);
-    expect(at(0.2)).toBeCloseTo(1 - 224 / 320, 12);
+      derivedFragmentation(sample(45, { kvUsage, numBlocks: 100, blockSize: 16, running: 2 }), spans);
+    expect(at(0.2)).toBeCloseTo(1 - 209 / 320, 12);
     expect(at(0.1)).toBe(0); // held > allocated (shared prefix blocks): clamped
     expect(at(0)).toBeUndefined();
-    expect(derivedFragmentation(sample(45, { kvUsage: 0.5 }), [a, b])).toBeUndefined();
+    expect(derivedFragmentation(sample(45, { kvUsage: 0.5 }), spans)).toBeUndefined();
+  });
+
+  it('summarizeServer derives it from records when the server does not expose it', () => {
+    const layout = { numBlocks: 100, blockSize: 16, running: 2 };
+    const s = summarizeServer(
+      [sample(20, { kvUsage: 0.1, ...layout }), sample(45, { kvUsage: 0.2, ...layout })],
+      {
+        metricsUrl: 'u',
+        records: [a, b],
+      },
+    );
+    expect(s.fragmentationSource).toBe('derived');
+    expect(s.kvFragmentation).toBeCloseTo(
+      (1 - 174 / 160 < 0 ? 0 : 1 - 174 / 160) / 2 + (1 - 209 / 320) / 2,
+      12,
+    );
   });
 });

@@ -17,7 +17,7 @@
  */
 
 import type { RequestRecord, SeriesStats, ServerSample, ServerSeriesName, ServerSummary } from '../types.js';
-import { derivedFragmentation } from './fragmentation.js';
+import { type ClientSpan, derivedFragmentation, spanOf } from './fragmentation.js';
 
 const HISTOGRAM_PARTS = new Set<ServerSeriesName>([
   'serverTtftSecondsSum',
@@ -26,10 +26,41 @@ const HISTOGRAM_PARTS = new Set<ServerSeriesName>([
   'serverItlCount',
 ]);
 
+/** What the server summary needs of the client's records, kept compact for long runs. */
+export interface ClientView {
+  spans: ClientSpan[];
+  /** Output tokens delivered to clients that did not cancel (warmup included). */
+  usefulTokens: number;
+  /** Output tokens received by warmup requests. */
+  warmupTokens: number;
+}
+
+/** Builds a ClientView record by record, as the run goes. */
+export class ClientViewBuilder {
+  private readonly view: ClientView = { spans: [], usefulTokens: 0, warmupTokens: 0 };
+
+  add(r: RequestRecord): void {
+    this.view.spans.push(spanOf(r));
+    if (r.outcome !== 'cancelled') this.view.usefulTokens += r.outputTokens;
+    if (r.warmup) this.view.warmupTokens += r.outputTokens;
+  }
+
+  build(): ClientView {
+    return this.view;
+  }
+}
+
+/** The ClientView of a list of records. */
+export function clientViewOf(records: readonly RequestRecord[]): ClientView {
+  const b = new ClientViewBuilder();
+  for (const r of records) b.add(r);
+  return b.build();
+}
+
 export interface SummarizeServerOptions {
   metricsUrl: string;
-  /** The run's records (warmup included): for wasted tokens and derived fragmentation. */
-  records?: readonly RequestRecord[];
+  /** The run's records (warmup included) or their compact view: for wasted tokens and derived fragmentation. */
+  records?: readonly RequestRecord[] | ClientView;
   scrapeFailures?: number;
 }
 
@@ -70,13 +101,6 @@ export function seriesStats(
   return count === 0 ? undefined : { min, mean: sum / count, max, last };
 }
 
-/** Output tokens that reached a client that did not give up. */
-export function deliveredUsefulTokens(records: readonly RequestRecord[]): number {
-  let total = 0;
-  for (const r of records) if (r.outcome !== 'cancelled') total += r.outputTokens;
-  return total;
-}
-
 /**
  * The server's generated tokens attributable to measured (non-warmup) requests: the
  * generation delta minus what warmup requests received. This is what the token goodput
@@ -84,12 +108,14 @@ export function deliveredUsefulTokens(records: readonly RequestRecord[]): number
  */
 export function measuredServerGeneratedTokens(
   server: ServerSummary,
-  records: readonly RequestRecord[],
+  records: readonly RequestRecord[] | ClientView,
 ): number | undefined {
   if (server.generatedTokens === undefined) return undefined;
-  let warmup = 0;
-  for (const r of records) if (r.warmup) warmup += r.outputTokens;
-  return Math.max(0, server.generatedTokens - warmup);
+  return Math.max(0, server.generatedTokens - toView(records).warmupTokens);
+}
+
+function toView(records: readonly RequestRecord[] | ClientView): ClientView {
+  return Array.isArray(records) ? clientViewOf(records as readonly RequestRecord[]) : (records as ClientView);
 }
 
 /** Summarises the scraped samples of one run. */
@@ -123,7 +149,8 @@ export function summarizeServer(
   const itlCount = counterDelta(samples, 'serverItlCount');
   if (itlSum !== undefined && itlCount) summary.serverItlMeanMs = (itlSum / itlCount) * 1000;
 
-  const fragmentation = meanFragmentation(samples, opts.records);
+  const client = opts.records ? toView(opts.records) : undefined;
+  const fragmentation = meanFragmentation(samples, client?.spans);
   if (fragmentation) {
     summary.kvFragmentation = fragmentation.value;
     summary.fragmentationSource = fragmentation.source;
@@ -132,7 +159,7 @@ export function summarizeServer(
   const generated = counterDelta(samples, 'generationTokensTotal');
   if (generated !== undefined && samples.length >= 2) {
     summary.generatedTokens = generated;
-    if (opts.records) summary.wastedTokens = Math.max(0, generated - deliveredUsefulTokens(opts.records));
+    if (client) summary.wastedTokens = Math.max(0, generated - client.usefulTokens);
   }
   if (summary.wastedTokens === undefined) {
     const wasted = counterDelta(samples, 'wastedTokensTotal');
@@ -143,7 +170,7 @@ export function summarizeServer(
 
 function meanFragmentation(
   samples: readonly ServerSample[],
-  records: readonly RequestRecord[] | undefined,
+  spans: readonly ClientSpan[] | undefined,
 ): { value: number; source: 'server' | 'derived' } | undefined {
   let sum = 0;
   let count = 0;
@@ -151,7 +178,7 @@ function meanFragmentation(
   for (const s of samples) {
     // Only samples with KV in use: an idle cache has no meaningful fragmentation.
     if (!(s.values.kvUsage === undefined || s.values.kvUsage > 0)) continue;
-    const v = exposed ? s.values.kvFragmentation : records ? derivedFragmentation(s, records) : undefined;
+    const v = exposed ? s.values.kvFragmentation : spans ? derivedFragmentation(s, spans) : undefined;
     if (v === undefined || !Number.isFinite(v)) continue;
     sum += v;
     count++;
