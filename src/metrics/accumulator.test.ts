@@ -314,9 +314,9 @@ describe('streaming accumulator', () => {
     );
     const meta = runMeta({ slo: { ttftMs: 300 } });
     const acc = RunAccumulator.fromMeta(meta);
-    rs.slice(0, 100).forEach((r) => acc.add(r));
+    for (const r of rs.slice(0, 100)) acc.add(r);
     expect(acc.summarize(meta).counts.completed).toBe(100);
-    rs.slice(100).forEach((r) => acc.add(r));
+    for (const r of rs.slice(100)) acc.add(r);
     const streamedSummary: RunSummary = acc.summarize(meta);
     const once = summarizeRecords(rs, meta);
     expect(streamedSummary.latency).toEqual(once.latency);
