@@ -191,7 +191,8 @@ describe('derived fragmentation (vLLM)', () => {
     );
     expect(s.fragmentationSource).toBe('derived');
     expect(s.kvFragmentation).toBeCloseTo(
-      (1 - 174 / 160 < 0 ? 0 : 1 - 174 / 160) / 2 + (1 - 209 / 320) / 2,
+      // t=20: held 174 > allocated 160 → clamped to 0; t=45: 1 − 209/320
+      (0 + (1 - 209 / 320)) / 2,
       12,
     );
   });
