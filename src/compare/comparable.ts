@@ -1,6 +1,7 @@
 /**
  * Are two runs comparable? Only when the configuration under test is the only variable:
  * the same sampling parameters, workload and load. Each differing field is named by its path.
+ * The run seed (RunMeta.seed) may differ: two seeds are two replicates of the same load.
  *
  * @module
  */
@@ -41,7 +42,13 @@ export function comparabilityDiffs(baseline: RunMeta, candidate: RunMeta): Field
   for (const section of ['sampling', 'workload', 'load'] as const) {
     diffValues(section, baseline[section], candidate[section], out);
   }
-  return out;
+  // `--seed` seeds the prompts and is also sent as the sampling seed. When each run's sampling
+  // seed is just its own run seed, the runs are replicates (same shape, other draws), which is
+  // exactly what a repeat measurement should be allowed to differ in. A sampling seed chosen
+  // apart from the run seed is a real sampling difference and stays refused.
+  const replicateSeeds =
+    baseline.sampling.seed === baseline.seed && candidate.sampling.seed === candidate.seed;
+  return replicateSeeds ? out.filter((d) => d.path !== 'sampling.seed') : out;
 }
 
 /** "sampling.temperature: 0 → 0.7" */

@@ -1,0 +1,188 @@
+/**
+ * The threshold grammar, parsed once into a Threshold (as k6's thresholds are):
+ *
+ * ```
+ * threshold  := subject op number [unit]
+ * subject    := stat "(" latency ")" | scalar
+ * stat       := p50 | p90 | p95 | p99 | p99.9 | p999 | mean | median | min | max | std
+ * latency    := ttft | tpot | itl | itl_per_token | e2el | queue_wait | ttft_from_scheduled | e2el_from_scheduled
+ * scalar     := attainment | error_rate | request_goodput | goodput_ratio | request_throughput
+ *             | output_throughput | total_token_throughput | completed | failed
+ *             | preemptions | kv_fragmentation | kv_usage_max | prefix_cache_hit_rate
+ * op         := "<" | "<=" | ">" | ">="
+ * unit       := ms | s            (latencies only; default ms)
+ * ```
+ *
+ * Examples: `p99(ttft)<350`, `p50(tpot) <= 40ms`, `mean(e2el)<5s`, `attainment>=0.95`,
+ * `error_rate<0.01`, `request_goodput>2`, `output_throughput>=1000`, `goodput_ratio>=0.9`.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { LatencyStats, SummaryLatencyName } from '../types.js';
+
+export type ThresholdOp = '<' | '<=' | '>' | '>=';
+export type LatencyStat = keyof Pick<
+  LatencyStats,
+  'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'mean' | 'min' | 'max' | 'std'
+>;
+
+/** Latency names as written in thresholds → the RunSummary latency they read. */
+export const THRESHOLD_LATENCIES: Readonly<Record<string, SummaryLatencyName>> = {
+  ttft: 'ttft',
+  tpot: 'tpot',
+  itl: 'itl',
+  itl_per_token: 'itlPerToken',
+  e2el: 'e2el',
+  queue_wait: 'queueWait',
+  ttft_from_scheduled: 'ttftFromScheduled',
+  e2el_from_scheduled: 'e2elFromScheduled',
+};
+
+/** Statistic names as written → the LatencyStats field. */
+export const THRESHOLD_STATS: Readonly<Record<string, LatencyStat>> = {
+  p50: 'p50',
+  median: 'p50',
+  p90: 'p90',
+  p95: 'p95',
+  p99: 'p99',
+  'p99.9': 'p999',
+  p999: 'p999',
+  mean: 'mean',
+  min: 'min',
+  max: 'max',
+  std: 'std',
+};
+
+export const THRESHOLD_SCALARS = [
+  'attainment',
+  'error_rate',
+  'request_goodput',
+  'goodput_ratio',
+  'request_throughput',
+  'output_throughput',
+  'total_token_throughput',
+  'completed',
+  'failed',
+  'preemptions',
+  'kv_fragmentation',
+  'kv_usage_max',
+  'prefix_cache_hit_rate',
+] as const;
+export type ThresholdScalar = (typeof THRESHOLD_SCALARS)[number];
+
+export type ThresholdSubject =
+  | { kind: 'latency'; stat: LatencyStat; statText: string; latency: SummaryLatencyName; latencyText: string }
+  | { kind: 'scalar'; name: ThresholdScalar };
+
+export interface Threshold {
+  /** The text as written. */
+  source: string;
+  subject: ThresholdSubject;
+  op: ThresholdOp;
+  /** The limit, in milliseconds for latencies. */
+  limit: number;
+}
+
+const HINT =
+  'write SUBJECT OP NUMBER, e.g. p99(ttft)<350, p50(tpot)<=40ms, attainment>=0.95, error_rate<0.01; ' +
+  `stats: p50 p90 p95 p99 p99.9 mean min max std; latencies: ${Object.keys(THRESHOLD_LATENCIES).join(' ')}; ` +
+  `scalars: ${THRESHOLD_SCALARS.join(' ')}`;
+
+function fail(source: string, position: number, problem: string): never {
+  const caret = `${' '.repeat(position)}^`;
+  throw new GoodputError(
+    'E_THRESHOLD',
+    `invalid threshold '${source}' at column ${position + 1}: ${problem}\n  ${source}\n  ${caret}`,
+    HINT,
+  );
+}
+
+/** Parses one threshold expression. Throws E_THRESHOLD naming the column and the problem. */
+export function parseThreshold(source: string): Threshold {
+  let pos = 0;
+  const skipSpace = () => {
+    while (pos < source.length && /\s/.test(source[pos] as string)) pos++;
+  };
+  const word = () => {
+    const m = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(source.slice(pos));
+    return m ? m[0] : '';
+  };
+  skipSpace();
+  const start = pos;
+  const name = word();
+  if (name === '') fail(source, pos, 'expected a statistic such as p99(ttft) or a name such as attainment');
+  pos += name.length;
+  skipSpace();
+  let subject: ThresholdSubject;
+  if (source[pos] === '(') {
+    const stat = THRESHOLD_STATS[name.toLowerCase()];
+    if (!stat) fail(source, start, `unknown statistic '${name}'`);
+    pos++;
+    skipSpace();
+    const latStart = pos;
+    const latencyText = word();
+    const latency = THRESHOLD_LATENCIES[latencyText.toLowerCase()];
+    if (!latency)
+      fail(source, latStart, latencyText ? `unknown latency '${latencyText}'` : 'expected a latency name');
+    pos += latencyText.length;
+    skipSpace();
+    if (source[pos] !== ')') fail(source, pos, "expected ')'");
+    pos++;
+    subject = {
+      kind: 'latency',
+      stat,
+      statText: name.toLowerCase(),
+      latency,
+      latencyText: latencyText.toLowerCase(),
+    };
+  } else {
+    const scalar = THRESHOLD_SCALARS.find((s) => s === name.toLowerCase());
+    if (!scalar) {
+      const problem = THRESHOLD_STATS[name.toLowerCase()]
+        ? `'${name}' needs a latency in parentheses, e.g. ${name}(ttft)`
+        : `unknown name '${name}'`;
+      fail(source, start, problem);
+    }
+    subject = { kind: 'scalar', name: scalar };
+  }
+  skipSpace();
+  const opMatch = /^(<=|>=|<|>)/.exec(source.slice(pos));
+  if (!opMatch) fail(source, pos, 'expected a comparison: <, <=, > or >=');
+  const op = opMatch[1] as ThresholdOp;
+  pos += op.length;
+  skipSpace();
+  const numMatch = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(source.slice(pos));
+  if (!numMatch) fail(source, pos, 'expected a number');
+  let limit = Number(numMatch[0]);
+  pos += numMatch[0].length;
+  skipSpace();
+  const unit = word();
+  if (unit === 'ms' || unit === 's') {
+    if (subject.kind !== 'latency') fail(source, pos, `a unit ('${unit}') only applies to latencies`);
+    if (unit === 's') limit *= 1000;
+    pos += unit.length;
+    skipSpace();
+  } else if (unit !== '' && subject.kind === 'latency') {
+    fail(source, pos, `unknown unit '${unit}' (use ms or s)`);
+  }
+  if (pos < source.length) fail(source, pos, `unexpected '${source.slice(pos)}'`);
+  return { source: source.trim(), subject, op, limit };
+}
+
+/** Parses many; the first error wins. */
+export function parseThresholds(sources: readonly string[]): Threshold[] {
+  return sources.map(parseThreshold);
+}
+
+/** The subject as written canonically: "p99(ttft)" or "attainment". */
+export function subjectText(t: Threshold): string {
+  return t.subject.kind === 'latency' ? `${t.subject.statText}(${t.subject.latencyText})` : t.subject.name;
+}
+
+/** Canonical text: "p99(ttft) < 350 ms", "attainment >= 0.95". */
+export function formatThreshold(t: Threshold): string {
+  const unit = t.subject.kind === 'latency' ? ' ms' : '';
+  return `${subjectText(t)} ${t.op} ${t.limit}${unit}`;
+}

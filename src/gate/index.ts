@@ -1,0 +1,39 @@
+/**
+ * gate: a small threshold grammar, evaluation against a RunSummary, and CI-friendly output
+ * (pass/fail lines, JUnit XML, a Markdown job summary). Pure; the command lives in command.ts.
+ *
+ * @module
+ */
+export {
+  evaluateThresholds,
+  type GateResult,
+  type GateSpec,
+  gateSpecThresholds,
+  SHORTHAND_THRESHOLDS,
+  shorthandThresholds,
+  type ThresholdOutcome,
+  thresholdValue,
+} from './evaluate.js';
+export {
+  formatThreshold,
+  type LatencyStat,
+  parseThreshold,
+  parseThresholds,
+  subjectText,
+  THRESHOLD_LATENCIES,
+  THRESHOLD_SCALARS,
+  THRESHOLD_STATS,
+  type Threshold,
+  type ThresholdOp,
+  type ThresholdScalar,
+  type ThresholdSubject,
+} from './grammar.js';
+export {
+  escapeXml,
+  formatLimit,
+  formatOutcomeValue,
+  type JunitOptions,
+  renderGateLines,
+  renderGateMarkdown,
+  renderJunit,
+} from './render.js';
