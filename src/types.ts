@@ -153,6 +153,11 @@ export interface RequestRecord {
   finishReason?: string;
   /** TCP (+TLS) connect time when this request had to open a new connection. */
   connectMs?: number;
+  /**
+   * Transparent resends (0 or 1, absent when 0): the request was written on an idle keep-alive
+   * connection that the server had already closed, before any byte of a response; not a retry.
+   */
+  resends?: number;
 }
 
 /** Service-level objectives in milliseconds; a request is good when it meets every one that is set. */

@@ -1,0 +1,329 @@
+/**
+ * One HTTP attempt of a streamed completion, as an undici dispatch handler.
+ *
+ * It stamps raw times (`clock.now()` at each socket read), feeds the bytes to the SSE
+ * parser, reads each event with one JSON.parse, and classifies how the attempt ended.
+ * It never throws: it settles exactly once, through `fail()` (timers, aborts, bad data)
+ * or the end of the response. Callbacks arriving after it settled are ignored.
+ *
+ * @module
+ */
+
+import type { Dispatcher } from 'undici';
+import { codeForHttpStatus } from '../errors.js';
+import type { ApiKind, Clock, Ms, Outcome, RequestError, RequestErrorCode } from '../types.js';
+import {
+  classifyNetworkError,
+  messageIn,
+  parseRetryAfter,
+  serverErrorMessage,
+  truncate,
+} from './classify.js';
+import { SseParser } from './sse.js';
+
+/** Round to microseconds (3 decimals of a millisecond). */
+export function roundMs(ms: number): Ms {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** The usage object of an OpenAI response, as far as the client reads it. */
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+/** What every attempt of one client shares. */
+export interface AttemptContext {
+  clock: Clock;
+  api: ApiKind;
+  /** Keep the text of content chunks (to count tokens when the server sends no usage). */
+  keepText: boolean;
+  maxEventBytes: number;
+  /** Connect time of the connection opened for the request being written now, if it was new. */
+  takeConnectMs(): number | undefined;
+}
+
+const MODE_NONE = 0;
+const MODE_SSE = 1;
+const MODE_JSON = 2;
+const MODE_ERROR_BODY = 3;
+const MAX_ERROR_BODY = 64 * 1024;
+const MAX_JSON_BODY = 16 * 1024 * 1024;
+
+/** One attempt: dispatch handler and, once settled, its result. */
+export class StreamAttempt implements Dispatcher.DispatchHandler {
+  readonly dispatchMs: Ms;
+  sentMs: Ms;
+  headersMs: Ms | undefined;
+  firstTokenMs: Ms | undefined;
+  endMs: Ms = 0;
+  readonly chunkMs: Ms[] = [];
+  readonly chunkChars: number[] = [];
+  readonly texts: string[] | undefined;
+  httpStatus: number | undefined;
+  error: RequestError | undefined;
+  outcome: Outcome = 'success';
+  usage: Usage | undefined;
+  finishReason: string | undefined;
+  connectMs: number | undefined;
+  /** The request was written to a socket. */
+  started = false;
+  /** Any byte of a response (status line included) arrived. */
+  responded = false;
+  retryAfterMs: number | undefined;
+  settled = false;
+
+  private readonly ctx: AttemptContext;
+  private readonly onSettled: (attempt: StreamAttempt) => void;
+  private controller: Dispatcher.DispatchController | undefined;
+  private mode = MODE_NONE;
+  private parser: SseParser | undefined;
+  private body: Buffer[] | undefined;
+  private bodyBytes = 0;
+  private readAt = 0;
+  private readAtRounded = -1;
+  private sawDone = false;
+  private dataEvents = 0;
+  private emptyChoiceEvents = 0;
+  private streamError: string | undefined;
+  private ending = false;
+
+  constructor(ctx: AttemptContext, onSettled: (attempt: StreamAttempt) => void) {
+    this.ctx = ctx;
+    this.onSettled = onSettled;
+    this.dispatchMs = roundMs(ctx.clock.now());
+    this.sentMs = this.dispatchMs;
+    this.texts = ctx.keepText ? [] : undefined;
+  }
+
+  /** End the attempt now (timeout, cancel, abort, bad data); aborts the HTTP request if it is under way. */
+  fail(code: RequestErrorCode, message: string, outcome: Outcome = 'error'): void {
+    if (this.settled) return;
+    this.error = { code, message };
+    if (this.httpStatus !== undefined && code.startsWith('HTTP_')) this.error.httpStatus = this.httpStatus;
+    this.outcome = outcome;
+    this.endMs = roundMs(this.ctx.clock.now());
+    this.parser?.stop();
+    this.settle();
+    this.controller?.abort(new Error(`goodput: ${code}`));
+  }
+
+  private settle(): void {
+    this.settled = true;
+    this.onSettled(this);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.settled) {
+      controller.abort(new Error('goodput: request ended before it was sent'));
+      return;
+    }
+    this.controller = controller;
+    this.started = true;
+    this.sentMs = roundMs(this.ctx.clock.now());
+    this.connectMs = this.ctx.takeConnectMs();
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (this.settled) return;
+    this.responded = true;
+    this.headersMs = roundMs(this.ctx.clock.now());
+    this.httpStatus = statusCode;
+    if (statusCode >= 200 && statusCode < 300) {
+      const type = String(headers['content-type'] ?? '');
+      if (type.includes('application/json')) {
+        this.mode = MODE_JSON;
+        this.body = [];
+      } else {
+        this.mode = MODE_SSE;
+        this.parser = new SseParser(this.onEvent, { maxEventBytes: this.ctx.maxEventBytes });
+      }
+    } else {
+      this.mode = MODE_ERROR_BODY;
+      this.body = [];
+      if (statusCode === 429 || statusCode === 503)
+        this.retryAfterMs = parseRetryAfter(headers['retry-after']);
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.readAt = this.ctx.clock.now();
+    this.readAtRounded = -1;
+    this.bodyBytes += chunk.length;
+    if (this.mode === MODE_SSE) {
+      const parser = this.parser!;
+      parser.push(chunk);
+      if (parser.error !== undefined && !this.settled) this.fail('BAD_SSE', parser.error);
+      return;
+    }
+    const limit = this.mode === MODE_JSON ? MAX_JSON_BODY : MAX_ERROR_BODY;
+    if (this.bodyBytes - chunk.length < limit) this.body!.push(chunk);
+    else if (this.mode === MODE_JSON) this.fail('BAD_JSON', `response body exceeded ${limit} bytes`);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.endMs = roundMs(this.ctx.clock.now());
+    if (this.mode === MODE_ERROR_BODY) this.endHttpError();
+    else {
+      const error = this.mode === MODE_JSON ? this.endJson() : this.endSse();
+      if (this.settled) return;
+      if (error) {
+        this.error = error;
+        this.outcome = 'error';
+      }
+    }
+    if (!this.settled) this.settle();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.settled) return;
+    this.endMs = roundMs(this.ctx.clock.now());
+    this.error = classifyNetworkError(err);
+    this.outcome = 'error';
+    this.settle();
+  }
+
+  /** The SSE event callback (an arrow property: bound once per attempt, not per event). */
+  private readonly onEvent = (data: string, eventType: string): void => {
+    if (this.settled) return;
+    if (data === '[DONE]') {
+      this.sawDone = true;
+      return;
+    }
+    if (data.length === 0) return;
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      if (this.ending && !this.sawDone) {
+        this.fail('STREAM_TRUNCATED', 'the stream ended inside an event');
+      } else {
+        this.fail('BAD_JSON', `stream event is not JSON: ${truncate(data, 120)}`);
+      }
+      return;
+    }
+    if (event === null || typeof event !== 'object') {
+      this.fail('BAD_JSON', `stream event is not a JSON object: ${truncate(data, 120)}`);
+      return;
+    }
+    this.dataEvents++;
+    if ((event.error !== undefined && event.error !== null) || eventType === 'error') {
+      this.streamError ??= truncate(messageIn(event) ?? data);
+      return;
+    }
+    if (this.streamError !== undefined) return;
+    const usage = event.usage;
+    if (usage !== null && typeof usage === 'object') this.usage = usage as Usage;
+    const choices = event.choices as Record<string, unknown>[] | undefined;
+    if (!Array.isArray(choices) || choices.length === 0) {
+      if (usage === null || typeof usage !== 'object') this.emptyChoiceEvents++;
+      return;
+    }
+    const choice = choices[0]!;
+    const finish = choice.finish_reason;
+    if (typeof finish === 'string' && finish) this.finishReason = finish;
+    let chars = 0;
+    if (this.ctx.api === 'chat') {
+      const delta = (choice.delta ?? choice.message) as Record<string, unknown> | undefined;
+      if (delta) {
+        chars = this.take(delta.content) + this.take(delta.reasoning_content);
+        if (delta.reasoning_content === undefined) chars += this.take(delta.reasoning);
+      }
+    } else {
+      chars = this.take(choice.text);
+    }
+    if (chars > 0) this.chunk(chars);
+  };
+
+  private take(value: unknown): number {
+    if (typeof value !== 'string' || value.length === 0) return 0;
+    this.texts?.push(value);
+    return value.length;
+  }
+
+  private chunk(chars: number): void {
+    if (this.readAtRounded < 0) this.readAtRounded = roundMs(this.readAt);
+    if (this.firstTokenMs === undefined) this.firstTokenMs = this.readAtRounded;
+    this.chunkMs.push(this.readAtRounded);
+    this.chunkChars.push(chars);
+  }
+
+  private endSse(): RequestError | undefined {
+    const parser = this.parser!;
+    this.ending = true;
+    parser.end();
+    if (this.settled) return undefined;
+    if (parser.error !== undefined) return endError('BAD_SSE', parser.error);
+    if (this.streamError !== undefined) return endError('STREAM_ERROR_OBJECT', this.streamError);
+    if (this.dataEvents === 0 && !this.sawDone) {
+      if (this.bodyBytes === 0) return endError('EMPTY_STREAM', 'the response body was empty');
+      if (parser.dataLines === 0) {
+        return endError('BAD_SSE', `no server-sent events in a ${this.bodyBytes}-byte body`);
+      }
+      return endError('EMPTY_STREAM', 'the stream carried no events');
+    }
+    const terminated = this.sawDone || this.finishReason !== undefined;
+    if (this.chunkMs.length === 0) {
+      if (this.emptyChoiceEvents > 0 && this.emptyChoiceEvents === this.dataEvents) {
+        return endError('EMPTY_CHOICES', 'every stream event had an empty choices list');
+      }
+      if (!terminated) return endError('STREAM_TRUNCATED', 'the stream ended before any content');
+      if (!this.usage?.completion_tokens)
+        return endError('EMPTY_STREAM', 'the stream ended without any content');
+      return undefined;
+    }
+    if (!terminated)
+      return endError('STREAM_TRUNCATED', 'the stream ended without [DONE] or a finish_reason');
+    return undefined;
+  }
+
+  private endJson(): RequestError | undefined {
+    // The server ignored stream: true and answered one JSON document.
+    const text = Buffer.concat(this.body!).toString('utf8');
+    let doc: Record<string, unknown>;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return endError('BAD_JSON', `response is not JSON: ${truncate(text, 120)}`);
+    }
+    if (doc === null || typeof doc !== 'object') return endError('BAD_JSON', 'response is not an object');
+    if (doc.error !== undefined && doc.error !== null) {
+      return endError('STREAM_ERROR_OBJECT', truncate(messageIn(doc) ?? text));
+    }
+    if (doc.usage && typeof doc.usage === 'object') this.usage = doc.usage as Usage;
+    const choices = doc.choices as Record<string, unknown>[] | undefined;
+    if (!Array.isArray(choices) || choices.length === 0) {
+      return endError('EMPTY_CHOICES', 'the response carried no choices');
+    }
+    const choice = choices[0]!;
+    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+    const message = (choice.message ?? {}) as Record<string, unknown>;
+    this.readAt = this.ctx.clock.now();
+    this.readAtRounded = -1;
+    const chars =
+      this.take(this.ctx.api === 'chat' ? message.content : choice.text) +
+      this.take(message.reasoning_content ?? message.reasoning);
+    if (chars === 0) return endError('EMPTY_STREAM', 'the response carried no content');
+    this.chunk(chars);
+    return undefined;
+  }
+
+  private endHttpError(): void {
+    const status = this.httpStatus ?? 0;
+    const said = serverErrorMessage(Buffer.concat(this.body!).toString('utf8'));
+    const message = `HTTP ${status}${said ? `: ${said}` : ''}`;
+    this.error = { code: codeForHttpStatus(status), message, httpStatus: status };
+    this.outcome = 'error';
+  }
+}
+
+function endError(code: RequestErrorCode, message: string): RequestError {
+  return { code, message };
+}

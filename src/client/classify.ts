@@ -1,0 +1,187 @@
+/**
+ * Turning what went wrong into stable request error codes: socket and TLS errors,
+ * HTTP error bodies (the server's own message, from the OpenAI error JSON), Retry-After.
+ * Also the key scrubber: no message leaves the client carrying the API key.
+ *
+ * @module
+ */
+
+import type { RequestError, RequestErrorCode } from '../types.js';
+
+const MAX_MESSAGE_CHARS = 300;
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA', 'EAI_SERVICE']);
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+const CONNECT_TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+]);
+const TLS_CODES = new Set([
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+  name?: unknown;
+}
+
+/** The innermost error with a code (undici wraps socket errors in `cause`; happy-eyeballs throws AggregateError). */
+function rootError(err: unknown): ErrorLike {
+  let current = err as ErrorLike;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    if (Array.isArray(current.errors) && current.errors.length > 0 && typeof current.code !== 'string') {
+      current = current.errors[0] as ErrorLike;
+      continue;
+    }
+    const cause = current.cause as ErrorLike | undefined;
+    if (
+      cause &&
+      typeof cause === 'object' &&
+      (typeof cause.code === 'string' || cause.cause || cause.errors)
+    ) {
+      // Prefer the socket's own code over undici's generic wrapper.
+      if (typeof current.code !== 'string' || current.code === 'UND_ERR_SOCKET') {
+        current = cause;
+        continue;
+      }
+    }
+    break;
+  }
+  return current ?? {};
+}
+
+function codeOf(e: ErrorLike): string {
+  return typeof e.code === 'string' ? e.code : '';
+}
+
+/**
+ * Classify a socket-level failure (connect, DNS, TLS, reset, proxy) into a RequestError.
+ * Doctor reuses it for its reachability stage.
+ *
+ * @example
+ * ```ts
+ * classifyNetworkError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+ * // → { code: 'CONNECTION_REFUSED', message: 'ECONNREFUSED: connect ECONNREFUSED' }
+ * ```
+ */
+export function classifyNetworkError(err: unknown): RequestError {
+  const outer = (err ?? {}) as ErrorLike;
+  const root = rootError(err);
+  const code = codeOf(root) || codeOf(outer);
+  const text = `${typeof root.message === 'string' ? root.message : ''} ${
+    typeof outer.message === 'string' ? outer.message : ''
+  }`;
+  const message = truncate(`${code ? `${code}: ` : ''}${firstMessage(root, outer)}`);
+  const name = String(root.name ?? outer.name ?? '');
+  if (!code && name === 'TimeoutError') return { code: 'TIMEOUT', message };
+  if (!code && name === 'AbortError') return { code: 'INTERRUPTED', message };
+  return { code: codeFor(code, text), message };
+}
+
+function firstMessage(root: ErrorLike, outer: ErrorLike): string {
+  if (typeof root.message === 'string' && root.message) return root.message;
+  if (typeof outer.message === 'string' && outer.message) return outer.message;
+  return String(outer.name ?? 'unknown error');
+}
+
+function codeFor(code: string, text: string): RequestErrorCode {
+  if (code === 'ECONNREFUSED') return 'CONNECTION_REFUSED';
+  if (DNS_CODES.has(code)) return 'DNS_FAILURE';
+  if (/proxy/i.test(text) || code.startsWith('UND_ERR_PRX')) return 'PROXY_FAILURE';
+  if (
+    TLS_CODES.has(code) ||
+    code.startsWith('ERR_TLS') ||
+    code.startsWith('ERR_SSL') ||
+    /\bSSL\b|TLS/.test(text)
+  ) {
+    return 'TLS_FAILURE';
+  }
+  if (CONNECT_TIMEOUT_CODES.has(code)) return 'CONNECT_TIMEOUT';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'TIMEOUT';
+  if (RESET_CODES.has(code)) return 'CONNECTION_RESET';
+  if (code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') return 'INTERRUPTED';
+  return 'UNKNOWN';
+}
+
+/** Shorten a message for a record (one line, bounded). */
+export function truncate(message: string, max = MAX_MESSAGE_CHARS): string {
+  const oneLine = message.replace(/\s+/g, ' ').trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** Replace every occurrence of the key (and of its Bearer form) in a message. */
+export function redactKey(message: string, apiKey: string | undefined): string {
+  if (!apiKey || apiKey.length < 4) return message;
+  return message.split(apiKey).join('[redacted]');
+}
+
+/**
+ * Parse a Retry-After header: delay in seconds (`"2"`, `"0.5"`) or an HTTP date.
+ * Returns milliseconds from `nowEpochMs`, or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: unknown, nowEpochMs = Date.now()): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (typeof raw !== 'string') return undefined;
+  const text = raw.trim();
+  if (text === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowEpochMs);
+}
+
+/**
+ * The server's own words from an error body: OpenAI `{"error":{"message"}}`, vLLM
+ * `{"object":"error","message"}`, FastAPI `{"detail"}`, or the text itself, truncated.
+ */
+export function serverErrorMessage(body: string): string {
+  const text = body.trim();
+  if (text === '') return '';
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    const found = messageIn(parsed);
+    if (found) return truncate(found);
+  } catch {
+    // not JSON: the text itself
+  }
+  return truncate(text);
+}
+
+/** Find a human message in a parsed error object, tolerant of the shapes servers use. */
+export function messageIn(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!value || typeof value !== 'object') return undefined;
+  const obj = value as Record<string, unknown>;
+  if (obj.error !== undefined && obj.error !== null) {
+    const inner = messageIn(obj.error);
+    if (inner) return inner;
+  }
+  for (const key of ['message', 'detail', 'msg', 'error_description']) {
+    const v = obj[key];
+    if (typeof v === 'string' && v) return v;
+    if (Array.isArray(v) && v.length > 0) return JSON.stringify(v);
+  }
+  return undefined;
+}

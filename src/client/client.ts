@@ -1,0 +1,303 @@
+/**
+ * The streaming client: an undici Pool sized to the run's concurrency (keep-alive,
+ * pipelining 1), one StreamAttempt per HTTP attempt, retries with backoff that honours
+ * Retry-After, a transparent resend when a reused idle connection turns out closed by
+ * the server, and the timers (total, TTFT, the simulated user's cancel, the run's stop).
+ *
+ * @module
+ */
+
+import { buildConnector, Pool } from 'undici';
+import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
+import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
+import { redactKey } from './classify.js';
+import type { Client, ClientConfig, SendOptions } from './config.js';
+import { toRecord } from './record.js';
+import { endpointUrl, modelsUrl, requestBody } from './request.js';
+
+/** The per-send state the timers and the abort signal act on. */
+interface SendState {
+  current: StreamAttempt | undefined;
+  stop: { code: RequestErrorCode; message: string } | undefined;
+  wake: (() => void) | undefined;
+}
+
+/**
+ * Create a client for one endpoint.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({ baseUrl: sim.url, api: 'chat', model: sim.model, timeoutMs: 30_000,
+ *   sampling: { temperature: 0, maxTokens: 64, ignoreEos: true }, connections: 8 }, clock);
+ * await client.warmup(8);
+ * const record = await client.send(item, { scheduledMs: clock.now() });
+ * await client.close();
+ * ```
+ */
+export function createClient(cfg: ClientConfig, clock: Clock): Client {
+  const url = new URL(endpointUrl(cfg.baseUrl, cfg.api));
+  const path = url.pathname + url.search;
+  const models = new URL(modelsUrl(cfg.baseUrl));
+  const maxRetries = Math.max(0, cfg.maxRetries ?? 1);
+  const retryBaseMs = cfg.retryBaseMs ?? 250;
+  const maxRetryWaitMs = cfg.maxRetryWaitMs ?? 60_000;
+  const random = cfg.random ?? Math.random;
+
+  const getHeaders: Record<string, string> = { ...(cfg.headers ?? {}) };
+  if (cfg.apiKey) getHeaders.authorization = `Bearer ${cfg.apiKey}`;
+  const postHeaders: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+    ...getHeaders,
+  };
+
+  // Connect time: undici calls the connector's callback and then, synchronously, writes the
+  // first queued request on the new socket, so the attempt's onRequestStart can take it.
+  let justConnectedMs: number | undefined;
+  const baseConnector = buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) });
+  const connector: buildConnector.connector = (options, callback) => {
+    const t0 = clock.now();
+    baseConnector(options, (err, socket) => {
+      if (err) {
+        callback(err, null);
+        return;
+      }
+      justConnectedMs = roundMs(clock.now() - t0);
+      try {
+        callback(null, socket!);
+      } finally {
+        justConnectedMs = undefined;
+      }
+    });
+  };
+  const pool = new Pool(url.origin, {
+    connections: cfg.connections ?? null,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 600_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: connector,
+  });
+
+  const ctx: AttemptContext = {
+    clock,
+    api: cfg.api,
+    keepText: cfg.countTokens !== undefined,
+    maxEventBytes: cfg.maxEventBytes ?? 4 * 1024 * 1024,
+    takeConnectMs() {
+      const ms = justConnectedMs;
+      justConnectedMs = undefined;
+      return ms;
+    },
+  };
+  const inFlight = new Set<StreamAttempt>();
+  let closed = false;
+
+  function runAttempt(state: SendState, body: string): Promise<StreamAttempt> {
+    return new Promise((resolve) => {
+      let total: NodeJS.Timeout | undefined;
+      let ttft: NodeJS.Timeout | undefined;
+      const attempt = new StreamAttempt(ctx, (settled) => {
+        clearTimeout(total);
+        clearTimeout(ttft);
+        inFlight.delete(settled);
+        resolve(settled);
+      });
+      state.current = attempt;
+      if (state.stop) {
+        attempt.fail(state.stop.code, state.stop.message, 'cancelled');
+        return;
+      }
+      inFlight.add(attempt);
+      total = setTimeout(
+        () => attempt.fail('TIMEOUT', `no complete response within ${cfg.timeoutMs} ms`),
+        cfg.timeoutMs,
+      );
+      const ttftTimeoutMs = cfg.ttftTimeoutMs;
+      if (ttftTimeoutMs !== undefined && ttftTimeoutMs > 0) {
+        ttft = setTimeout(() => {
+          if (attempt.firstTokenMs === undefined) {
+            attempt.fail('TTFT_TIMEOUT', `no first token within ${ttftTimeoutMs} ms`);
+          }
+        }, ttftTimeoutMs);
+      }
+      try {
+        pool.dispatch({ method: 'POST', path, headers: postHeaders, body }, attempt);
+      } catch (err) {
+        attempt.onResponseError(undefined as never, err as Error);
+      }
+    });
+  }
+
+  function isRetryable(a: StreamAttempt): boolean {
+    const code = a.error!.code;
+    if (code.startsWith('HTTP_')) {
+      const status = a.httpStatus ?? 0;
+      return status === 429 || status >= 500;
+    }
+    if (a.responded) return false;
+    return code === 'CONNECTION_REFUSED' || code === 'CONNECT_TIMEOUT' || code === 'CONNECTION_RESET';
+  }
+
+  /** An idle keep-alive connection the server had closed: written, nothing came back, not a fresh socket. */
+  function isStaleConnection(a: StreamAttempt): boolean {
+    return a.error!.code === 'CONNECTION_RESET' && a.started && !a.responded && a.connectMs === undefined;
+  }
+
+  function retryWaitMs(retry: number, retryAfterMs: number | undefined): number | undefined {
+    const exp = retryBaseMs * 2 ** (retry - 1);
+    const wait = retryAfterMs ?? exp / 2 + (random() * exp) / 2;
+    return wait > maxRetryWaitMs ? undefined : wait;
+  }
+
+  function sleep(ms: number, state: SendState): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        state.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      state.wake = done;
+    });
+  }
+
+  async function sendInner(item: WorkItem, opts: SendOptions): Promise<RequestRecord> {
+    const body = requestBody(cfg.api, cfg.model, item, cfg.sampling, cfg.extraBody);
+    const state: SendState = { current: undefined, stop: undefined, wake: undefined };
+    const stopWith = (code: RequestErrorCode, message: string) => {
+      if (state.stop) return;
+      state.stop = { code, message };
+      state.current?.fail(code, message, 'cancelled');
+      state.wake?.();
+    };
+    const onAbort = () => stopWith('INTERRUPTED', 'the run stopped while the request was in flight');
+    const signal = opts.signal;
+    if (signal?.aborted || closed) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let cancelTimer: NodeJS.Timeout | undefined;
+    if (item.cancelAfterMs !== undefined && item.cancelAfterMs >= 0) {
+      const after = item.cancelAfterMs;
+      cancelTimer = setTimeout(() => stopWith('ABORTED', `the user gave up after ${after} ms`), after);
+    }
+    const failed: AttemptRecord[] = [];
+    let attempts = 0;
+    let resends = 0;
+    let firstSentMs: number | undefined;
+    let last!: StreamAttempt;
+    try {
+      for (;;) {
+        attempts++;
+        const a = await runAttempt(state, body);
+        firstSentMs ??= a.sentMs;
+        last = a;
+        if (!a.error || a.outcome === 'cancelled' || state.stop) break;
+        if (resends === 0 && isStaleConnection(a)) {
+          resends++;
+          attempts--;
+          continue;
+        }
+        if (attempts > maxRetries || !isRetryable(a)) break;
+        const wait = retryWaitMs(attempts, a.retryAfterMs);
+        if (wait === undefined) break;
+        const failedAttempt: AttemptRecord = {
+          attempt: attempts,
+          sentMs: a.sentMs,
+          endMs: a.endMs,
+          error: a.error,
+        };
+        if (a.retryAfterMs !== undefined) failedAttempt.retryAfterMs = a.retryAfterMs;
+        failed.push(failedAttempt);
+        await sleep(wait, state);
+        if (state.stop) break;
+      }
+    } finally {
+      clearTimeout(cancelTimer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    const record = toRecord(item, opts.scheduledMs, firstSentMs, last, attempts, failed, cfg.countTokens);
+    if (resends > 0) record.resends = resends;
+    if (state.stop && record.outcome !== 'cancelled') {
+      // Stopped while waiting to retry: the request ends cancelled, its attempts are all recorded.
+      record.outcome = 'cancelled';
+      record.error = { code: state.stop.code, message: state.stop.message };
+      record.endMs = roundMs(clock.now());
+    }
+    scrub(record, cfg.apiKey);
+    return record;
+  }
+
+  return {
+    async send(item, opts) {
+      try {
+        return await sendInner(item, opts);
+      } catch (err) {
+        return internalFailure(item, opts, roundMs(clock.now()), err, cfg.apiKey);
+      }
+    },
+    async warmup(n) {
+      const count = Math.max(0, Math.min(n, cfg.connections ?? n));
+      const open = [];
+      for (let i = 0; i < count; i++) {
+        open.push(
+          pool
+            .request({
+              method: 'GET',
+              path: models.pathname + models.search,
+              headers: getHeaders,
+              headersTimeout: cfg.timeoutMs,
+              bodyTimeout: cfg.timeoutMs,
+            })
+            .then(
+              (res) => res.body.dump(),
+              () => undefined,
+            ),
+        );
+      }
+      await Promise.all(open);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const busy = inFlight.size > 0;
+      for (const a of [...inFlight]) a.fail('INTERRUPTED', 'the client was closed', 'cancelled');
+      await (busy ? pool.destroy() : pool.close());
+    },
+  };
+}
+
+/** Remove the key from every message of a record (servers sometimes echo it). */
+function scrub(record: RequestRecord, apiKey: string | undefined): void {
+  if (!apiKey) return;
+  if (record.error) record.error.message = redactKey(record.error.message, apiKey);
+  for (const f of record.failedAttempts ?? []) f.error.message = redactKey(f.error.message, apiKey);
+}
+
+function internalFailure(
+  item: WorkItem,
+  opts: SendOptions,
+  nowMs: number,
+  err: unknown,
+  apiKey: string | undefined,
+): RequestRecord {
+  const message = redactKey(`internal client error: ${(err as Error)?.message ?? String(err)}`, apiKey);
+  return {
+    id: item.id,
+    index: item.index,
+    warmup: item.warmup,
+    outcome: 'error',
+    error: { code: 'UNKNOWN', message },
+    attempts: 1,
+    scheduledMs: roundMs(opts.scheduledMs),
+    sentMs: nowMs,
+    firstSentMs: nowMs,
+    endMs: nowMs,
+    chunkMs: [],
+    chunkChars: [],
+    promptTokens: item.promptTokens,
+    outputTokens: 0,
+    outputTokensSource: 'counted',
+    maxTokens: item.maxTokens,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The client's configuration and its public interface.
+ *
+ * @module
+ */
+
+import type { ApiKind, Ms, RequestRecord, Sampling, WorkItem } from '../types.js';
+
+export interface ClientConfig {
+  /** Base URL, e.g. `http://host:8000` or `https://gw.example/api` (a trailing `/v1` is not doubled). */
+  baseUrl: string;
+  api: ApiKind;
+  model: string;
+  /** Sent as `Authorization: Bearer`; never appears in a record or a message. */
+  apiKey?: string;
+  /** Total time allowed for one attempt, from dispatch to the last byte. */
+  timeoutMs: number;
+  /** Time allowed from dispatch to the first content (or reasoning) chunk. */
+  ttftTimeoutMs?: number;
+  /** Retries on 429, 503, other 5xx and connection failures before any response byte. Default 1. */
+  maxRetries?: number;
+  /** Connection pool size (the runner passes its concurrency). Default: unbounded. */
+  connections?: number;
+  sampling: Sampling;
+  /** Counts output tokens when the server sent no usage; without it, one token per content chunk. */
+  countTokens?: (text: string) => number;
+  /** Extra request headers (e.g. a gateway's routing header). */
+  headers?: Record<string, string>;
+  /** Extra JSON body fields, merged last. */
+  extraBody?: Record<string, unknown>;
+  /** TCP (+TLS) connect timeout. Default min(timeoutMs, 10 s). */
+  connectTimeoutMs?: number;
+  /** Largest SSE event accepted. Default 4 MiB. */
+  maxEventBytes?: number;
+  /** First retry backoff; doubles per retry, with jitter. Default 250 ms. */
+  retryBaseMs?: number;
+  /** Longest wait before a retry (Retry-After beyond it: no retry). Default 60 s. */
+  maxRetryWaitMs?: number;
+  /** Random source for the backoff jitter, in [0, 1). Default Math.random. */
+  random?: () => number;
+}
+
+export interface SendOptions {
+  /** Intended send time (open loop) or the time the slot became free (closed loop). */
+  scheduledMs: Ms;
+  /** Aborting it ends the request as 'cancelled' with code INTERRUPTED. */
+  signal?: AbortSignal;
+}
+
+/** A streaming client of an OpenAI-compatible endpoint. */
+export interface Client {
+  /** Send one request and record what happened. Never throws: a failure is a record with `error.code`. */
+  send(item: WorkItem, opts: SendOptions): Promise<RequestRecord>;
+  /** Open up to `n` keep-alive connections now, before the clock starts, so TCP set-up is not charged to TTFT. */
+  warmup(n: number): Promise<void>;
+  /** Close the connections (in-flight requests are aborted). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,14 @@
+/**
+ * The HTTP + SSE client: sends streamed completion requests to an OpenAI-compatible
+ * endpoint and records raw timestamps and counts (no metrics here). A failed request is a
+ * RequestRecord with a stable `error.code`, never a throw.
+ *
+ * @module
+ */
+
+export { classifyNetworkError, parseRetryAfter, redactKey, serverErrorMessage } from './classify.js';
+export { createClient } from './client.js';
+export type { Client, ClientConfig, SendOptions } from './config.js';
+export { type ListModelsOptions, listModels } from './models.js';
+export { endpointUrl, modelsUrl, requestBody } from './request.js';
+export { type SseEventHandler, SseParser, type SseParserOptions } from './sse.js';

@@ -1,0 +1,65 @@
+/**
+ * From the final attempt to the RequestRecord: output tokens from usage, else counted
+ * (the server sent none, or the user cancelled and the tokens received are wasted).
+ *
+ * @module
+ */
+
+import type { AttemptRecord, Ms, RequestRecord, WorkItem } from '../types.js';
+import { roundMs, type StreamAttempt } from './attempt.js';
+
+/** Tokens received, counted by the client: with the tokenizer when there is one, else one per chunk. */
+function countedTokens(a: StreamAttempt, countTokens: ((text: string) => number) | undefined): number {
+  if (countTokens && a.texts) {
+    if (a.texts.length === 0) return 0;
+    try {
+      return countTokens(a.texts.join(''));
+    } catch {
+      return a.chunkMs.length;
+    }
+  }
+  return a.chunkMs.length;
+}
+
+/** Build the record of one request from its final attempt and the attempts that failed before it. */
+export function toRecord(
+  item: WorkItem,
+  scheduledMs: Ms,
+  firstSentMs: Ms | undefined,
+  a: StreamAttempt,
+  attempts: number,
+  failed: AttemptRecord[],
+  countTokens: ((text: string) => number) | undefined,
+): RequestRecord {
+  const usage = a.usage;
+  const usageTokens = usage?.completion_tokens;
+  const fromUsage = a.outcome !== 'cancelled' && typeof usageTokens === 'number';
+  const record: RequestRecord = {
+    id: item.id,
+    index: item.index,
+    warmup: item.warmup,
+    outcome: a.outcome,
+    attempts,
+    scheduledMs: roundMs(scheduledMs),
+    sentMs: a.sentMs,
+    firstSentMs: firstSentMs ?? a.sentMs,
+    endMs: a.endMs,
+    chunkMs: a.chunkMs,
+    chunkChars: a.chunkChars,
+    promptTokens: item.promptTokens,
+    outputTokens: fromUsage ? (usageTokens as number) : countedTokens(a, countTokens),
+    outputTokensSource: fromUsage ? 'usage' : 'counted',
+    maxTokens: item.maxTokens,
+  };
+  if (a.error) record.error = a.error;
+  if (failed.length > 0) record.failedAttempts = failed;
+  if (a.headersMs !== undefined) record.headersMs = a.headersMs;
+  if (a.firstTokenMs !== undefined) record.firstTokenMs = a.firstTokenMs;
+  if (a.httpStatus !== undefined) record.httpStatus = a.httpStatus;
+  if (typeof usage?.prompt_tokens === 'number') record.serverPromptTokens = usage.prompt_tokens;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === 'number') record.reasoningTokens = reasoning;
+  if (a.finishReason !== undefined) record.finishReason = a.finishReason;
+  if (a.connectMs !== undefined) record.connectMs = a.connectMs;
+  return record;
+}
