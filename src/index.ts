@@ -8,5 +8,6 @@ export * from './client/index.js';
 export * from './errors.js';
 export * from './metrics/index.js';
 export * from './results/index.js';
+export * from './sim/index.js';
 export * from './types.js';
 export * from './workload/index.js';

@@ -1,0 +1,47 @@
+/**
+ * The simulated vLLM-like engine: a live OpenAI-compatible server (`startSim`), the engine
+ * itself for in-process use, virtual-time runs (`simulateVirtual`), profiles, and `simCommand`.
+ *
+ * @module
+ */
+
+export {
+  type EngineConfig,
+  type EngineOptions,
+  kvCapacityBlocks,
+  resolveEngineConfig,
+} from './engine-config.js';
+export { type FailureConfig, FailureInjector, type FailurePlan } from './failures.js';
+export { KvCache } from './kv-cache.js';
+export { LiveDriver } from './live.js';
+export {
+  DEFAULT_PROFILE,
+  GPU_PROFILES,
+  type GpuProfile,
+  kvBytesPerToken,
+  loadProfileFile,
+  MODEL_PROFILES,
+  type ModelProfile,
+  profileFromJson,
+  resolveProfile,
+  type SimProfile,
+} from './profiles.js';
+export type {
+  EngineCounters,
+  EngineRequest,
+  EngineRequestInput,
+  FinishReason,
+  RequestSink,
+} from './request.js';
+export { attentionPairs, createRoofline, type Roofline, type StepCost, type StepSlice } from './roofline.js';
+export { Engine, type EngineListener, EngineRejection, type StepEntry, type StepPlan } from './scheduler.js';
+export { type SimOptions, type SimServer, startSim } from './server.js';
+export { chatPromptText, countChatPromptTokens, OUTPUT_WORDS, pickOutputLength } from './text.js';
+export {
+  simulateVirtual,
+  syntheticBlockHashes,
+  type VirtualOptions,
+  type VirtualRequest,
+  type VirtualResult,
+  type VirtualTiming,
+} from './virtual.js';

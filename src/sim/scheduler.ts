@@ -1,0 +1,302 @@
+/**
+ * The engine: a step-driven continuous-batching scheduler over a paged KV cache.
+ *
+ * Each step is planned (`plan`), takes the roofline's time, then is committed (`commit`),
+ * which advances every scheduled sequence and samples a token for those whose known tokens
+ * are all computed. Two policies, as in vLLM:
+ * - chunked prefill on (V1): running sequences first (decodes and unfinished prefills), then
+ *   waiting ones, all under one token budget; a long prompt is split across steps;
+ * - chunked prefill off (V0): when requests wait and whole prompts fit the budget, the step is
+ *   prefill-only (running decodes stall); otherwise a decode-only step.
+ * When a running sequence needs a block and none is free, the most recently admitted running
+ * sequence is preempted (blocks freed, recomputed later from the front of the queue).
+ * The engine knows no clock: callers pass times in, so it runs live or in virtual time.
+ *
+ * @module
+ */
+
+import type { EngineConfig } from './engine-config.js';
+import { KvCache } from './kv-cache.js';
+import type { SimProfile } from './profiles.js';
+import type { EngineRequest, EngineRequestInput, FinishReason } from './request.js';
+import { emptyCounters } from './request.js';
+import { createRoofline, type Roofline, type StepCost } from './roofline.js';
+
+export interface StepEntry {
+  req: EngineRequest;
+  newTokens: number;
+  contextTokens: number;
+}
+
+/** A planned step: who computes how many tokens, and how long it takes. */
+export interface StepPlan {
+  entries: StepEntry[];
+  cost: StepCost;
+  /** cost.totalMs × slowdown. */
+  durationMs: number;
+  prefillOnly: boolean;
+}
+
+/** Observers of the engine (metrics). */
+export interface EngineListener {
+  onToken?(req: EngineRequest, tMs: number, gapMs: number | undefined): void;
+  onFinish?(req: EngineRequest, tMs: number): void;
+}
+
+/** A request the engine refuses (vLLM answers 400). */
+export class EngineRejection extends Error {
+  override name = 'EngineRejection';
+}
+
+export class Engine {
+  readonly config: EngineConfig;
+  readonly profile: SimProfile;
+  readonly kv: KvCache;
+  readonly roofline: Roofline;
+  readonly counters = emptyCounters();
+  readonly listeners: EngineListener[] = [];
+  /** Multiplies every step's time (1 = the roofline; 3 = three times slower). */
+  slowdown = 1;
+  private waiting: EngineRequest[] = [];
+  private running: EngineRequest[] = [];
+  private readonly byId = new Map<string, EngineRequest>();
+  private seq = 0;
+
+  constructor(profile: SimProfile, config: EngineConfig) {
+    this.profile = profile;
+    this.config = config;
+    this.kv = new KvCache(config.numGpuBlocks, config.blockSize);
+    this.roofline = createRoofline(profile);
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+  hasWork(): boolean {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+  get(id: string): EngineRequest | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Why a request of this size can never run (too long for the context or the cache), or undefined. */
+  check(promptTokens: number, outputTokens: number): string | undefined {
+    const {
+      maxModelLen,
+      maxNumBatchedTokens,
+      enableChunkedPrefill,
+      blockSize,
+      numGpuBlocks,
+      watermarkBlocks,
+    } = this.config;
+    const total = promptTokens + outputTokens;
+    if (promptTokens < 1) return 'the prompt is empty';
+    if (outputTokens < 1) return 'max_tokens must be at least 1';
+    if (total > maxModelLen)
+      return `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${total} tokens (${promptTokens} in the messages, ${outputTokens} in the completion). Please reduce the length of the messages or completion.`;
+    if (!enableChunkedPrefill && promptTokens > maxNumBatchedTokens)
+      return `the prompt (${promptTokens} tokens) exceeds max-num-batched-tokens (${maxNumBatchedTokens}) with chunked prefill off`;
+    if (Math.ceil(total / blockSize) > numGpuBlocks - watermarkBlocks)
+      return `the request needs ${Math.ceil(total / blockSize)} KV blocks, more than the cache holds (${numGpuBlocks})`;
+    return undefined;
+  }
+
+  /** Queue a request; throws EngineRejection when it can never run (see check). */
+  add(input: EngineRequestInput, nowMs: number): EngineRequest {
+    const why = this.check(input.promptTokens, input.outputTokens);
+    if (why) {
+      this.counters.rejected++;
+      throw new EngineRejection(why);
+    }
+    const req: EngineRequest = {
+      ...input,
+      seq: this.seq++,
+      arrivalMs: nowMs,
+      status: 'waiting',
+      computed: 0,
+      generated: 0,
+      blocks: [],
+      registeredBlocks: 0,
+      preemptions: 0,
+      cachedPromptTokens: 0,
+      detached: false,
+    };
+    this.byId.set(req.id, req);
+    this.waiting.push(req);
+    return req;
+  }
+
+  /** The client went away: abort (default) or keep generating as wasted work (--no-abort-on-disconnect). */
+  clientGone(id: string, nowMs: number): void {
+    const req = this.byId.get(id);
+    if (!req) return;
+    if (this.config.abortOnDisconnect) this.abort(id, nowMs);
+    else req.detached = true;
+  }
+
+  /** Remove a request now and free its blocks. Returns false if it is unknown or already finished. */
+  abort(id: string, nowMs: number): boolean {
+    const req = this.byId.get(id);
+    if (!req) return false;
+    const list = req.status === 'waiting' ? this.waiting : this.running;
+    const i = list.indexOf(req);
+    if (i >= 0) list.splice(i, 1);
+    this.finish(req, 'abort', nowMs);
+    return true;
+  }
+
+  /** Decide the next step, allocating blocks (and preempting) as needed; null when idle. */
+  plan(nowMs: number): StepPlan | null {
+    if (!this.hasWork()) return null;
+    const entries: StepEntry[] = [];
+    let budget = this.config.maxNumBatchedTokens;
+    if (!this.config.enableChunkedPrefill && this.waiting.length > 0) {
+      this.admit(entries, budget, true, nowMs);
+      if (entries.length > 0) return this.toPlan(entries, true);
+    }
+    const preemptionsBefore = this.counters.preemptions;
+    budget = this.scheduleRunning(entries, budget);
+    if (this.config.enableChunkedPrefill && this.counters.preemptions === preemptionsBefore && budget > 0)
+      this.admit(entries, budget, false, nowMs);
+    return entries.length > 0 ? this.toPlan(entries, false) : null;
+  }
+
+  /** Apply a planned step that ended at `endMs`: advance sequences, sample tokens, finish requests. */
+  commit(plan: StepPlan, endMs: number): void {
+    const bs = this.config.blockSize;
+    this.counters.steps++;
+    this.counters.busyMs += plan.durationMs;
+    let anyFinished = false;
+    for (const { req, newTokens } of plan.entries) {
+      if (req.status !== 'running') continue;
+      const before = req.computed;
+      const known = req.promptTokens + req.generated;
+      req.computed += newTokens;
+      if (!(req.generated > 0 && newTokens === 1 && before === known - 1))
+        this.counters.computedPrefillTokens += newTokens;
+      for (let b = Math.floor(before / bs); b * bs < req.computed; b++)
+        this.kv.setFill(req.blocks[b]!, Math.min(bs, req.computed - b * bs));
+      const hashes = req.promptBlockHashes;
+      if (hashes && this.config.enablePrefixCaching)
+        while (req.registeredBlocks < hashes.length && (req.registeredBlocks + 1) * bs <= req.computed) {
+          this.kv.register(req.blocks[req.registeredBlocks]!, hashes[req.registeredBlocks]!);
+          req.registeredBlocks++;
+        }
+      if (req.computed < known) continue;
+      req.generated++;
+      this.counters.generationTokens++;
+      if (req.detached) this.counters.abandonedTokens++;
+      if (req.firstTokenMs === undefined) {
+        req.firstTokenMs = endMs;
+        this.counters.promptTokens += req.promptTokens;
+      }
+      const gap = req.lastTokenMs === undefined ? undefined : endMs - req.lastTokenMs;
+      req.lastTokenMs = endMs;
+      req.sink.onToken(req, endMs);
+      for (const l of this.listeners) l.onToken?.(req, endMs, gap);
+      if (req.generated >= req.outputTokens) {
+        this.finish(req, req.finishReason, endMs);
+        anyFinished = true;
+      }
+    }
+    if (anyFinished) this.running = this.running.filter((r) => r.status === 'running');
+  }
+
+  private toPlan(entries: StepEntry[], prefillOnly: boolean): StepPlan {
+    const cost = this.roofline.cost(entries);
+    return { entries, cost, durationMs: cost.totalMs * this.slowdown, prefillOnly };
+  }
+
+  /** Running sequences first, in admission order; preempt the newest when blocks run out. */
+  private scheduleRunning(entries: StepEntry[], budget: number): number {
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const req = this.running[i]!;
+      const n = Math.min(req.promptTokens + req.generated - req.computed, budget);
+      if (n <= 0) continue;
+      while (!this.grow(req, req.computed + n)) {
+        const victim = this.running[this.running.length - 1]!;
+        this.preempt(victim);
+        if (victim === req) break;
+      }
+      if (req.status !== 'running') break;
+      entries.push({ req, newTokens: n, contextTokens: req.computed });
+      budget -= n;
+    }
+    return budget;
+  }
+
+  /** Admit waiting requests in order while budget, sequence slots and blocks (above the watermark) allow. */
+  private admit(entries: StepEntry[], budget: number, wholeOnly: boolean, nowMs: number): void {
+    const { blockSize: bs, maxNumSeqs, enablePrefixCaching, watermarkBlocks } = this.config;
+    while (this.waiting.length > 0 && budget > 0 && this.running.length < maxNumSeqs) {
+      const req = this.waiting[0]!;
+      const total = req.promptTokens + req.generated;
+      const hashes = req.promptBlockHashes;
+      // At least one token is always computed, so a full hit leaves the last block to recompute.
+      const hit =
+        enablePrefixCaching && hashes?.length ? this.kv.lookup(hashes, Math.floor((total - 1) / bs)) : [];
+      const start = hit.length * bs;
+      let n = total - start;
+      if (n > budget) {
+        if (wholeOnly) break;
+        n = budget;
+      }
+      const need = Math.ceil((start + n) / bs) - hit.length;
+      if (this.kv.freeBlocks() - this.kv.countFreeCached(hit) - need < watermarkBlocks) break;
+      this.kv.acquire(hit);
+      req.blocks = hit.concat(this.kv.allocate(need)!);
+      req.registeredBlocks = hit.length;
+      req.computed = start;
+      if (enablePrefixCaching) {
+        this.counters.prefixCacheQueries += total;
+        this.counters.prefixCacheHits += start;
+      }
+      if (req.firstScheduledMs === undefined) {
+        req.firstScheduledMs = nowMs;
+        req.cachedPromptTokens = start;
+      }
+      this.waiting.shift();
+      req.status = 'running';
+      this.running.push(req);
+      entries.push({ req, newTokens: n, contextTokens: start });
+      budget -= n;
+    }
+  }
+
+  private grow(req: EngineRequest, tokens: number): boolean {
+    const need = Math.ceil(tokens / this.config.blockSize) - req.blocks.length;
+    if (need <= 0) return true;
+    const got = this.kv.allocate(need);
+    if (!got) return false;
+    for (const b of got) req.blocks.push(b);
+    return true;
+  }
+
+  /** Recompute preemption: free everything, back to the front of the queue. */
+  private preempt(req: EngineRequest): void {
+    this.running.splice(this.running.lastIndexOf(req), 1);
+    this.kv.release(req.blocks);
+    req.blocks = [];
+    req.computed = 0;
+    req.registeredBlocks = 0;
+    req.status = 'waiting';
+    req.preemptions++;
+    this.counters.preemptions++;
+    this.waiting.unshift(req);
+  }
+
+  private finish(req: EngineRequest, reason: FinishReason, tMs: number): void {
+    if (req.blocks.length > 0) this.kv.release(req.blocks);
+    req.blocks = [];
+    req.status = 'finished';
+    req.finishedAs = reason;
+    req.finishedMs = tMs;
+    this.counters.finished[reason]++;
+    this.byId.delete(req.id);
+    req.sink.onFinish(req, tMs);
+    for (const l of this.listeners) l.onFinish?.(req, tMs);
+  }
+}

@@ -1,0 +1,136 @@
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SimServer, startSim } from './server.js';
+import { streamRequest } from './testing/sse-client.js';
+
+const PROMPT = ' the quick brown fox jumps over the lazy dog'.repeat(20);
+
+describe('sim server: OpenAI-compatible endpoints', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSim({ seed: 7, slowdown: 0.2 });
+  });
+  afterAll(() => sim.close());
+
+  it('serves /health, /v1/models and /metrics', async () => {
+    expect((await fetch(`${sim.url}/health`)).status).toBe(200);
+    const models = (await (await fetch(`${sim.url}/v1/models`)).json()) as { data: { id: string }[] };
+    expect(models.data.map((m) => m.id)).toEqual([sim.model]);
+    const metrics = await (await fetch(`${sim.url}/metrics`)).text();
+    expect(metrics).toContain('vllm:num_requests_running{model_name=');
+    expect(metrics).toMatch(/vllm:cache_config_info\{block_size="16",num_gpu_blocks="\d+"/);
+  });
+
+  it('streams chat with one token per chunk, usage on a final empty-choices chunk, and [DONE]', async () => {
+    const r = await streamRequest(`${sim.url}/v1/chat/completions`, {
+      model: sim.model,
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: PROMPT },
+      ],
+      max_tokens: 24,
+      ignore_eos: true,
+      stream_options: { include_usage: true },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/event-stream');
+    expect(r.done).toBe(true);
+    expect(r.contentChunks).toBe(24);
+    expect(r.usage).toEqual({
+      prompt_tokens: countTokens('You are terse.' + PROMPT),
+      completion_tokens: 24,
+      total_tokens: countTokens('You are terse.' + PROMPT) + 24,
+    });
+    expect(countTokens(r.text)).toBe(24);
+    expect(r.finishReason).toBe('length');
+    const last = r.json[r.json.length - 1]!;
+    expect(last.choices).toEqual([]);
+  });
+
+  it('honours max_completion_tokens over max_tokens, and stops early without ignore_eos', async () => {
+    const r = await streamRequest(`${sim.url}/v1/chat/completions`, {
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: 50,
+      max_completion_tokens: 5,
+      ignore_eos: true,
+    });
+    expect(r.contentChunks).toBe(5);
+    expect(r.usage).toBeUndefined();
+    const lengths = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const s = await streamRequest(`${sim.url}/v1/completions`, {
+        prompt: `${PROMPT} ${i}`,
+        max_tokens: 150,
+        stream_options: { include_usage: true },
+      });
+      expect(s.usage!.completion_tokens).toBe(s.contentChunks);
+      expect(s.contentChunks).toBeLessThanOrEqual(150);
+      expect(s.finishReason).toBe(s.contentChunks === 150 ? 'length' : 'stop');
+      lengths.add(s.finishReason!);
+    }
+    expect(lengths.has('stop')).toBe(true);
+  });
+
+  it('answers stream: false with a complete body', async () => {
+    const res = await fetch(`${sim.url}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: sim.model, prompt: PROMPT, max_tokens: 7, ignore_eos: true }),
+    });
+    const body = (await res.json()) as { choices: { text: string; finish_reason: string }[]; usage: { completion_tokens: number; prompt_tokens: number } };
+    expect(res.status).toBe(200);
+    expect(body.usage.completion_tokens).toBe(7);
+    expect(body.usage.prompt_tokens).toBe(countTokens(PROMPT));
+    expect(countTokens(body.choices[0]!.text)).toBe(7);
+    expect(body.choices[0]!.finish_reason).toBe('length');
+  });
+
+  it('is deterministic: same seed and prompt give the same text and length', async () => {
+    const body = { prompt: PROMPT, max_tokens: 300 };
+    const a = await streamRequest(`${sim.url}/v1/completions`, body);
+    const b = await streamRequest(`${sim.url}/v1/completions`, body);
+    const other = await startSim({ seed: 7, slowdown: 0.2 });
+    const c = await streamRequest(`${other.url}/v1/completions`, body);
+    await other.close();
+    expect(b.text).toBe(a.text);
+    expect(c.text).toBe(a.text);
+  });
+
+  it('answers 404 in OpenAI shape for an unknown model and 400 for a bad body', async () => {
+    const res = await fetch(`${sim.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { message: string; type: string; code: string } };
+    expect(body.error.code).toBe('model_not_found');
+    expect(body.error.message).toContain('nope');
+    const bad = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: '{not json' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: object }).error).toBeDefined();
+  });
+});
+
+describe('sim server: API key', () => {
+  it('answers 401 in OpenAI shape on a missing or wrong key, 200 with the right one', async () => {
+    const sim = await startSim({ apiKey: 'sk-test-123', slowdown: 0.2 });
+    try {
+      const body = { messages: [{ role: 'user', content: 'hello there' }], max_tokens: 2 };
+      for (const key of [undefined, 'sk-wrong']) {
+        const r = await streamRequest(`${sim.url}/v1/chat/completions`, body, { key });
+        expect(r.status).toBe(401);
+      }
+      const res = await fetch(`${sim.url}/v1/models`);
+      expect(res.status).toBe(401);
+      const err = (await res.json()) as { error: { type: string; code: string; message: string } };
+      expect(err.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_api_key' });
+      const ok = await streamRequest(`${sim.url}/v1/chat/completions`, body, { key: 'sk-test-123' });
+      expect(ok.status).toBe(200);
+      expect(ok.contentChunks).toBeGreaterThan(0);
+      expect((await fetch(`${sim.url}/health`)).status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * The simulator's HTTP server (node:http): vLLM's OpenAI-compatible endpoints over a live
+ * engine, `/health`, `/metrics`, an optional API key, failure injection, and runtime controls
+ * for tests (`setFailures`, `setSlowdown`).
+ *
+ * @module
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { GoodputError } from '../errors.js';
+import { type EngineConfig, type EngineOptions, resolveEngineConfig } from './engine-config.js';
+import { type FailureConfig, FailureInjector } from './failures.js';
+import { type GenerateContext, generate } from './generate.js';
+import { hasKey, readBody, sendError, sendJson } from './http.js';
+import { LiveDriver } from './live.js';
+import { createSimMetrics } from './metrics.js';
+import { resolveProfile, type SimProfile } from './profiles.js';
+import { Engine } from './scheduler.js';
+
+export interface SimOptions {
+  /** `gpu[xN]:model` (default h100:llama-3.1-8b) or a resolved profile (e.g. from a JSON file). */
+  profile?: string | SimProfile;
+  /** Served model id (default: the profile model's Hugging Face id, as vLLM serves it). */
+  model?: string;
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Seed of output lengths, output text and injected failures (default 0). */
+  seed?: number;
+  /** When set, /v1/* requires `Authorization: Bearer <apiKey>` (401 otherwise). */
+  apiKey?: string;
+  engine?: EngineOptions;
+  failures?: FailureConfig;
+  /** Step-time multiplier (default 1; 0.1 runs ten times faster than the roofline). */
+  slowdown?: number;
+  /** Mean output length when ignore_eos is off (default 200). */
+  meanOutputTokens?: number;
+}
+
+export interface SimServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no /v1). */
+  url: string;
+  port: number;
+  model: string;
+  profile: SimProfile;
+  config: EngineConfig;
+  engine: Engine;
+  registry: Registry;
+  /** Replace the failure rates for the requests that follow. */
+  setFailures(failures: FailureConfig): void;
+  /** Multiply step times from now on (1 = the roofline). */
+  setSlowdown(factor: number): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Start the simulated engine on 127.0.0.1 (port 0 by default).
+ *
+ * @example
+ * const sim = await startSim({ seed: 1 });
+ * const res = await fetch(`${sim.url}/v1/models`);
+ * await sim.close();
+ */
+export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
+  const profile = typeof opts.profile === 'object' ? opts.profile : resolveProfile(opts.profile);
+  const config = resolveEngineConfig(profile, opts.engine);
+  const engine = new Engine(profile, config);
+  engine.slowdown = opts.slowdown ?? 1;
+  const model = opts.model ?? profile.model.servedName;
+  const seed = opts.seed ?? 0;
+  const driver = new LiveDriver(engine);
+  const failures = new FailureInjector(opts.failures, seed);
+  const registry = createSimMetrics(engine, model);
+  let counter = 0;
+  const gen: GenerateContext = {
+    driver,
+    model,
+    seed,
+    meanOutputTokens: opts.meanOutputTokens ?? 200,
+    nextId: () => ++counter,
+  };
+  const created = Math.floor(Date.now() / 1000);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const method = req.method ?? 'GET';
+    if (path === '/health' && (method === 'GET' || method === 'HEAD')) return void res.writeHead(200).end();
+    if (path === '/metrics' && method === 'GET') {
+      const text = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType });
+      return void res.end(text);
+    }
+    if (path.startsWith('/v1/') && opts.apiKey !== undefined && !hasKey(req, opts.apiKey))
+      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    if (path === '/v1/models' && method === 'GET')
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [
+          {
+            id: model,
+            object: 'model',
+            created,
+            owned_by: 'goodput-sim',
+            root: model,
+            max_model_len: config.maxModelLen,
+          },
+        ],
+      });
+    const api =
+      path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : undefined;
+    if (!api || method !== 'POST')
+      return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(await readBody(req));
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        throw new Error('body is not a JSON object');
+      body = parsed as Record<string, unknown>;
+    } catch (e) {
+      return sendError(res, 400, `invalid JSON body: ${(e as Error).message}`, 'BadRequestError', 400);
+    }
+    if (body.model !== undefined && body.model !== model)
+      return sendError(
+        res,
+        404,
+        `The model \`${String(body.model)}\` does not exist.`,
+        'invalid_request_error',
+        'model_not_found',
+      );
+    const plan = failures.next();
+    const retry = { 'retry-after': String(failures.current.retryAfterS ?? 1) };
+    if (plan.http === 429)
+      return sendError(
+        res,
+        429,
+        'Rate limit reached (simulated).',
+        'rate_limit_error',
+        'rate_limit_exceeded',
+        retry,
+      );
+    if (plan.http === 500)
+      return sendError(res, 500, 'Internal server error (simulated).', 'InternalServerError', 500);
+    if (plan.http === 503)
+      return sendError(res, 503, 'Service unavailable (simulated).', 'ServiceUnavailableError', 503, retry);
+    if (plan.http === 404)
+      return sendError(
+        res,
+        404,
+        `The model \`${model}\` does not exist.`,
+        'invalid_request_error',
+        'model_not_found',
+      );
+    generate(gen, api, body, plan, req, res);
+  };
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent)
+        sendError(res, 500, `simulator error: ${(e as Error).message}`, 'InternalServerError', 500);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        new GoodputError(
+          'E_SIM',
+          `cannot listen on ${opts.host ?? '127.0.0.1'}:${opts.port ?? 0}: ${e.code ?? e.message}`,
+          'pick another --port, or stop what uses it',
+          { cause: e },
+        ),
+      ),
+    );
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    model,
+    profile,
+    config,
+    engine,
+    registry,
+    setFailures: (f) => failures.set(f),
+    setSlowdown: (factor) => {
+      if (!(factor > 0))
+        throw new GoodputError('E_SIM', `slowdown ${factor} must be > 0`, 'use e.g. 2 for twice slower');
+      engine.slowdown = factor;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        driver.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

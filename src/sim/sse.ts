@@ -1,0 +1,114 @@
+/**
+ * OpenAI-compatible response bodies as vLLM writes them: streamed chunks (SSE `data:` lines),
+ * the usage chunk with `choices: []`, non-streaming bodies, and OpenAI's error shape.
+ *
+ * @module
+ */
+
+import type { ApiKind } from '../types.js';
+
+/** What every chunk of one response repeats. */
+export interface ResponseShape {
+  api: ApiKind;
+  id: string;
+  created: number;
+  model: string;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export const SSE_DONE = 'data: [DONE]\n\n';
+
+function event(body: unknown): string {
+  return `data: ${JSON.stringify(body)}\n\n`;
+}
+
+function chunkObject(s: ResponseShape, choices: unknown[]): Record<string, unknown> {
+  return {
+    id: s.id,
+    object: s.api === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+    created: s.created,
+    model: s.model,
+    choices,
+  };
+}
+
+/** The first chat chunk: the assistant role with empty content (vLLM sends it before any token). */
+export function roleChunk(s: ResponseShape): string {
+  return event(
+    chunkObject(s, [
+      { index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+    ]),
+  );
+}
+
+/** One token of output; the last one carries its finish_reason. */
+export function tokenChunk(s: ResponseShape, text: string, finishReason: string | null): string {
+  const choice =
+    s.api === 'chat'
+      ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finishReason }
+      : { index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null };
+  return event(chunkObject(s, [choice]));
+}
+
+/** The final usage chunk (`stream_options.include_usage`): no choices, usage only. */
+export function usageChunk(s: ResponseShape, usage: Usage): string {
+  return event({ ...chunkObject(s, []), usage });
+}
+
+/** A chunk with an empty choices array and no usage (seen from some gateways). */
+export function emptyChoicesChunk(s: ResponseShape): string {
+  return event(chunkObject(s, []));
+}
+
+/** A deliberately broken SSE data line. */
+export const MALFORMED_EVENT = 'data: {"id": "broken", "choices": [{"delta": {"content": " x"\n\n';
+
+/** OpenAI's error object. */
+export function openAiError(
+  message: string,
+  type: string,
+  code: string | number | null,
+  param: string | null = null,
+) {
+  return { error: { message, type, param, code } };
+}
+
+/** An error object inside a 200 stream (as vLLM sends when generation fails mid-stream). */
+export function errorEvent(
+  message: string,
+  type = 'InternalServerError',
+  code: number | string = 500,
+): string {
+  return event(openAiError(message, type, code));
+}
+
+/** A complete non-streaming response body. */
+export function completeBody(
+  s: ResponseShape,
+  text: string,
+  finishReason: string,
+  usage: Usage,
+): Record<string, unknown> {
+  const choice =
+    s.api === 'chat'
+      ? {
+          index: 0,
+          message: { role: 'assistant', content: text },
+          logprobs: null,
+          finish_reason: finishReason,
+        }
+      : { index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null };
+  return {
+    id: s.id,
+    object: s.api === 'chat' ? 'chat.completion' : 'text_completion',
+    created: s.created,
+    model: s.model,
+    choices: [choice],
+    usage,
+  };
+}

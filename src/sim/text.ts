@@ -1,0 +1,104 @@
+/**
+ * Token counting and output text.
+ *
+ * Prompt tokens are counted with o200k_base (gpt-tokenizer), the encoding the client uses:
+ * - completions: the tokens of `prompt` (a string, or the strings of an array joined with '');
+ * - chat: the tokens of every message's content concatenated with nothing between them
+ *   (no role markers, no chat template), exactly as the workload's `countPromptTokens` counts;
+ *   content given as parts counts the `text` of its text parts joined with ''.
+ * Special-token text such as `<|endoftext|>` counts as plain text (no throw), as for the client.
+ * Output text: every streamed chunk is exactly one o200k token, a word with a leading space
+ * from a fixed pool (each verified to be one token), so counting the streamed text gives
+ * `usage.completion_tokens`.
+ *
+ * @module
+ */
+
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { createSimRng, hashString } from './rng.js';
+
+const CACHE_LIMIT = 512;
+/** Treat special-token text as ordinary text, as the workload's tokenizer does. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+const cache = new Map<string, number[]>();
+
+/** o200k_base token ids of a text, with a small LRU cache (shared system prompts repeat). */
+export function tokenIds(text: string): number[] {
+  const hit = cache.get(text);
+  if (hit) {
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
+  const ids = encode(text, PLAIN_TEXT);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(text, ids);
+  return ids;
+}
+
+/** A chat message's content: a string, or OpenAI content parts. */
+export type MessageContent = string | { type?: string; text?: string }[] | null | undefined;
+
+/** The text of a message content (text parts joined with ''). */
+export function contentText(content: MessageContent): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('');
+  return '';
+}
+
+/** The text whose tokens make a chat prompt: message contents concatenated with nothing between them. */
+export function chatPromptText(messages: readonly { content?: MessageContent }[]): string {
+  let text = '';
+  for (const m of messages) text += contentText(m.content);
+  return text;
+}
+
+/** Prompt tokens of a chat request (see the module comment for exactly what is counted). */
+export function countChatPromptTokens(messages: readonly { content?: MessageContent }[]): number {
+  return tokenIds(chatPromptText(messages)).length;
+}
+
+/** Common English words, each a single o200k_base token when preceded by a space. */
+export const OUTPUT_WORDS: readonly string[] = (
+  'the of and to in is that for it as with was on be at by this had not are but from or have an they ' +
+  'which one you were her all she there would their we him been has when who will more no if out so ' +
+  'said what up its about into than them can only other new some could time these two may then do ' +
+  'first any my now such like our over man me even most made after also did many before must through ' +
+  'back years where much your way well down should because each just those people how too little ' +
+  'state good very make world still own see men work long get here between both life being under ' +
+  'never day same another know while last might us great old year off come since against go came ' +
+  'right used take three'
+)
+  .split(' ')
+  .map((w) => ` ${w}`);
+
+/** The text of output token `index` (0-based) of a request whose text seed is `textSeed`. */
+export function outputToken(textSeed: number, index: number): string {
+  const h = Math.imul(textSeed ^ Math.imul(index + 1, 0x9e3779b1), 0x85ebca6b) >>> 0;
+  return OUTPUT_WORDS[((h ^ (h >>> 15)) >>> 0) % OUTPUT_WORDS.length]!;
+}
+
+export interface OutputLengthInput {
+  /** The server's seed. */
+  seed: number;
+  /** What identifies the request's content (e.g. its prompt text) and the request's own `seed`. */
+  key: string;
+  maxTokens: number;
+  ignoreEos: boolean;
+  /** Mean of the EOS position's exponential distribution. */
+  meanOutputTokens: number;
+}
+
+/**
+ * Output length: with ignore_eos, exactly maxTokens ('length'); otherwise an EOS position drawn
+ * from an exponential distribution (mean meanOutputTokens, at least 1) seeded by the server seed
+ * and the request, capped at maxTokens ('length' when capped, else 'stop').
+ */
+export function pickOutputLength(i: OutputLengthInput): { tokens: number; finishReason: 'stop' | 'length' } {
+  if (i.ignoreEos) return { tokens: i.maxTokens, finishReason: 'length' };
+  const u = createSimRng(hashString(i.key, i.seed)).next();
+  const eos = 1 + Math.floor(-i.meanOutputTokens * Math.log(1 - u));
+  return eos >= i.maxTokens
+    ? { tokens: i.maxTokens, finishReason: 'length' }
+    : { tokens: eos, finishReason: 'stop' };
+}
