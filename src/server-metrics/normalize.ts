@@ -70,24 +70,14 @@ const VLLM_RULES: SeriesRule[] = [
   },
 ];
 
-/** The simulator speaks vLLM and adds what vLLM cannot say (fragmentation, abandoned work). */
+/**
+ * The simulator speaks vLLM and adds what vLLM cannot say (src/sim/metrics.ts):
+ * `goodput_sim:kv_fragmentation_perc` and `goodput_sim:abandoned_generation_tokens_total`.
+ */
 const SIM_RULES: SeriesRule[] = [
   ...VLLM_RULES,
-  {
-    series: 'kvFragmentation',
-    names: ['goodput:kv_fragmentation', 'goodput_sim_kv_fragmentation', 'goodput_kv_fragmentation'],
-    agg: 'mean',
-  },
-  {
-    series: 'wastedTokensTotal',
-    names: [
-      ...counter('goodput:abandoned_tokens'),
-      ...counter('goodput_sim_abandoned_tokens'),
-      ...counter('goodput_abandoned_tokens'),
-      ...counter('goodput:wasted_tokens'),
-    ],
-    agg: 'sum',
-  },
+  { series: 'kvFragmentation', names: ['goodput_sim:kv_fragmentation_perc'], agg: 'mean' },
+  { series: 'wastedTokensTotal', names: counter('goodput_sim:abandoned_generation_tokens'), agg: 'sum' },
 ];
 
 function sglangRules(p: string): SeriesRule[] {

@@ -1,0 +1,33 @@
+/**
+ * Diagnosis: a short ranked list of findings that line client latency up with the
+ * server's series per time slice (queueing, KV pressure, prefill- or decode-bound,
+ * client-bound, wasted work, errors), each with its evidence and the knob it points to.
+ * Pure: records, samples and summary in, findings out.
+ *
+ * @module
+ */
+export { type DiagnosisInput, diagnose, renderFindings } from './diagnose.js';
+export {
+  correlation,
+  ObservationCollector,
+  observe,
+  type RequestObservation,
+  type TimeSlice,
+  timeSlices,
+} from './observations.js';
+export {
+  clientBoundFinding,
+  DECODE_TPOT_RATIO,
+  decodeFinding,
+  errorsFinding,
+  KV_PRESSURE_USAGE,
+  kvPressureFinding,
+  LATE_SEND_SHARE,
+  PREFILL_TTFT_RATIO,
+  prefillFinding,
+  QUEUE_TTFT_RATIO,
+  queueingFinding,
+  type SummaryView,
+  WASTED_SHARE,
+  wastedWorkFinding,
+} from './rules.js';
