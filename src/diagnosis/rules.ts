@@ -122,7 +122,10 @@ export function prefillFinding(observations: readonly RequestObservation[]): Fin
     if (o.outcome !== 'success' || o.ttftMs === undefined || o.promptTokens <= 0) continue;
     const b = Math.floor(Math.log2(o.promptTokens));
     let list = buckets.get(b);
-    if (!list) buckets.set(b, (list = []));
+    if (!list) {
+      list = [];
+      buckets.set(b, list);
+    }
     list.push(o.ttftMs);
   }
   const rows = [...buckets.entries()]
