@@ -6,12 +6,11 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { resolveTarget, type TargetConfig } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
-import type { LoadSpec, Slo } from '../types.js';
-import { type FileConfig, loadFileConfig, parseSloText } from './config-bridge.js';
+import type { LoadSpec } from '../types.js';
 import type { ParsedArgs } from './spec.js';
 
 /** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
@@ -21,30 +20,6 @@ type Env = Record<string, string | undefined>;
 
 function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
-}
-
-async function readKeyFile(path: string): Promise<string> {
-  try {
-    const key = (await readFile(path, 'utf8')).trim();
-    if (key.length === 0) throw new Error('empty');
-    return key;
-  } catch (e) {
-    throw new GoodputError(
-      'E_KEY',
-      `cannot read an API key from --api-key-file ${path}: ${(e as Error).message === 'empty' ? 'the file is empty' : ((e as NodeJS.ErrnoException).code ?? 'unreadable')}`,
-      'point --api-key-file at a readable file holding only the key, or set GOODPUT_API_KEY',
-    );
-  }
-}
-
-/** Flag, then env, then file: the key (trimmed), or undefined when none is set. */
-async function resolveApiKey(opts: Record<string, unknown>, env: Env, file: FileConfig, cwd: string) {
-  if (typeof opts.apiKeyFile === 'string') return readKeyFile(resolvePath(cwd, opts.apiKeyFile));
-  for (const name of ['GOODPUT_API_KEY', 'OPENAI_API_KEY']) {
-    const v = env[name]?.trim();
-    if (v) return v;
-  }
-  return file.apiKey;
 }
 
 function parseLabels(items: string[] | undefined): Record<string, string> | undefined {
@@ -58,7 +33,7 @@ function parseLabels(items: string[] | undefined): Record<string, string> | unde
   return labels;
 }
 
-function resolveLoad(o: Record<string, unknown>, file: FileConfig): LoadSpec {
+function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {
   const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
   const rate = num('rate');
   const concurrencyFlag = num('concurrency');
@@ -94,8 +69,8 @@ function resolveLoad(o: Record<string, unknown>, file: FileConfig): LoadSpec {
   const load: LoadSpec = {
     mode: open ? 'open' : 'closed',
     warmup: num('warmup') ?? DEFAULT_LOAD.warmup,
-    timeoutMs: num('timeout') ?? file.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
-    maxRetries: num('maxRetries') ?? file.maxRetries ?? DEFAULT_LOAD.maxRetries,
+    timeoutMs: num('timeout') ?? target.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
+    maxRetries: num('maxRetries') ?? target.maxRetries ?? DEFAULT_LOAD.maxRetries,
   };
   if (concurrency !== undefined) load.concurrency = concurrency;
   if (open) {
@@ -121,20 +96,20 @@ export async function resolveBenchmarkConfig(
   cwd: string,
 ): Promise<BenchmarkConfig> {
   const o = args.options;
-  const file: FileConfig =
-    typeof o.config === 'string' ? await loadFileConfig(resolvePath(cwd, o.config)) : {};
   const str = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
   const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
-
-  const url = str('url') ?? env.GOODPUT_BASE_URL ?? file.baseUrl;
-  if (url !== undefined && !/^https?:\/\/[^/]/i.test(url)) {
-    throw usage(
-      `--url must be an http:// or https:// base URL, got '${url}'`,
-      'e.g. --url http://localhost:8000',
-    );
-  }
-  const model = str('model') ?? env.GOODPUT_MODEL ?? file.model;
-  const apiKey = await resolveApiKey(o, env, file, cwd);
+  // URL, model, key, SLO, timeout and retries: the config module's precedence (flag > env > file).
+  const target = await resolveTarget({
+    flags: {
+      url: str('url'),
+      model: str('model'),
+      apiKeyFile: str('apiKeyFile'),
+      config: str('config'),
+      slo: str('slo'),
+    },
+    env,
+    cwd,
+  });
 
   const dataset = str('dataset');
   if (dataset !== undefined && args.given.has('promptTokens')) {
@@ -164,7 +139,6 @@ export async function resolveBenchmarkConfig(
   if (maxTokens === 0) throw usage('--max-tokens must be at least 1', 'e.g. --max-tokens 128');
 
   const seed = num('seed') ?? DEFAULT_SEED;
-  const slo: Slo = { ...file.slo, ...(str('slo') ? parseSloText(str('slo')!) : {}) };
   const outDir = str('out');
 
   const config: BenchmarkConfig = {
@@ -176,14 +150,17 @@ export async function resolveBenchmarkConfig(
       seed,
     },
     workload: { promptTokens },
-    load: resolveLoad(o, file),
-    slo,
+    load: resolveLoad(o, target),
+    slo: target.slo ?? {},
     seed,
     serverMetrics: { enabled: o.serverMetrics !== false },
   };
-  if (url !== undefined) config.url = url.replace(/\/+$/, '');
-  if (model !== undefined) config.model = model;
-  if (apiKey !== undefined) config.apiKey = apiKey;
+  if (target.baseUrl !== undefined) config.url = target.baseUrl;
+  if (target.model !== undefined) config.model = target.model;
+  if (target.apiKey !== undefined) config.apiKey = target.apiKey;
+  if (target.warnings.length > 0 || target.keyProblems.length > 0) {
+    config.warnings = [...target.warnings, ...target.keyProblems.map((p) => `API key: ${p}`)];
+  }
   const topP = num('topP');
   if (topP !== undefined) config.sampling.topP = topP;
   if (range !== undefined) config.workload.promptTokensRange = range;

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import { parseDurationMs } from './duration.js';
 import type { OptionSpec } from './spec.js';
 
 /** The form each option type expects, for error messages and help. */
@@ -75,11 +75,9 @@ export function convertOptionValue(spec: OptionSpec, raw: string): string | numb
       if (v === 'false' || v === '0' || v === 'no') return false;
       throw badValue(spec, raw, EXPECTED_FORM.boolean);
     }
-    case 'duration': {
-      const ms = parseDurationMs(raw);
-      if (ms === undefined) throw badValue(spec, raw, EXPECTED_FORM.duration);
-      return ms;
-    }
+    case 'duration':
+      // The config module's grammar (500ms, 60s, 1m30s, a bare number of ms); its errors name the flag.
+      return parseDuration(raw, `--${spec.name}`);
     case 'list': {
       const items = raw
         .split(',')

@@ -44,6 +44,8 @@ export interface BenchmarkConfig {
   labels?: Record<string, string>;
   /** Server metrics scrape (--metrics-url, --no-server-metrics). */
   serverMetrics: { enabled: boolean; url?: string };
+  /** Things the user should know about the configuration (printed on stderr; never the key). */
+  warnings?: string[];
   /** Embedded engine options (only used without url). */
   sim?: { profile?: string };
 }

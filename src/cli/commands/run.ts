@@ -1,0 +1,47 @@
+/**
+ * `goodput run`: one benchmark. Thin: flags → BenchmarkConfig → runBenchmark → table or
+ * JSON on stdout. Everything it measures is in the result directory, even after Ctrl-C.
+ *
+ * @module
+ */
+
+import { ExitCode } from '../../errors.js';
+import { renderRunTable } from '../../report/index.js';
+import { runBenchmark, unmeasurableError } from '../../runner/index.js';
+import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from '../options.js';
+import type { CommandSpec } from '../spec.js';
+import { toolVersion } from '../version.js';
+
+export const runCommand: CommandSpec = {
+  name: 'run',
+  summary: 'Run one benchmark and print its baseline (TTFT, TPOT, ITL, E2EL, throughput, goodput)',
+  description: [
+    'With no --url, the embedded simulated engine is started on 127.0.0.1 and measured: no GPU, key or network.',
+    'With no load flags, a default closed-loop load of about ten seconds is run.',
+    'Writes DIR/summary.json (vLLM-compatible keys) and DIR/requests.jsonl (one record per request, streamed).',
+    'Ctrl-C stops the load, writes what was measured and exits 130.',
+  ].join('\n'),
+  options: BENCHMARK_OPTIONS,
+  async run(ctx) {
+    const config = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
+    const quiet = ctx.args.options.quiet === true;
+    const json = ctx.args.options.json === true;
+    if (!quiet) for (const w of config.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    const { summary, dir } = await runBenchmark(config, {
+      stderr: ctx.stderr,
+      signal: ctx.signal,
+      cwd: ctx.cwd,
+      quiet,
+      version: toolVersion(),
+    });
+    if (json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else if (!quiet) ctx.stdout.write(renderRunTable(summary));
+    if (ctx.signal.aborted) {
+      if (!quiet) ctx.stderr.write(`interrupted: what was measured is in ${dir}\n`);
+      return ExitCode.INTERRUPTED;
+    }
+    const failure = unmeasurableError(summary, dir);
+    if (failure) throw failure;
+    return ExitCode.OK;
+  },
+};

@@ -1,0 +1,236 @@
+/**
+ * runBenchmark: one whole run. Starts the embedded engine when there is no URL, finds the
+ * model, builds the workload, opens connections before the clock starts, runs the load with
+ * records streaming to requests.jsonl and into the accumulator, scrapes server metrics,
+ * and writes summary.json. Returns the summary and the result directory.
+ *
+ * @module
+ */
+
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Client, createClient, listModels } from '../client/index.js';
+import { GoodputError } from '../errors.js';
+import { RunAccumulator } from '../metrics/index.js';
+import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
+import { type ServerMetricsRecorder, startServerMetricsRecorder } from '../server-metrics/index.js';
+import { type SimServer, startSim } from '../sim/index.js';
+import {
+  type RequestRecord,
+  type RunMeta,
+  type RunSummary,
+  SCHEMA_VERSION,
+  type TargetInfo,
+  type WorkloadSpec,
+} from '../types.js';
+import { createTokenizer, createWorkload, loadDataset } from '../workload/index.js';
+import type { BenchmarkConfig } from './config.js';
+import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
+import { ProgressBar, type ProgressStream } from './progress.js';
+import { RunClock } from './timer.js';
+
+export interface BenchmarkIo {
+  /** Notes (result directory, embedded engine) and the progress bar (when a TTY). */
+  stderr?: ProgressStream;
+  /** Aborting it stops the load, interrupts in-flight requests and still writes the results. */
+  signal?: AbortSignal;
+  /** Base of the default result directory. */
+  cwd: string;
+  /** No notes, no progress bar. */
+  quiet?: boolean;
+  /** Tool version recorded in the summary. */
+  version?: string;
+  /** Called with every record (warmup included) as it completes. */
+  onRecord?: (record: RequestRecord) => void;
+}
+
+export interface BenchmarkResult {
+  summary: RunSummary;
+  /** The result directory (summary.json, requests.jsonl, server-metrics.jsonl). */
+  dir: string;
+}
+
+/** "20260314-091502" in local time. */
+function stamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+async function pickModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
+  const models = await listModels(baseUrl, apiKey);
+  const first = models[0];
+  if (first === undefined) {
+    throw new GoodputError(
+      'E_NO_MODEL',
+      `GET ${baseUrl}/v1/models returned no model`,
+      'pass --model with the id the server serves',
+    );
+  }
+  return first;
+}
+
+/** Runs one benchmark and writes its result directory; see the module comment. */
+export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Promise<BenchmarkResult> {
+  const note = (text: string) => {
+    if (!io.quiet) io.stderr?.write(`${text}\n`);
+  };
+  const runId = randomBytes(4).toString('hex');
+  const clock = new RunClock();
+  let sim: SimServer | undefined;
+  let recorder: ServerMetricsRecorder | undefined;
+  let writer: JsonlWriter<RequestRecord> | undefined;
+  let client: Client | undefined;
+  try {
+    if (config.url === undefined) {
+      sim = await startSim({ host: '127.0.0.1', port: 0, seed: config.seed, profile: config.sim?.profile });
+      note(`embedded engine: ${sim.url} (${sim.profile.id}), model ${sim.model}`);
+    }
+    const baseUrl = config.url ?? sim!.url;
+    const model = config.model ?? (await pickModel(baseUrl, config.apiKey));
+
+    const tokenizer = createTokenizer();
+    const dataset = config.workload.datasetPath ? await loadDataset(config.workload.datasetPath) : undefined;
+    const spec: WorkloadSpec = {
+      kind: dataset ? 'dataset' : 'synthetic',
+      api: config.api,
+      maxTokens: config.sampling.maxTokens,
+      tokenizer: tokenizer.name,
+    };
+    if (!dataset) spec.promptTokens = config.workload.promptTokens;
+    if (config.workload.promptTokensRange !== undefined)
+      spec.promptTokensRange = config.workload.promptTokensRange;
+    if (config.workload.systemPromptTokens !== undefined) {
+      spec.systemPromptTokens = config.workload.systemPromptTokens;
+    }
+    const workload = createWorkload(spec, {
+      seed: config.seed,
+      warmup: config.load.warmup,
+      requests: config.load.requests,
+      rate: config.load.mode === 'open' ? config.load.rate : undefined,
+      burstiness: config.load.burstiness,
+      cancelRate: config.workload.cancelRate,
+      cancelAfterMs: config.workload.cancelAfterMs,
+      dataset,
+      tokenizer,
+      outputFromDataset: config.workload.outputFromDataset ?? true,
+    });
+
+    const target: TargetInfo = { baseUrl: redactUrl(baseUrl), api: config.api, embedded: sim !== undefined };
+    if (sim) {
+      target.timeMode = 'live';
+      target.simProfile = sim.profile.id;
+    }
+    const width = config.load.concurrency ?? config.load.maxConcurrency ?? 64;
+    client = createClient(
+      {
+        baseUrl,
+        api: config.api,
+        model,
+        apiKey: config.apiKey,
+        timeoutMs: config.load.timeoutMs,
+        ttftTimeoutMs: config.load.ttftTimeoutMs,
+        maxRetries: config.load.maxRetries,
+        connections: config.load.mode === 'closed' ? width : config.load.maxConcurrency,
+        sampling: config.sampling,
+        countTokens: (text) => tokenizer.count(text),
+      },
+      clock,
+    );
+    // Open the connections first, then start the clock: TCP set-up is not charged to TTFT.
+    await client.warmup(Math.min(width, 256));
+    clock.reset();
+    const startedAt = new Date();
+
+    const dir = config.outDir ?? join(io.cwd, 'goodput-results', `${stamp(startedAt)}-${runId}`);
+    await mkdir(dir, { recursive: true });
+    note(`results: ${dir}`);
+    writer = new JsonlWriter<RequestRecord>(join(dir, RESULT_FILES.requests), {
+      schemaVersion: SCHEMA_VERSION,
+      kind: 'goodput.requests',
+      runId,
+      startedAt: startedAt.toISOString(),
+    });
+    if (config.serverMetrics.enabled) {
+      recorder = startServerMetricsRecorder({
+        metricsUrl: config.serverMetrics.url ?? `${baseUrl.replace(/\/v1\/?$/, '')}/metrics`,
+        dir,
+        runId,
+        startedAt: startedAt.toISOString(),
+        clock,
+      });
+    }
+
+    const meta: RunMeta = {
+      tool: { name: 'goodput', version: io.version ?? '0.0.0' },
+      runId,
+      startedAt: startedAt.toISOString(),
+      target,
+      model,
+      sampling: config.sampling,
+      workload: workload.spec,
+      load: config.load,
+      slo: config.slo,
+      seed: config.seed,
+    };
+    if (config.labels) meta.labels = config.labels;
+
+    const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
+    const progress =
+      !io.quiet && ProgressBar.wanted(io.stderr)
+        ? new ProgressBar(io.stderr, config.load.requests, config.load.durationMs)
+        : undefined;
+    const sink = writer;
+    const result = await runLoad({
+      load: config.load,
+      workItem: (i) => workload.item(i),
+      send: (item, opts) => client!.send(item, opts),
+      clock,
+      signal: io.signal,
+      backpressure: () => (sink.backlogged ? sink.drained() : undefined),
+      onRecord: (record) => {
+        sink.write(record);
+        accumulator.add(record);
+        recorder?.observe(record);
+        progress?.add(record);
+        io.onRecord?.(record);
+      },
+    });
+    progress?.finish();
+
+    const scraped = recorder ? await recorder.finish() : undefined;
+    const server = scraped && scraped.samples > 0 ? scraped : undefined;
+    const summary = accumulator.summarize(meta, {
+      dropped: result.dropped,
+      peakInFlight: result.peakInFlight,
+      clientBound: result.clientBound,
+      interrupted: result.interrupted,
+      server,
+      serverGeneratedTokens: server ? recorder!.measuredGeneratedTokens(server) : undefined,
+    });
+    recorder = undefined;
+    await writer.close();
+    writer = undefined;
+    await writeSummary(join(dir, RESULT_FILES.summary), summary);
+    return { summary, dir };
+  } finally {
+    await recorder?.finish().catch(() => undefined);
+    await writer?.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    await sim?.close().catch(() => undefined);
+  }
+}
+
+/** The base URL without user:password, which would otherwise land in summary.json. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '';
+      u.password = '';
+    }
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return url;
+  }
+}

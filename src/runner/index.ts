@@ -1,0 +1,27 @@
+/**
+ * The runner: the load generator (closed and open loop, warmup, stop rules, cancellation,
+ * pacing, lag) and runBenchmark, one whole run from config to result directory.
+ *
+ * @module
+ */
+export { type BenchmarkIo, type BenchmarkResult, redactUrl, runBenchmark } from './benchmark.js';
+export {
+  type BenchmarkConfig,
+  DEFAULT_LOAD,
+  DEFAULT_SEED,
+  DEFAULT_WORKLOAD,
+  type WorkloadOptions,
+} from './config.js';
+export {
+  CLIENT_BOUND_DISPATCH_LAG_MS,
+  CLIENT_BOUND_LOOP_DELAY_MS,
+  LATE_SEND_TOLERANCE_MS,
+  type LoadResult,
+  type RunLoadOptions,
+  runLoad,
+  type SendFn,
+  type StopReason,
+} from './load.js';
+export { unmeasurableError } from './outcome.js';
+export { ProgressBar } from './progress.js';
+export { RunClock, sleepUntil } from './timer.js';
