@@ -6,7 +6,9 @@
  */
 
 import type { CommandSpec } from '../spec.js';
+import { runCommand } from './run.js';
 
 export const COMMANDS: CommandSpec[] = [
   // commands are appended below, one line each
+  runCommand,
 ];
