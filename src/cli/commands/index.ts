@@ -5,10 +5,16 @@
  * @module
  */
 
+import { doctorCommand } from '../../doctor/command.js';
+import { reportCommand } from '../../report/html/command.js';
+import { simCommand } from '../../sim/command.js';
 import type { CommandSpec } from '../spec.js';
 import { runCommand } from './run.js';
 
 export const COMMANDS: CommandSpec[] = [
   // commands are appended below, one line each
+  simCommand,
   runCommand,
+  reportCommand,
+  doctorCommand,
 ];

@@ -1,0 +1,91 @@
+/**
+ * `goodput doctor`: find what is wrong with a channel before measuring it.
+ *
+ * @module
+ */
+
+import { TARGET_OPTIONS } from '../cli/options.js';
+import type { CommandSpec } from '../cli/spec.js';
+import { runDoctor } from './doctor.js';
+import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
+
+const TARGET_FLAGS = new Set(['url', 'model', 'api', 'config', 'api-key-file', 'timeout']);
+
+export const doctorCommand: CommandSpec = {
+  name: 'doctor',
+  summary:
+    'Check a channel step by step (config, reachability, models, streaming, conformance) and name the fix',
+  description:
+    'Walks the channel as an experienced engineer would and stops at the first failure with its cause and its fix. ' +
+    'Exit codes: 0 all passed, 10 config, 11 reachability, 12 models, 13 non-streaming, 14 streaming, 15 conformance, 16 progressive load.',
+  options: [
+    ...TARGET_OPTIONS.filter((o) => TARGET_FLAGS.has(o.name)),
+    {
+      name: 'progressive',
+      type: 'boolean',
+      group: 'Doctor',
+      description:
+        'After the checks, run 5, then 30, then 100 requests, stopping at the first stage that fails',
+    },
+    {
+      name: 'concurrency',
+      type: 'integer',
+      group: 'Doctor',
+      description: 'Concurrency of the progressive stages [default: 4]',
+    },
+    {
+      name: 'prompt-tokens',
+      type: 'integer',
+      group: 'Doctor',
+      description: 'Prompt length of the progressive stages [default: 256]',
+    },
+    {
+      name: 'max-tokens',
+      type: 'integer',
+      group: 'Doctor',
+      description: 'Output limit of the progressive stages [default: 128]',
+    },
+    {
+      name: 'slo',
+      type: 'string',
+      group: 'Doctor',
+      valueName: 'SLO',
+      description: 'SLOs for the 100-request stage, e.g. ttft=500,tpot=100',
+    },
+    {
+      name: 'min-attainment',
+      type: 'number',
+      default: 0.9,
+      group: 'Doctor',
+      description: 'SLO attainment the 100-request stage needs',
+    },
+    {
+      name: 'seed',
+      type: 'integer',
+      group: 'Doctor',
+      description: 'Seed of the progressive stages and the embedded engine',
+    },
+    {
+      name: 'out',
+      type: 'string',
+      group: 'Output',
+      valueName: 'DIR',
+      description: 'Where the progressive stages write their results [default: a temporary directory]',
+    },
+    { name: 'json', type: 'boolean', group: 'Output', description: 'Print every step as JSON on stdout' },
+  ],
+  async run(ctx) {
+    const json = ctx.args.options.json === true;
+    const report = await runDoctor({
+      args: ctx.args,
+      env: ctx.env,
+      cwd: ctx.cwd,
+      signal: ctx.signal,
+      progressive: ctx.args.options.progressive === true,
+      minAttainment: ctx.args.options.minAttainment as number,
+      ...(json ? {} : { onStep: (s) => ctx.stdout.write(renderStep(s)) }),
+    });
+    ctx.stdout.write(json ? renderDoctorJson(report) : renderDoctorSummary(report));
+    return report.exitCode;
+  },
+};

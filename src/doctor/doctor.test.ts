@@ -1,0 +1,291 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/dispatch.js';
+import { ExitCode } from '../errors.js';
+import { type SimServer, startSim } from '../sim/index.js';
+import { doctorCommand } from './command.js';
+import type { DoctorReport } from './types.js';
+
+const KEY = 'sk-doctor-canary-0123456789abcdef';
+
+async function doctor(argv: string[], env: Record<string, string | undefined> = {}) {
+  let out = '';
+  let err = '';
+  const code = await runCli(
+    ['doctor', ...argv],
+    {
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (err += s) },
+      env,
+      cwd: process.cwd(),
+      signal: new AbortController().signal,
+    },
+    [doctorCommand],
+  );
+  return { code, out, err, all: out + err };
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  );
+}
+
+let sim: SimServer;
+let keyed: SimServer;
+beforeAll(async () => {
+  sim = await startSim({ host: '127.0.0.1', port: 0, seed: 3, slowdown: 0.05 });
+  keyed = await startSim({ host: '127.0.0.1', port: 0, seed: 3, slowdown: 0.05, apiKey: KEY });
+});
+afterAll(async () => {
+  await sim.close();
+  await keyed.close();
+});
+
+describe('goodput doctor against real loopback servers', () => {
+  it('passes every stage against a healthy engine, with --json for machines', async () => {
+    const r = await doctor(['--url', sim.url, '--json']);
+    expect(r.code).toBe(ExitCode.OK);
+    const report = JSON.parse(r.out) as DoctorReport;
+    expect(report.steps.map((s) => s.stage)).toEqual([
+      'config',
+      'reachability',
+      'models',
+      'non-streaming',
+      'streaming',
+      'conformance',
+    ]);
+    expect(report.steps.every((s) => s.status !== 'fail')).toBe(true);
+    expect(report.target).toBe(`${sim.url}/v1/chat/completions`);
+  });
+
+  it('with no --url checks the embedded engine', async () => {
+    const r = await doctor([]);
+    expect(r.code).toBe(ExitCode.OK);
+    expect(r.out).toMatch(/checking the embedded simulated engine/);
+    expect(r.out).toMatch(/✓ Streaming completion/);
+  });
+
+  it('nothing listening: reachability fails with the cause and the fix', async () => {
+    const s = createServer();
+    const url = await listen(s);
+    await new Promise((resolve) => s.close(resolve));
+    const r = await doctor(['--url', url]);
+    expect(r.code).toBe(ExitCode.DOCTOR_REACHABILITY);
+    expect(r.out).toMatch(/cause: TCP .*nothing is listening/);
+    expect(r.out).toMatch(/fix: check that the server is running/);
+  });
+
+  it('https against a plain server: TLS fails and says to use http://', async () => {
+    const r = await doctor(['--url', sim.url.replace('http:', 'https:')]);
+    expect(r.code).toBe(ExitCode.DOCTOR_REACHABILITY);
+    expect(r.out).toMatch(/cause: TLS/);
+    expect(r.out).toMatch(/fix: use http:\/\/ instead of https:\/\//);
+  });
+
+  it('a base URL with a query string stops at the configuration', async () => {
+    const r = await doctor(['--url', `${sim.url}/?utm_source=newsletter`]);
+    expect(r.code).toBe(ExitCode.DOCTOR_CONFIG);
+    expect(r.out).toMatch(/cause: the base URL carries a query string \(\?utm_source=newsletter\)/);
+    expect(r.out).toContain(`fix: drop the query string: --url ${sim.url}`);
+  });
+
+  it('a base URL with /v1 twice stops at the configuration with the right URL', async () => {
+    const r = await doctor(['--url', `${sim.url}/v1/v1`]);
+    expect(r.code).toBe(ExitCode.DOCTOR_CONFIG);
+    expect(r.out).toMatch(/\/v1 twice/);
+    expect(r.out).toContain(`fix: use --url ${sim.url}`);
+  });
+
+  it('a missing key on a keyed server: models answer 401 and the fix names the env var', async () => {
+    const r = await doctor(['--url', keyed.url]);
+    expect(r.code).toBe(ExitCode.DOCTOR_MODELS);
+    expect(r.out).toMatch(/HTTP 401/);
+    expect(r.out).toMatch(/fix: .*GOODPUT_API_KEY/);
+  });
+
+  it('a key with a trailing newline: noted (length and last four only), trimmed, and the channel works', async () => {
+    const r = await doctor(['--url', keyed.url], { GOODPUT_API_KEY: `${KEY}\n` });
+    expect(r.code).toBe(ExitCode.OK);
+    expect(r.out).toMatch(/contains a newline/);
+    expect(r.out).toContain(`${KEY.length + 1} characters, ends …cdef`);
+    expect(r.all).not.toContain(KEY);
+  });
+
+  it('a model id in the wrong case: the served id is suggested', async () => {
+    const r = await doctor(['--url', sim.url, '--model', sim.model.toUpperCase()]);
+    expect(r.code).toBe(ExitCode.DOCTOR_MODELS);
+    expect(r.out).toMatch(/case-sensitive/);
+    expect(r.out).toContain(`fix: use --model ${sim.model}`);
+  });
+
+  it('a config asking for OAuth is refused at the configuration', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = await mkdtemp(join(tmpdir(), 'doctor-'));
+    const file = join(dir, 'gw.json');
+    await writeFile(
+      file,
+      JSON.stringify({ baseUrl: sim.url, auth: { type: 'oauth2', client_secret: 'hush-123' } }),
+    );
+    const r = await doctor(['--config', file]);
+    expect(r.code).toBe(ExitCode.DOCTOR_CONFIG);
+    expect(r.out).toMatch(/auth mode this channel does not use \(auth: oauth2\)/);
+    expect(r.all).not.toContain('hush-123');
+  });
+});
+
+describe('goodput doctor with injected failures', () => {
+  it('500 on completions: non-streaming fails with the server message', async () => {
+    const s = await startSim({ host: '127.0.0.1', port: 0, seed: 1, failures: { serverError: 1 } });
+    try {
+      const r = await doctor(['--url', s.url]);
+      expect(r.code).toBe(ExitCode.DOCTOR_NON_STREAMING);
+      expect(r.out).toMatch(/HTTP 500: the server failed while handling the request/);
+      expect(r.out).toMatch(/the server said: "/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('429: the fix says whether Retry-After came', async () => {
+    const s = await startSim({
+      host: '127.0.0.1',
+      port: 0,
+      seed: 1,
+      failures: { rateLimit: 1, retryAfterS: 2 },
+    });
+    try {
+      const r = await doctor(['--url', s.url]);
+      expect(r.code).toBe(ExitCode.DOCTOR_NON_STREAMING);
+      expect(r.out).toMatch(/HTTP 429/);
+      expect(r.out).toMatch(/retry after 2 s/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('an error object inside a 200 stream fails streaming', async () => {
+    const s = await startSim({ host: '127.0.0.1', port: 0, seed: 1, slowdown: 0.05 });
+    try {
+      s.setFailures({ errorObject: 1 });
+      const r = await doctor(['--url', s.url]);
+      expect(r.out).toMatch(/error object inside a 200 stream/);
+      expect([ExitCode.DOCTOR_NON_STREAMING, ExitCode.DOCTOR_STREAMING]).toContain(r.code);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a malformed SSE line fails streaming as bad JSON', async () => {
+    const s = await startSim({
+      host: '127.0.0.1',
+      port: 0,
+      seed: 1,
+      slowdown: 0.05,
+      failures: { malformed: 1 },
+    });
+    try {
+      const r = await doctor(['--url', s.url]);
+      expect(r.code).toBe(ExitCode.DOCTOR_STREAMING);
+      expect(r.out).toMatch(/not valid JSON/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('goodput doctor against a buffering proxy', () => {
+  let buffering: Server;
+  let url: string;
+  beforeAll(async () => {
+    // Answers like an OpenAI server, but holds the whole stream back and writes it at once,
+    // as a proxy with response buffering on does.
+    buffering = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        if (req.url === '/v1/models') {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }));
+          return;
+        }
+        const parsed = JSON.parse(body) as { stream?: boolean };
+        if (!parsed.stream) {
+          res.setHeader('content-type', 'application/json');
+          res.end(
+            JSON.stringify({
+              model: 'm',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }],
+            }),
+          );
+          return;
+        }
+        const events: string[] = [];
+        for (let i = 0; i < 12; i++) {
+          events.push(
+            `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: ` w${i}` }, finish_reason: i === 11 ? 'length' : null }] })}\n\n`,
+          );
+        }
+        events.push('data: [DONE]\n\n');
+        setTimeout(() => {
+          res.setHeader('content-type', 'text/event-stream');
+          res.end(events.join(''));
+        }, 250);
+      });
+    });
+    url = await listen(buffering);
+  });
+  afterAll(() => new Promise<void>((resolve) => buffering.close(() => resolve())));
+
+  it('names the buffering and the fix', async () => {
+    const r = await doctor(['--url', url]);
+    expect(r.code).toBe(ExitCode.DOCTOR_STREAMING);
+    expect(r.out).toMatch(/cause: the stream was buffered: 12 content chunks arrived within/);
+    expect(r.out).toMatch(/fix: turn off response buffering/);
+  });
+});
+
+describe('goodput doctor --progressive', () => {
+  it('runs 5, 30 and 100 requests and passes', async () => {
+    const r = await doctor([
+      '--url',
+      sim.url,
+      '--progressive',
+      '--concurrency',
+      '8',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '8',
+    ]);
+    expect(r.code).toBe(ExitCode.OK);
+    expect(r.out).toMatch(/✓ Progressive load: 5 requests/);
+    expect(r.out).toMatch(/✓ Progressive load: 30 requests/);
+    expect(r.out).toMatch(/✓ Progressive load: 100 requests/);
+    expect(r.out).toMatch(/attainment/);
+  });
+
+  it('stops at the first stage that fails: an SLO nobody meets fails the 100-request stage', async () => {
+    const r = await doctor([
+      '--url',
+      sim.url,
+      '--progressive',
+      '--concurrency',
+      '8',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '8',
+      '--slo',
+      'ttft=0.001',
+    ]);
+    expect(r.code).toBe(ExitCode.DOCTOR_LOAD);
+    expect(r.out).toMatch(/✗ Progressive load: 100 requests/);
+    expect(r.out).toMatch(/fix: the endpoint misses the SLO at this load/);
+  });
+});
