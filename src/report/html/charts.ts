@@ -1,0 +1,245 @@
+/**
+ * Chart specifications: which charts the report draws, with their series, axes and markers.
+ * Pure; the inline chart script turns each spec into a uPlot chart without further logic.
+ *
+ * @module
+ */
+
+import type { XY } from './lttb.js';
+import { CDF_LATENCIES, type CdfLatency, type ReportRun, type SweepView } from './model.js';
+import { runColor } from './sections.js';
+
+export interface ChartSeries {
+  label: string;
+  color: string;
+  data: XY;
+  /** 0 = left axis, 1 = right axis. */
+  axis?: 0 | 1;
+  style?: 'line' | 'points' | 'dashed' | 'step';
+}
+
+export interface ChartMarker {
+  x: number;
+  label: string;
+  color: string;
+}
+
+export interface ChartSpec {
+  /** Element id of the chart's container. */
+  id: string;
+  title: string;
+  /** Which section the chart goes in. */
+  group: 'cdf' | 'scatter' | 'timeline' | 'sweep';
+  xLabel: string;
+  yLabel: string;
+  y2Label?: string;
+  xLog?: boolean;
+  /** Fixed range of the left axis, e.g. [0, 100] for percentiles. */
+  yRange?: [number, number];
+  y2Range?: [number, number];
+  series: ChartSeries[];
+  markers: ChartMarker[];
+}
+
+const CDF_TITLES: Record<CdfLatency, string> = {
+  ttft: 'Time to first token (TTFT)',
+  tpot: 'Time per output token (TPOT)',
+  itl: 'Inter-token latency (ITL)',
+  e2el: 'End-to-end latency (E2EL)',
+};
+
+const SLO_KEY: Partial<Record<CdfLatency, 'ttftMs' | 'tpotMs' | 'e2elMs'>> = {
+  ttft: 'ttftMs',
+  tpot: 'tpotMs',
+  e2el: 'e2elMs',
+};
+
+/** Rounds to `digits` significant digits, so that the embedded JSON stays small. */
+export function roundSig(v: number, digits = 5): number {
+  if (v === 0 || !Number.isFinite(v)) return v;
+  const scale = 10 ** (digits - 1 - Math.floor(Math.log10(Math.abs(v))));
+  return Math.round(v * scale) / scale;
+}
+
+function compact(xy: XY, keep: (x: number) => boolean = () => true): XY {
+  const out: XY = { x: [], y: [] };
+  for (let i = 0; i < xy.x.length; i++) {
+    const x = xy.x[i]!;
+    const y = xy.y[i]!;
+    if (!Number.isFinite(x) || !Number.isFinite(y) || !keep(x)) continue;
+    out.x.push(roundSig(x));
+    out.y.push(roundSig(y));
+  }
+  return out;
+}
+
+/** True when values span more than two decades: a log axis reads better. */
+export function wantsLogAxis(series: XY[]): boolean {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = 0;
+  for (const s of series) {
+    for (const x of s.x) {
+      if (x > 0 && x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+  }
+  return hi > 0 && Number.isFinite(lo) && hi / lo > 100;
+}
+
+const nonEmpty = (s: ChartSeries) => s.data.x.length > 0;
+
+/** Latency CDFs, several runs overlaid, with the SLO marked where one is set. */
+export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
+  const specs: ChartSpec[] = [];
+  for (const name of CDF_LATENCIES) {
+    const raw = runs.map((r) => r.charts.cdf[name]);
+    const xLog = wantsLogAxis(raw);
+    const series = runs
+      .map((run, i) => ({
+        label: run.label,
+        color: runColor(i),
+        data: compact(raw[i]!, xLog ? (x) => x > 0 : undefined),
+      }))
+      .filter(nonEmpty);
+    if (series.length === 0) continue;
+    const sloKey = SLO_KEY[name];
+    const slo = sloKey ? runs[0]!.summary.goodput?.slo?.[sloKey] : undefined;
+    specs.push({
+      id: `chart-cdf-${name}`,
+      title: CDF_TITLES[name],
+      group: 'cdf',
+      xLabel: `${name.toUpperCase()} (ms${xLog ? ', log scale' : ''})`,
+      yLabel: 'requests at or below (%)',
+      ...(xLog ? { xLog } : {}),
+      yRange: [0, 100],
+      series,
+      markers: slo !== undefined ? [{ x: slo, label: `SLO ${slo} ms`, color: '#6b7280' }] : [],
+    });
+  }
+  return specs;
+}
+
+/** TTFT against prompt length, with the bucket medians. */
+export function scatterChart(runs: ReportRun[]): ChartSpec[] {
+  const series: ChartSeries[] = [];
+  runs.forEach((run, i) => {
+    const name = runs.length > 1 ? `${run.label}: ` : '';
+    series.push({
+      label: `${name}requests`,
+      color: runColor(i),
+      data: compact(run.charts.scatter.points),
+      style: 'points',
+    });
+    series.push({
+      label: `${name}bucket median`,
+      color: runColor(i),
+      data: compact(run.charts.scatter.medians),
+      style: 'dashed',
+    });
+  });
+  const shown = series.filter(nonEmpty);
+  if (shown.length === 0) return [];
+  return [
+    {
+      id: 'chart-scatter-ttft',
+      title: 'TTFT against prompt length',
+      group: 'scatter',
+      xLabel: 'prompt length (tokens)',
+      yLabel: 'TTFT (ms)',
+      series: shown,
+      markers: [],
+    },
+  ];
+}
+
+/** Per run: client timeline (in flight, output tok/s, errors/s) and, when scraped, the server's. */
+export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
+  const specs: ChartSpec[] = [];
+  runs.forEach((run, i) => {
+    const t = run.charts.timeline;
+    const suffix = runs.length > 1 ? ` — ${run.label}` : '';
+    const client: ChartSeries[] = [
+      { label: 'requests in flight', color: '#2563eb', data: compact(t.inFlight) },
+      { label: 'errors/s', color: '#dc2626', data: compact(t.errorsPerS) },
+      { label: 'output tokens/s', color: '#16a34a', data: compact(t.outputTokensPerS), axis: 1 },
+    ];
+    specs.push({
+      id: `chart-timeline-${i}`,
+      title: `Client timeline${suffix}`,
+      group: 'timeline',
+      xLabel: 'time since start (s)',
+      yLabel: 'requests, errors/s',
+      y2Label: 'output tokens/s',
+      series: client.filter(nonEmpty),
+      markers: [],
+    });
+    const server = run.charts.server;
+    if (!server) return;
+    const all: ChartSeries[] = [
+      { label: 'running', color: '#2563eb', data: compact(server.running) },
+      { label: 'waiting', color: '#ea580c', data: compact(server.waiting) },
+      { label: 'preemptions', color: '#dc2626', data: compact(server.preemptions), style: 'step' },
+      { label: 'KV cache usage %', color: '#9333ea', data: compact(server.kvUsagePct), axis: 1 },
+    ];
+    const serverSeries = all.filter(nonEmpty);
+    if (serverSeries.length === 0) return;
+    specs.push({
+      id: `chart-server-${i}`,
+      title: `Server${suffix}`,
+      group: 'timeline',
+      xLabel: 'time since start (s)',
+      yLabel: 'sequences, preemptions',
+      y2Label: 'KV cache usage (%)',
+      y2Range: [0, 100],
+      series: serverSeries,
+      markers: [],
+    });
+  });
+  return specs.filter((s) => s.series.length > 0);
+}
+
+/** Sweep: throughput and p99 latency against load, saturation and capacity at SLO marked. */
+export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
+  if (!sweep || sweep.points.length === 0) return [];
+  const pts = sweep.points.slice().sort((a, b) => a.load - b.load);
+  const col = (f: (p: (typeof pts)[number]) => number | undefined): XY => {
+    const out: XY = { x: [], y: [] };
+    for (const p of pts) {
+      const v = f(p);
+      if (v === undefined || !Number.isFinite(v)) continue;
+      out.x.push(p.load);
+      out.y.push(v);
+    }
+    return out;
+  };
+  const series: ChartSeries[] = [
+    { label: 'output tokens/s', color: '#16a34a', data: compact(col((p) => p.outputTokensPerS)) },
+    { label: 'p99 TTFT (ms)', color: '#2563eb', data: compact(col((p) => p.p99TtftMs)), axis: 1 },
+    { label: 'p99 TPOT (ms)', color: '#9333ea', data: compact(col((p) => p.p99TpotMs)), axis: 1 },
+    { label: 'p99 E2EL (ms)', color: '#ea580c', data: compact(col((p) => p.p99E2elMs)), axis: 1 },
+  ];
+  const markers: ChartMarker[] = [];
+  if (sweep.saturationLoad !== undefined) {
+    markers.push({ x: sweep.saturationLoad, label: 'saturation', color: '#dc2626' });
+  }
+  if (sweep.capacityAtSloLoad !== undefined) {
+    markers.push({ x: sweep.capacityAtSloLoad, label: 'capacity at SLO', color: '#16a34a' });
+  }
+  return [
+    {
+      id: 'chart-sweep',
+      title: 'Throughput and p99 latency against load',
+      group: 'sweep',
+      xLabel: sweep.loadLabel,
+      yLabel: 'output tokens/s',
+      y2Label: 'p99 latency (ms)',
+      series: series.filter(nonEmpty),
+      markers,
+    },
+  ];
+}
+
+/** Every chart of the report, in page order. */
+export function allCharts(runs: ReportRun[], sweep?: SweepView): ChartSpec[] {
+  return [...sweepChart(sweep), ...cdfCharts(runs), ...scatterChart(runs), ...timelineCharts(runs)];
+}

@@ -1,0 +1,123 @@
+/**
+ * The report's own inline script: reads the chart specs embedded as JSON and draws each with
+ * uPlot. It holds no report logic (that lives in charts.ts); it aligns series, formats axes,
+ * draws markers, and flags each container `data-rendered` once drawn.
+ *
+ * @module
+ */
+
+/** Plain browser JavaScript, inlined after uPlot. */
+export const CHART_SCRIPT = `
+(function () {
+  'use strict';
+  var specs = JSON.parse(document.getElementById('goodput-charts').textContent);
+
+  // uPlot wants one x array shared by all series: merge every series' points into rows
+  // sorted by x, with null where a series has no point (spanGaps joins the line across them).
+  function align(series) {
+    var rows = [];
+    series.forEach(function (s, si) {
+      for (var i = 0; i < s.x.length; i++) rows.push([s.x[i], si, s.y[i]]);
+    });
+    rows.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var xs = new Array(rows.length);
+    var ys = series.map(function () { return new Array(rows.length).fill(null); });
+    rows.forEach(function (r, i) { xs[i] = r[0]; ys[r[1]][i] = r[2]; });
+    return [xs].concat(ys);
+  }
+
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return '';
+    var a = Math.abs(v);
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + 'M';
+    if (a >= 1e4) return +(v / 1e3).toPrecision(3) + 'k';
+    if (a >= 100) return String(Math.round(v));
+    if (a === 0) return '0';
+    return String(+v.toPrecision(3));
+  }
+
+  function axisValues(u, splits) { return splits.map(fmt); }
+
+  function markerHook(markers) {
+    return function (u) {
+      if (!markers.length) return;
+      var ctx = u.ctx;
+      var px = window.devicePixelRatio || 1;
+      ctx.save();
+      markers.forEach(function (m) {
+        var x = u.valToPos(m.x, 'x', true);
+        if (!(x >= u.bbox.left && x <= u.bbox.left + u.bbox.width)) return;
+        ctx.strokeStyle = m.color;
+        ctx.fillStyle = m.color;
+        ctx.lineWidth = 1.5 * px;
+        ctx.setLineDash([5 * px, 4 * px]);
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.font = (11 * px) + 'px system-ui, sans-serif';
+        ctx.textBaseline = 'top';
+        ctx.fillText(m.label, x + 4 * px, u.bbox.top + 4 * px);
+      });
+      ctx.restore();
+    };
+  }
+
+  function seriesOpts(s) {
+    var o = { label: s.label, stroke: s.color, width: 2, scale: s.axis === 1 ? 'y2' : 'y', spanGaps: true,
+      value: function (u, v) { return fmt(v); }, points: { show: false } };
+    if (s.style === 'points') {
+      o.paths = function () { return null; };
+      o.points = { show: true, space: 0, size: 5, width: 0, stroke: s.color, fill: s.color + '88' };
+    } else if (s.style === 'dashed') {
+      o.dash = [6, 4];
+      o.points = { show: true, space: 0, size: 7, stroke: s.color, fill: '#fff', width: 2 };
+    } else if (s.style === 'step') {
+      o.paths = uPlot.paths.stepped({ align: 1 });
+      o.width = 1.5;
+    }
+    return o;
+  }
+
+  var charts = [];
+  specs.forEach(function (spec) {
+    var el = document.getElementById(spec.id);
+    if (!el) return;
+    var data = align(spec.series.map(function (s) { return s.data; }));
+    var axes = [
+      { label: spec.xLabel, values: axisValues, size: 40 },
+      { label: spec.yLabel, scale: 'y', values: axisValues, size: 56 },
+    ];
+    if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, values: axisValues, size: 56, grid: { show: false } });
+    var scales = { x: { time: false }, y: {}, y2: {} };
+    if (spec.xLog) scales.x = { time: false, distr: 3, log: 10 };
+    if (spec.yRange) scales.y = { range: spec.yRange };
+    else scales.y = { range: function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.05 : 1]; } };
+    if (spec.y2Range) scales.y2 = { range: spec.y2Range };
+    else scales.y2 = { range: function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.05 : 1]; } };
+    var opts = {
+      width: Math.max(320, el.clientWidth),
+      height: 300,
+      scales: scales,
+      axes: axes,
+      legend: { live: true },
+      cursor: { drag: { x: true, y: false } },
+      series: [{ label: spec.xLabel, value: function (u, v) { return fmt(v); } }].concat(spec.series.map(seriesOpts)),
+      hooks: {
+        draw: [markerHook(spec.markers), function () { el.setAttribute('data-rendered', 'true'); }],
+      },
+    };
+    charts.push({ el: el, plot: new uPlot(opts, data, el) });
+  });
+
+  var pending = 0;
+  window.addEventListener('resize', function () {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(function () {
+      charts.forEach(function (c) { c.plot.setSize({ width: Math.max(320, c.el.clientWidth), height: 300 }); });
+    });
+  });
+  document.body.setAttribute('data-charts', String(charts.length));
+})();
+`;

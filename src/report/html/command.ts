@@ -1,0 +1,140 @@
+/**
+ * `goodput report RUN [RUN …] -o report.html`: one self-contained HTML file (or Markdown) of
+ * one or more runs, or of a sweep directory. The only part of the report that does I/O.
+ *
+ * @module
+ */
+
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CommandSpec } from '../../cli/spec.js';
+import { ExitCode, GoodputError } from '../../errors.js';
+import { buildComparison } from './compare-view.js';
+import { renderReportMarkdown } from './markdown.js';
+import type { HtmlReportInput, ReportRun, SweepView } from './model.js';
+import { isSweepDir, loadChartAssets, readReportRun, readSweep } from './read.js';
+import { renderHtmlReport } from './render.js';
+
+/** Gives repeated labels a suffix, so that legends tell runs apart. */
+export function uniqueLabels(labels: string[]): string[] {
+  const seen = new Map<string, number>();
+  return labels.map((l) => {
+    const n = (seen.get(l) ?? 0) + 1;
+    seen.set(l, n);
+    return n === 1 ? l : `${l} (${n})`;
+  });
+}
+
+/** A default title: the run's model and label, or the number of runs. */
+export function defaultTitle(runs: ReportRun[], sweep: SweepView | undefined): string {
+  if (sweep) return `goodput sweep — ${runs[0]?.summary.meta.model ?? ''}`.trim();
+  if (runs.length === 1) return `goodput report — ${runs[0]!.label} (${runs[0]!.summary.meta.model})`;
+  return `goodput report — ${runs.length} runs`;
+}
+
+export const reportCommand: CommandSpec = {
+  name: 'report',
+  summary: 'Write a self-contained HTML report (charts) or Markdown tables of one or more runs',
+  description:
+    'Reads result directories written by goodput run --out (or a sweep directory holding sweep.json) and writes one HTML file that opens with no network: latency CDFs, TTFT against prompt length, the run timeline with server metrics, sweep curves, the comparison, errors and diagnosis. The first run is the baseline of the comparison.',
+  positionals: [
+    {
+      name: 'RUN',
+      description: 'Result directory (or its summary.json), or a sweep directory',
+      required: true,
+      variadic: true,
+    },
+  ],
+  options: [
+    {
+      name: 'out',
+      short: 'o',
+      type: 'string',
+      valueName: 'FILE',
+      group: 'Output',
+      description: 'Write the report here (default: report.html; Markdown without -o goes to stdout)',
+    },
+    {
+      name: 'format',
+      type: 'string',
+      choices: ['html', 'markdown'],
+      default: 'html',
+      group: 'Output',
+      description: 'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments',
+    },
+    {
+      name: 'title',
+      type: 'string',
+      valueName: 'TEXT',
+      group: 'Output',
+      description: 'Title of the report (default: from the runs)',
+    },
+  ],
+  async run(ctx) {
+    const dirs = ctx.args.positionals;
+    if (dirs.length === 0) {
+      throw new GoodputError(
+        'E_USAGE',
+        'goodput report needs at least one result directory',
+        'write goodput report RUN_DIR [RUN_DIR …] -o report.html',
+      );
+    }
+    const runs: ReportRun[] = [];
+    let sweep: SweepView | undefined;
+    for (const d of dirs) {
+      const path = resolve(ctx.cwd, d);
+      ctx.stderr.write(`reading ${d}\n`);
+      if (isSweepDir(path)) {
+        const read = await readSweep(path);
+        if (sweep) ctx.stderr.write(`warning: only the first sweep is charted; ${d} adds its runs only\n`);
+        sweep ??= read.view;
+        runs.push(...read.runs);
+      } else {
+        runs.push(await readReportRun(path));
+      }
+    }
+    if (runs.length === 0) {
+      throw new GoodputError(
+        'E_RESULT',
+        `no runs found in ${dirs.join(', ')}`,
+        'pass result directories written by goodput run --out DIR',
+      );
+    }
+    uniqueLabels(runs.map((r) => r.label)).forEach((label, i) => {
+      runs[i]!.label = label;
+    });
+    const format = String(ctx.args.options.format ?? 'html');
+    const comparison = runs.length > 1 && !sweep ? buildComparison(runs) : undefined;
+    if (comparison?.note) ctx.stderr.write(`${comparison.note}\n`);
+    const input: HtmlReportInput = {
+      title: typeof ctx.args.options.title === 'string' ? ctx.args.options.title : defaultTitle(runs, sweep),
+      generatedAt: new Date().toISOString(),
+      runs,
+      ...(sweep ? { sweep } : {}),
+      ...(comparison ? { comparison } : {}),
+    };
+    const out = typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
+    if (format === 'markdown') {
+      const md = renderReportMarkdown(input);
+      if (out) await writeOut(out, md);
+      else ctx.stdout.write(md);
+    } else {
+      const html = renderHtmlReport(input, await loadChartAssets());
+      await writeOut(out ?? resolve(ctx.cwd, 'report.html'), html);
+    }
+    if (out || format === 'html') ctx.stderr.write(`wrote ${out ?? resolve(ctx.cwd, 'report.html')}\n`);
+    return ExitCode.OK;
+  },
+};
+
+async function writeOut(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (e) {
+    throw new GoodputError(
+      'E_IO',
+      `could not write ${path}: ${(e as Error).message}`,
+      'check that the directory exists and is writable',
+    );
+  }
+}

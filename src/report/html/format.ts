@@ -1,0 +1,194 @@
+/**
+ * Text for numbers and run settings, shared by the HTML and Markdown renderers.
+ *
+ * @module
+ */
+
+import type { RunMeta, RunSummary } from '../../types.js';
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** JSON safe to put inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A number with about three significant digits: 0.0123, 1.23, 12.3, 1234. */
+export function fmtNum(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (a >= 100) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  return v.toPrecision(2);
+}
+
+/** Milliseconds with a unit: "12.3 ms", "1,234 ms". */
+export function fmtMs(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : `${fmtNum(v)} ms`;
+}
+
+/** A ratio 0..1 as a percentage: "97.5%". */
+export function fmtPct(ratio: number | undefined): string {
+  if (ratio === undefined || !Number.isFinite(ratio)) return '–';
+  const p = ratio * 100;
+  return `${p >= 99.95 || p === 0 ? p.toFixed(0) : p.toFixed(1)}%`;
+}
+
+/** Where the run was sent. */
+export function describeTarget(meta: RunMeta): string {
+  const t = meta.target;
+  if (t.embedded) {
+    const parts = ['embedded simulator'];
+    if (t.simProfile) parts.push(t.simProfile);
+    if (t.timeMode) parts.push(`${t.timeMode} time`);
+    return `${parts.join(', ')} (${t.api})`;
+  }
+  return `${t.baseUrl} (${t.api})`;
+}
+
+/** The workload in one line: "synthetic, 512 ±25% prompt tokens, max 128 output". */
+export function describeWorkload(meta: RunMeta): string {
+  const w = meta.workload;
+  const parts: string[] = [];
+  if (w.kind === 'dataset' && w.dataset) {
+    parts.push(`dataset ${w.dataset.path} (${w.dataset.format}, ${w.dataset.entries} entries)`);
+  } else {
+    const range = w.promptTokensRange ? ` ±${Math.round(w.promptTokensRange * 100)}%` : '';
+    parts.push(`synthetic, ${w.promptTokens ?? '?'}${range} prompt tokens`);
+  }
+  if (w.systemPromptTokens) parts.push(`${w.systemPromptTokens}-token shared system prompt`);
+  parts.push(`max ${w.maxTokens} output tokens`);
+  if (w.cancelRate) parts.push(`${fmtPct(w.cancelRate)} cancel after ${w.cancelAfterMs ?? '?'} ms`);
+  parts.push(`tokenizer ${w.tokenizer}`);
+  return parts.join(', ');
+}
+
+/** The load in one line: "closed loop, concurrency 8, 500 requests, 10 warmup". */
+export function describeLoad(meta: RunMeta): string {
+  const l = meta.load;
+  const parts: string[] = [];
+  if (l.mode === 'closed') parts.push(`closed loop, concurrency ${l.concurrency ?? '?'}`);
+  else {
+    parts.push(`open loop, ${l.rate ?? '?'} req/s`);
+    if (l.burstiness !== undefined && l.burstiness !== 1) parts.push(`burstiness ${l.burstiness}`);
+    if (l.maxConcurrency) parts.push(`max ${l.maxConcurrency} in flight`);
+  }
+  if (l.requests !== undefined) parts.push(`${l.requests} requests`);
+  if (l.durationMs !== undefined) parts.push(`${fmtNum(l.durationMs / 1000)} s`);
+  if (l.warmup) parts.push(`${l.warmup} warmup`);
+  return parts.join(', ');
+}
+
+/** Sampling parameters: "temperature 0, top_p 1, max_tokens 128, seed 1, ignore_eos". */
+export function describeSampling(meta: RunMeta): string {
+  const s = meta.sampling;
+  const parts = [`temperature ${s.temperature}`];
+  if (s.topP !== undefined) parts.push(`top_p ${s.topP}`);
+  parts.push(`max_tokens ${s.maxTokens}`);
+  if (s.seed !== undefined) parts.push(`seed ${s.seed}`);
+  if (s.ignoreEos) parts.push('ignore_eos');
+  return parts.join(', ');
+}
+
+/** The SLOs that are set: "TTFT ≤ 500 ms, TPOT ≤ 50 ms", or "none". */
+export function describeSlo(summary: RunSummary): string {
+  const slo = summary.goodput?.slo ?? summary.meta.slo ?? {};
+  const parts: string[] = [];
+  if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${fmtMs(slo.ttftMs)}`);
+  if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${fmtMs(slo.tpotMs)}`);
+  if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${fmtMs(slo.e2elMs)}`);
+  return parts.length > 0 ? parts.join(', ') : 'none set';
+}
+
+/** The header facts of a run, in display order. */
+export function runFacts(summary: RunSummary): Array<[string, string]> {
+  const m = summary.meta;
+  const labels = Object.entries(m.labels ?? {});
+  return [
+    ['Target', describeTarget(m)],
+    ['Model', m.model],
+    ['Workload', describeWorkload(m)],
+    ['Load', describeLoad(m)],
+    ['Sampling', describeSampling(m)],
+    ['SLO', describeSlo(summary)],
+    ['Seed', String(m.seed)],
+    ['Tool', `${m.tool.name} ${m.tool.version}`],
+    ['Date', m.startedAt],
+    ['Run id', m.runId],
+    ...(labels.length > 0
+      ? [['Labels', labels.map(([k, v]) => `${k}=${v}`).join(', ')] as [string, string]]
+      : []),
+  ];
+}
+
+/** A headline cell: label, value text, and the raw number (for deltas). */
+export interface Headline {
+  key: string;
+  label: string;
+  value: number | undefined;
+  text: string;
+  /** Which direction is better, for colouring deltas. */
+  better: 'lower' | 'higher';
+}
+
+/** The run's headline numbers: TTFT p50/p99, TPOT p50/p99, throughput, goodput, attainment, errors. */
+export function headlines(s: RunSummary): Headline[] {
+  const lat = s.latency;
+  const errors = s.counts?.failed ?? s.failed;
+  const errRatio = s.counts?.attempted ? errors / s.counts.attempted : undefined;
+  return [
+    { key: 'ttft.p50', label: 'TTFT p50', value: lat.ttft?.p50, text: fmtMs(lat.ttft?.p50), better: 'lower' },
+    { key: 'ttft.p99', label: 'TTFT p99', value: lat.ttft?.p99, text: fmtMs(lat.ttft?.p99), better: 'lower' },
+    { key: 'tpot.p50', label: 'TPOT p50', value: lat.tpot?.p50, text: fmtMs(lat.tpot?.p50), better: 'lower' },
+    { key: 'tpot.p99', label: 'TPOT p99', value: lat.tpot?.p99, text: fmtMs(lat.tpot?.p99), better: 'lower' },
+    {
+      key: 'throughput.output',
+      label: 'Output tok/s',
+      value: s.throughput?.outputTokensPerS,
+      text: fmtNum(s.throughput?.outputTokensPerS),
+      better: 'higher',
+    },
+    {
+      key: 'throughput.requests',
+      label: 'Requests/s',
+      value: s.throughput?.requestsPerS,
+      text: fmtNum(s.throughput?.requestsPerS),
+      better: 'higher',
+    },
+    {
+      key: 'goodput.requests',
+      label: 'Goodput req/s',
+      value: s.goodput?.requestGoodput,
+      text: fmtNum(s.goodput?.requestGoodput),
+      better: 'higher',
+    },
+    {
+      key: 'goodput.attainment',
+      label: 'SLO attainment',
+      value: s.goodput?.attainment,
+      text: fmtPct(s.goodput?.attainment),
+      better: 'higher',
+    },
+    {
+      key: 'errors',
+      label: 'Errors',
+      value: errors,
+      text: `${errors}${errRatio !== undefined && errors > 0 ? ` (${fmtPct(errRatio)})` : ''}`,
+      better: 'lower',
+    },
+  ];
+}

@@ -1,0 +1,96 @@
+/**
+ * The shapes a report is built from: per-run chart series (small, already downsampled), the
+ * sweep view, and the whole report's input. Everything here is plain JSON, embedded as is.
+ *
+ * @module
+ */
+
+import type { RunSummary } from '../../types.js';
+import type { XY } from './lttb.js';
+
+/** The latencies charted as CDFs. */
+export const CDF_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+export type CdfLatency = (typeof CDF_LATENCIES)[number];
+
+/** Downsampled chart series of one run. Times on timelines are seconds from the run's t0. */
+export interface RunChartData {
+  cdf: Record<CdfLatency, XY>;
+  /** x = prompt tokens, y = TTFT ms; medians per prompt-length bucket. */
+  scatter: { points: XY; medians: XY };
+  timeline: { inFlight: XY; outputTokensPerS: XY; errorsPerS: XY; bucketMs: number };
+  /** The server's series when server-metrics.jsonl was scraped. */
+  server?: { running: XY; waiting: XY; kvUsagePct: XY; preemptions: XY };
+  /** Requests read from requests.jsonl (measured ones; warmup excluded). */
+  recordsRead: number;
+}
+
+/** Per-request latency samples (sorted) and output-token sums: what compare's statistics need. */
+export interface LatencySamples {
+  ttft: Float64Array;
+  tpot: Float64Array;
+  itl: Float64Array;
+  e2el: Float64Array;
+  completed: number;
+  outputTokens: { sum: number; sumOfSquares: number };
+}
+
+/** One run as the report shows it. */
+export interface ReportRun {
+  /** Short name shown in legends and tables (labels.name, the directory name, or the run id). */
+  label: string;
+  summary: RunSummary;
+  charts: RunChartData;
+  /** Per-request samples for the comparison's statistics (not embedded in the page). */
+  samples?: LatencySamples;
+}
+
+/** One load step of a sweep. */
+export interface SweepPoint {
+  load: number;
+  requestsPerS: number;
+  outputTokensPerS: number;
+  requestGoodput?: number;
+  p99TtftMs?: number;
+  p99TpotMs?: number;
+  p99E2elMs?: number;
+}
+
+/** A sweep: throughput and tail latency against load, with its two conclusions marked. */
+export interface SweepView {
+  /** What the load axis counts: "concurrency" or "rate (req/s)". */
+  loadLabel: string;
+  points: SweepPoint[];
+  saturationLoad?: number;
+  capacityAtSloLoad?: number;
+  /** Extra notes read from the sweep file (e.g. why the sweep stopped). */
+  notes: string[];
+}
+
+/** A comparison of every run against the first (the baseline). */
+export interface ComparisonView {
+  /** Who computed it: "compare" (statistics and verdicts) or "deltas" (plain differences). */
+  source: 'compare' | 'deltas';
+  baseline: string;
+  /** Column headers after the metric name. */
+  columns: string[];
+  rows: Array<{ metric: string; cells: Array<{ text: string; tone: 'better' | 'worse' | 'neutral' }> }>;
+  /** Overall verdict per candidate, when compare gave one. */
+  verdicts?: Array<{ run: string; verdict: string; tone: 'better' | 'worse' | 'neutral' }>;
+  note?: string;
+}
+
+/** Everything renderHtmlReport needs. */
+export interface HtmlReportInput {
+  title: string;
+  /** ISO time the report was generated. */
+  generatedAt: string;
+  runs: ReportRun[];
+  sweep?: SweepView;
+  comparison?: ComparisonView;
+}
+
+/** uPlot's script and stylesheet, inlined so that the file opens with no network. */
+export interface ChartAssets {
+  uplotJs: string;
+  uplotCss: string;
+}

@@ -1,0 +1,210 @@
+/**
+ * Streams a run's records and server samples into small chart series (pure: the caller reads
+ * the files and feeds them in). Memory stays bounded for 100,000-request runs: one number per
+ * request per latency, a log histogram for ITL, fixed-width time buckets; everything is
+ * downsampled before it leaves.
+ *
+ * @module
+ */
+
+import type { RequestRecord, RunSummary, ServerSample } from '../../types.js';
+import { lttb, type XY } from './lttb.js';
+import type { LatencySamples, RunChartData } from './model.js';
+import { bucketMedians, cdfPoints, LogHistogram, NumberColumn, TimeBuckets, thinScatter } from './series.js';
+
+/** Points kept per series after downsampling. */
+export const CHART_POINTS = { cdf: 1000, timeline: 800, server: 800, scatterCols: 120, scatterRows: 80 };
+
+/**
+ * TTFT, TPOT, E2EL and the ITL gaps of one successful request (DESIGN.md's definitions), or
+ * undefined for a failed or cancelled one. TTFT and TPOT are absent without a first token.
+ */
+export function requestLatencies(
+  r: RequestRecord,
+): { ttft?: number; tpot?: number; e2el: number; itl: number[] } | undefined {
+  if (r.outcome !== 'success') return undefined;
+  const e2el = r.endMs - r.sentMs;
+  const itl: number[] = [];
+  for (let i = 1; i < r.chunkMs.length; i++) itl.push(r.chunkMs[i]! - r.chunkMs[i - 1]!);
+  if (r.firstTokenMs === undefined) return { e2el, itl };
+  const ttft = r.firstTokenMs - r.sentMs;
+  if (r.outputTokens <= 1) return { ttft, e2el, itl };
+  return { ttft, tpot: (e2el - ttft) / (r.outputTokens - 1), e2el, itl };
+}
+
+/**
+ * Keeps an evenly spaced subsample of at most `cap` values from a stream of unknown length:
+ * when full, every other value is dropped and the stride doubles. Deterministic.
+ */
+export class StrideSample {
+  private kept: number[] = [];
+  private stride = 1;
+  private seen = 0;
+
+  constructor(private readonly cap = 100_000) {}
+
+  add(v: number): void {
+    if (this.seen++ % this.stride !== 0) return;
+    this.kept.push(v);
+    if (this.kept.length >= this.cap) {
+      this.kept = this.kept.filter((_, i) => i % 2 === 0);
+      this.stride *= 2;
+    }
+  }
+
+  sorted(): Float64Array {
+    return Float64Array.from(this.kept).sort();
+  }
+}
+
+/** Picks a timeline bucket width that gives about 2,000 buckets over the run (at least 10 ms). */
+export function timelineBucketMs(summary: Pick<RunSummary, 'duration'>): number {
+  const spanMs = Number.isFinite(summary.duration) && summary.duration > 0 ? summary.duration * 1000 : 60_000;
+  return Math.max(10, spanMs / 2000);
+}
+
+/** Collects one run's records and server samples; `finish()` returns its chart series. */
+export class RunChartBuilder {
+  private readonly ttft = new NumberColumn();
+  private readonly tpot = new NumberColumn();
+  private readonly e2el = new NumberColumn();
+  private readonly itl = new LogHistogram(1.01);
+  private readonly itlSample = new StrideSample();
+  private completed = 0;
+  private outputSum = 0;
+  private outputSumOfSquares = 0;
+  private readonly promptTokens = new NumberColumn();
+  private readonly inFlight: TimeBuckets;
+  private readonly outputTokens: TimeBuckets;
+  private readonly errors: TimeBuckets;
+  private readonly serverSamples: ServerSample[] = [];
+  private records = 0;
+
+  constructor(
+    private readonly summary: RunSummary,
+    readonly bucketMs = timelineBucketMs(summary),
+  ) {
+    this.inFlight = new TimeBuckets(bucketMs);
+    this.outputTokens = new TimeBuckets(bucketMs);
+    this.errors = new TimeBuckets(bucketMs);
+  }
+
+  /** Adds one record (warmup records are skipped, as in the summary). */
+  addRecord(r: RequestRecord): void {
+    if (r.warmup) return;
+    this.records++;
+    this.inFlight.addInterval(r.sentMs, r.endMs);
+    if (r.outcome === 'error') this.errors.addAt(r.endMs);
+    if (r.chunkMs.length > 0 && r.outputTokens > 0) {
+      const perChunk = r.outputTokens / r.chunkMs.length;
+      for (const t of r.chunkMs) this.outputTokens.addAt(t, perChunk);
+    }
+    const lat = requestLatencies(r);
+    if (!lat) return;
+    this.completed++;
+    this.outputSum += r.outputTokens;
+    this.outputSumOfSquares += r.outputTokens * r.outputTokens;
+    this.e2el.push(lat.e2el);
+    for (const gap of lat.itl) {
+      this.itl.add(gap);
+      this.itlSample.add(gap);
+    }
+    if (lat.ttft === undefined) return;
+    this.ttft.push(lat.ttft);
+    this.promptTokens.push(r.promptTokens);
+    if (lat.tpot !== undefined) this.tpot.push(lat.tpot);
+  }
+
+  /** The per-request samples, for the comparison's statistics (ITL evenly subsampled to 100k). */
+  samples(): LatencySamples {
+    return {
+      ttft: this.ttft.sorted(),
+      tpot: this.tpot.sorted(),
+      itl: this.itlSample.sorted(),
+      e2el: this.e2el.sorted(),
+      completed: this.completed,
+      outputTokens: { sum: this.outputSum, sumOfSquares: this.outputSumOfSquares },
+    };
+  }
+
+  addServerSample(s: ServerSample): void {
+    this.serverSamples.push(s);
+  }
+
+  finish(): RunChartData {
+    const ttftSorted = this.ttft.sorted();
+    const perSecond = 1000 / this.bucketMs;
+    const timeAxis = (n: number) => Array.from({ length: n }, (_, i) => ((i + 0.5) * this.bucketMs) / 1000);
+    const series = (values: number[], scale: number): XY =>
+      lttb({ x: timeAxis(values.length), y: values.map((v) => v * scale) }, CHART_POINTS.timeline);
+    const promptXs = this.promptTokens.values();
+    const ttftYs = this.ttft.values();
+    return {
+      cdf: {
+        ttft: cdfPoints(ttftSorted, CHART_POINTS.cdf),
+        tpot: cdfPoints(this.tpot.sorted(), CHART_POINTS.cdf),
+        itl: this.itl.cdf(),
+        e2el: cdfPoints(this.e2el.sorted(), CHART_POINTS.cdf),
+      },
+      scatter: {
+        points: thinScatter(promptXs, ttftYs, CHART_POINTS.scatterCols, CHART_POINTS.scatterRows),
+        medians: this.bucketMediansOf(promptXs, ttftYs),
+      },
+      timeline: {
+        inFlight: series(this.inFlight.totals(), 1),
+        outputTokensPerS: series(this.outputTokens.totals(), perSecond),
+        errorsPerS: series(this.errors.totals(), perSecond),
+        bucketMs: this.bucketMs,
+      },
+      ...(this.serverSamples.length > 0 ? { server: serverSeries(this.serverSamples) } : {}),
+      recordsRead: this.records,
+    };
+  }
+
+  /** The summary's prompt buckets when metrics computed them, else equal-width buckets here. */
+  private bucketMediansOf(xs: Float64Array, ys: Float64Array): XY {
+    const buckets = (this.summary.buckets ?? []).filter((b) => b.count > 0 && Number.isFinite(b.ttft?.p50));
+    if (buckets.length > 1) {
+      return {
+        x: buckets.map((b) => (b.minTokens + b.maxTokens) / 2),
+        y: buckets.map((b) => b.ttft.p50),
+      };
+    }
+    return bucketMedians(xs, ys, 10);
+  }
+}
+
+/** The server's running / waiting / KV usage (%) / preemptions per scrape interval, downsampled. */
+export function serverSeries(samples: ServerSample[]): NonNullable<RunChartData['server']> {
+  const sorted = samples.slice().sort((a, b) => a.tMs - b.tMs);
+  const pick = (name: 'running' | 'waiting' | 'kvUsage', scale = 1): XY => {
+    const x: number[] = [];
+    const y: number[] = [];
+    for (const s of sorted) {
+      const v = s.values[name];
+      if (v === undefined || !Number.isFinite(v)) continue;
+      x.push(s.tMs / 1000);
+      y.push(v * scale);
+    }
+    return lttb({ x, y }, CHART_POINTS.server);
+  };
+  // vLLM reports KV usage as a fraction 0..1; some engines as a percentage.
+  const kvMax = Math.max(0, ...sorted.map((s) => s.values.kvUsage ?? 0));
+  const preemptions: XY = { x: [], y: [] };
+  let previous: number | undefined;
+  for (const s of sorted) {
+    const total = s.values.preemptionsTotal;
+    if (total === undefined || !Number.isFinite(total)) continue;
+    preemptions.x.push(s.tMs / 1000);
+    // A counter reset (server restart) counts from zero again.
+    preemptions.y.push(previous === undefined ? 0 : total >= previous ? total - previous : total);
+    previous = total;
+  }
+  return {
+    running: pick('running'),
+    waiting: pick('waiting'),
+    kvUsagePct: pick('kvUsage', kvMax <= 1 ? 100 : 1),
+    // Downsampling keeps peaks, which is what preemption bursts are.
+    preemptions: lttb(preemptions, CHART_POINTS.server),
+  };
+}

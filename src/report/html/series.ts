@@ -1,0 +1,255 @@
+/**
+ * Pure building blocks that turn a stream of values into small chart series: CDF points from
+ * sorted values, a log-bucket histogram for values too many to keep (ITL), fixed-width time
+ * buckets, scatter thinning and bucket medians.
+ *
+ * @module
+ */
+
+import type { XY } from './lttb.js';
+
+/** A growable Float64Array: one number per request costs 8 bytes, not a record. */
+export class NumberColumn {
+  private data = new Float64Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+
+  /** A sorted copy of the values pushed so far. */
+  sorted(): Float64Array {
+    return this.data.slice(0, this.length).sort();
+  }
+
+  values(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/**
+ * Points of the empirical CDF of `sorted` (ascending): x = value, y = percent of values ≤ x by rank.
+ * Keeps about `maxPoints` evenly spaced ranks plus a dense tail (p99 … p99.999) and the maximum.
+ */
+export function cdfPoints(sorted: ArrayLike<number>, maxPoints = 1000): XY {
+  const n = sorted.length;
+  if (n === 0) return { x: [], y: [] };
+  const ranks = new Set<number>();
+  const even = Math.max(2, Math.min(maxPoints, n));
+  for (let k = 0; k < even; k++) ranks.add(Math.round((k * (n - 1)) / (even - 1)));
+  for (let t = 2; t <= 5.0001; t += 0.05) ranks.add(Math.min(n - 1, Math.floor((1 - 10 ** -t) * n)));
+  const ordered = [...ranks].sort((a, b) => a - b);
+  return {
+    x: ordered.map((i) => sorted[i]!),
+    y: ordered.map((i) => ((i + 1) / n) * 100),
+  };
+}
+
+/**
+ * A histogram with bins of constant relative width (`ratio`), for distributions with too many
+ * values to keep (ITL: one per output token). Quantiles carry at most `ratio − 1` relative error.
+ */
+export class LogHistogram {
+  private readonly counts = new Map<number, number>();
+  private readonly logRatio: number;
+  count = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly ratio = 1.01,
+    private readonly floor = 1e-3,
+  ) {
+    this.logRatio = Math.log(ratio);
+  }
+
+  add(v: number): void {
+    if (!Number.isFinite(v)) return;
+    const bin = v <= this.floor ? 0 : Math.ceil(Math.log(v / this.floor) / this.logRatio);
+    this.counts.set(bin, (this.counts.get(bin) ?? 0) + 1);
+    this.count++;
+    if (v < this.min) this.min = v;
+    if (v > this.max) this.max = v;
+  }
+
+  /** Upper edge of a bin, clamped to the observed range. */
+  private edge(bin: number): number {
+    const upper = bin === 0 ? this.floor : this.floor * this.ratio ** bin;
+    return Math.min(this.max, Math.max(this.min, upper));
+  }
+
+  /** The value at quantile q (0..1), as the upper edge of the bin holding that rank. */
+  quantile(q: number): number {
+    if (this.count === 0) return Number.NaN;
+    const target = Math.max(1, Math.ceil(q * this.count));
+    let seen = 0;
+    for (const bin of [...this.counts.keys()].sort((a, b) => a - b)) {
+      seen += this.counts.get(bin)!;
+      if (seen >= target) return this.edge(bin);
+    }
+    return this.max;
+  }
+
+  /** CDF points (x = bin upper edge, y = percent at or below it), starting at the minimum. */
+  cdf(): XY {
+    if (this.count === 0) return { x: [], y: [] };
+    const x = [this.min];
+    const y = [0];
+    let seen = 0;
+    for (const bin of [...this.counts.keys()].sort((a, b) => a - b)) {
+      seen += this.counts.get(bin)!;
+      x.push(this.edge(bin));
+      y.push((seen / this.count) * 100);
+    }
+    return { x, y };
+  }
+}
+
+/**
+ * Fixed-width time buckets that grow as later times arrive. `addAt` adds a value at an instant
+ * (tokens, errors); `addInterval` adds time-weighted occupancy (a request in flight from a to b),
+ * so that `mean(i)` is the average number in flight over bucket i. O(1) per call.
+ */
+export class TimeBuckets {
+  private sums = new Float64Array(256);
+  /** Difference array for whole buckets covered by intervals. */
+  private cover = new Float64Array(257);
+  private used = 0;
+
+  constructor(readonly widthMs: number) {}
+
+  private ensure(bucket: number): void {
+    if (bucket < this.sums.length) {
+      if (bucket + 1 > this.used) this.used = bucket + 1;
+      return;
+    }
+    let size = this.sums.length;
+    while (size <= bucket) size *= 2;
+    const sums = new Float64Array(size);
+    sums.set(this.sums);
+    const cover = new Float64Array(size + 1);
+    cover.set(this.cover);
+    this.sums = sums;
+    this.cover = cover;
+    this.used = bucket + 1;
+  }
+
+  private bucketOf(tMs: number): number {
+    return Math.max(0, Math.floor(tMs / this.widthMs));
+  }
+
+  addAt(tMs: number, value = 1): void {
+    const b = this.bucketOf(tMs);
+    this.ensure(b);
+    this.sums[b]! += value;
+  }
+
+  addInterval(fromMs: number, toMs: number): void {
+    if (!(toMs > fromMs)) return;
+    const w = this.widthMs;
+    const a = this.bucketOf(fromMs);
+    const b = this.bucketOf(toMs);
+    this.ensure(b);
+    if (a === b) {
+      this.sums[a]! += (toMs - fromMs) / w;
+      return;
+    }
+    this.sums[a]! += ((a + 1) * w - fromMs) / w;
+    this.sums[b]! += (toMs - b * w) / w;
+    // Buckets a+1 … b-1 are covered whole.
+    this.cover[a + 1]! += 1;
+    this.cover[b]! -= 1;
+  }
+
+  /** Number of buckets that hold data (up to the last one touched). */
+  get length(): number {
+    return this.used;
+  }
+
+  /** Per-bucket totals: sums plus whole-bucket coverage. */
+  totals(): number[] {
+    const out: number[] = new Array(this.used);
+    let running = 0;
+    for (let i = 0; i < this.used; i++) {
+      running += this.cover[i]!;
+      out[i] = this.sums[i]! + running;
+    }
+    return out;
+  }
+}
+
+/**
+ * Thins a scatter to at most one point per cell of a cols×rows grid over its range, so that a
+ * dense cloud keeps its shape and every outlier survives.
+ */
+export function thinScatter(xs: ArrayLike<number>, ys: ArrayLike<number>, cols = 120, rows = 80): XY {
+  const n = Math.min(xs.length, ys.length);
+  if (n === 0) return { x: [], y: [] };
+  let x0 = Number.POSITIVE_INFINITY;
+  let x1 = Number.NEGATIVE_INFINITY;
+  let y0 = Number.POSITIVE_INFINITY;
+  let y1 = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    x0 = Math.min(x0, xs[i]!);
+    x1 = Math.max(x1, xs[i]!);
+    y0 = Math.min(y0, ys[i]!);
+    y1 = Math.max(y1, ys[i]!);
+  }
+  const cw = (x1 - x0) / cols || 1;
+  const ch = (y1 - y0) / rows || 1;
+  const seen = new Set<number>();
+  const points: Array<[number, number]> = [];
+  for (let i = 0; i < n; i++) {
+    const cx = Math.min(cols - 1, Math.floor((xs[i]! - x0) / cw));
+    const cy = Math.min(rows - 1, Math.floor((ys[i]! - y0) / ch));
+    const cell = cy * cols + cx;
+    if (seen.has(cell)) continue;
+    seen.add(cell);
+    points.push([xs[i]!, ys[i]!]);
+  }
+  points.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  return { x: points.map((p) => p[0]), y: points.map((p) => p[1]) };
+}
+
+/** Median of a sorted array (mean of the two middle values for an even count). */
+export function medianOfSorted(sorted: ArrayLike<number>): number {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const mid = Math.floor(n / 2);
+  return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Medians of `ys` over `buckets` equal-width ranges of `xs`: x = centre of the bucket's values
+ * (their median x), y = median y. Empty buckets are skipped.
+ */
+export function bucketMedians(xs: ArrayLike<number>, ys: ArrayLike<number>, buckets = 10): XY {
+  const n = Math.min(xs.length, ys.length);
+  if (n === 0) return { x: [], y: [] };
+  let x0 = Number.POSITIVE_INFINITY;
+  let x1 = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    x0 = Math.min(x0, xs[i]!);
+    x1 = Math.max(x1, xs[i]!);
+  }
+  const width = (x1 - x0) / buckets;
+  const groupsX: number[][] = Array.from({ length: buckets }, () => []);
+  const groupsY: number[][] = Array.from({ length: buckets }, () => []);
+  for (let i = 0; i < n; i++) {
+    const b = width > 0 ? Math.min(buckets - 1, Math.floor((xs[i]! - x0) / width)) : 0;
+    groupsX[b]!.push(xs[i]!);
+    groupsY[b]!.push(ys[i]!);
+  }
+  const out: XY = { x: [], y: [] };
+  for (let b = 0; b < buckets; b++) {
+    if (groupsY[b]!.length === 0) continue;
+    out.x.push(medianOfSorted(groupsX[b]!.sort((p, q) => p - q)));
+    out.y.push(medianOfSorted(groupsY[b]!.sort((p, q) => p - q)));
+  }
+  return out;
+}
