@@ -5,7 +5,33 @@
  * @module
  */
 
+import { GoodputError } from '../errors.js';
 import { createSimRng, type SimRng } from './rng.js';
+
+const RATE_KEYS = [
+  'rateLimit',
+  'serverError',
+  'unavailable',
+  'stall',
+  'disconnect',
+  'malformed',
+  'errorObject',
+  'emptyChoices',
+  'notFound',
+] as const;
+
+/** Throw a GoodputError naming the first rate outside [0, 1]. */
+export function validateFailureConfig(c: FailureConfig): void {
+  for (const k of RATE_KEYS) {
+    const v = c[k];
+    if (v !== undefined && !(v >= 0 && v <= 1))
+      throw new GoodputError(
+        'E_SIM',
+        `failure rate ${k}=${v} is outside [0, 1]`,
+        'give each --fail-* rate as a fraction, e.g. 0.05',
+      );
+  }
+}
 
 /** Rates of each injected failure. Fields left out are 0. */
 export interface FailureConfig {
@@ -57,12 +83,14 @@ export class FailureInjector {
   private rng: SimRng;
 
   constructor(config: FailureConfig = {}, seed = 0) {
+    validateFailureConfig(config);
     this.config = { ...config };
     this.rng = createSimRng(seed ^ 0x5f3759df);
   }
 
   /** Replace the rates (the seeded sequence continues). */
   set(config: FailureConfig): void {
+    validateFailureConfig(config);
     this.config = { ...config };
   }
 

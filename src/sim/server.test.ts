@@ -77,7 +77,10 @@ describe('sim server: OpenAI-compatible endpoints', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: sim.model, prompt: PROMPT, max_tokens: 7, ignore_eos: true }),
     });
-    const body = (await res.json()) as { choices: { text: string; finish_reason: string }[]; usage: { completion_tokens: number; prompt_tokens: number } };
+    const body = (await res.json()) as {
+      choices: { text: string; finish_reason: string }[];
+      usage: { completion_tokens: number; prompt_tokens: number };
+    };
     expect(res.status).toBe(200);
     expect(body.usage.completion_tokens).toBe(7);
     expect(body.usage.prompt_tokens).toBe(countTokens(PROMPT));

@@ -36,9 +36,24 @@ export async function streamRequest(
   const sentMs = performance.now();
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-  const r: StreamResult = { status: 0, headers: new Headers(), events: [], json: [], sentMs, endMs: 0, text: '', contentChunks: 0, done: false };
+  const r: StreamResult = {
+    status: 0,
+    headers: new Headers(),
+    events: [],
+    json: [],
+    sentMs,
+    endMs: 0,
+    text: '',
+    contentChunks: 0,
+    done: false,
+  };
   try {
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ stream: true, ...body }), signal: ctrl.signal });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ stream: true, ...body }),
+      signal: ctrl.signal,
+    });
     r.status = res.status;
     r.headers = res.headers;
     const reader = res.body!.getReader();
@@ -72,7 +87,9 @@ export async function streamRequest(
           if (obj.usage) r.usage = obj.usage as StreamResult['usage'];
           const choice = (obj.choices as Record<string, unknown>[] | undefined)?.[0];
           if (!choice) continue;
-          const piece = ((choice.delta as { content?: string } | undefined)?.content ?? choice.text ?? '') as string;
+          const piece = ((choice.delta as { content?: string } | undefined)?.content ??
+            choice.text ??
+            '') as string;
           if (piece !== '') {
             r.firstTokenMs ??= t;
             r.text += piece;
