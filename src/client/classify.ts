@@ -147,6 +147,7 @@ export function parseRetryAfter(value: unknown, nowEpochMs = Date.now()): number
   const text = raw.trim();
   if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  if (!/[a-z]/i.test(text)) return undefined; // an HTTP date names its day and month
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowEpochMs);
