@@ -1,0 +1,275 @@
+/**
+ * What a run's report says, decided once: which rows, which warnings, which notes, as
+ * strings ready to print. The terminal and Markdown renderers only lay this out, so they
+ * always say the same thing.
+ *
+ * @module
+ */
+
+import { REQUEST_ERRORS } from '../errors.js';
+import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SummaryLatencyName } from '../types.js';
+import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
+
+/** A header and rows of cells (strings), with the alignment of each column. */
+export interface ViewTable {
+  header: string[];
+  rows: string[][];
+  align: Array<'l' | 'r'>;
+}
+
+export interface ErrorView {
+  code: string;
+  count: string;
+  httpStatus?: string;
+  example: string;
+  cause: string;
+  fix: string;
+}
+
+/** Everything a run report shows, already formatted. */
+export interface RunView {
+  title: string;
+  /** Label / value lines describing what was run. */
+  context: Array<[string, string]>;
+  latency: ViewTable;
+  throughput: Array<[string, string]>;
+  /** SLOs in words, e.g. "TTFT ≤ 500 ms, TPOT ≤ 100 ms" or "none set". */
+  sloText: string;
+  goodput: Array<[string, string]>;
+  counts: Array<[string, string]>;
+  load: Array<[string, string]>;
+  errors: ErrorView[];
+  warnings: string[];
+  server?: { title: string; table: ViewTable; notes: Array<[string, string]> };
+  buckets?: ViewTable;
+}
+
+const LATENCY_LABELS: Array<[SummaryLatencyName, string]> = [
+  ['ttft', 'TTFT'],
+  ['tpot', 'TPOT'],
+  ['itl', 'ITL'],
+  ['itlPerToken', 'ITL per token'],
+  ['e2el', 'E2EL'],
+  ['queueWait', 'Queue wait'],
+  ['ttftFromScheduled', 'TTFT from schedule'],
+  ['e2elFromScheduled', 'E2EL from schedule'],
+];
+
+const SERVER_LABELS: Array<[ServerSeriesName, string]> = [
+  ['running', 'running'],
+  ['waiting', 'waiting'],
+  ['kvUsage', 'KV usage'],
+  ['kvFragmentation', 'KV fragmentation'],
+];
+
+function latencyRow(label: string, s: LatencyStats): string[] {
+  return [label, fmtInt(s.count), ...[s.mean, s.p50, s.p90, s.p95, s.p99, s.p999, s.max].map(fmtMs)];
+}
+
+/** SLOs in words. */
+export function describeSloText(slo: Slo): string {
+  const parts: string[] = [];
+  if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${slo.ttftMs} ms`);
+  if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${slo.tpotMs} ms`);
+  if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${slo.e2elMs} ms`);
+  return parts.length > 0 ? parts.join(', ') : 'none set (every success counts as good)';
+}
+
+function describeLoad(s: RunSummary): string {
+  const l = s.meta.load;
+  const stop =
+    l.requests !== undefined
+      ? `${l.requests} requests`
+      : l.durationMs !== undefined
+        ? `${l.durationMs / 1000} s`
+        : '';
+  const shape =
+    l.mode === 'closed'
+      ? `closed loop, concurrency ${l.concurrency ?? 1}`
+      : `open loop, ${l.rate ?? 0} req/s, burstiness ${l.burstiness ?? 1}` +
+        (l.maxConcurrency !== undefined ? `, max concurrency ${l.maxConcurrency}` : '');
+  return [shape, stop, `warmup ${l.warmup}`].filter(Boolean).join(' · ');
+}
+
+function describeWorkload(s: RunSummary): string {
+  const w = s.meta.workload;
+  const prompt =
+    w.kind === 'dataset'
+      ? `dataset ${w.dataset?.path ?? ''} (${w.dataset?.entries ?? 0} entries)`
+      : `prompt ${w.promptTokens ?? 0} tokens` +
+        (w.promptTokensRange ? ` ±${w.promptTokensRange * 100} %` : '') +
+        (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
+  return `${prompt} · max ${w.maxTokens} output tokens · ${w.api} API`;
+}
+
+function describeTarget(s: RunSummary): string {
+  const t = s.meta.target;
+  if (!t.embedded) return t.baseUrl;
+  return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function warningsOf(s: RunSummary): string[] {
+  const w: string[] = [];
+  const c = s.counts;
+  if (s.interrupted) w.push('the run was interrupted: the figures cover what was measured before the stop');
+  if (c.attempted > 0 && c.completed === 0)
+    w.push('every measured request failed: there are no latencies to report');
+  if (s.load.clientBound) {
+    w.push(
+      'the client was the bottleneck (dispatch lag or event-loop delay): these numbers may understate the server',
+    );
+  }
+  if (s.load.lateSends > 0) {
+    w.push(
+      `${s.load.lateSends} of ${s.load.dispatchLag.count} open-loop requests were sent late ` +
+        `(dispatch lag p99 ${fmtMs(s.load.dispatchLag.p99)} ms): the load offered was lower than asked`,
+    );
+  }
+  if (s.load.dropped > 0) w.push(`${plural(s.load.dropped, 'request')} could not be sent at all (dropped)`);
+  if (c.usageMissing > 0) {
+    w.push(
+      `${plural(c.usageMissing, 'response')} carried no usage: output tokens were counted by the client`,
+    );
+  }
+  if (c.promptTokenMismatch > 0) {
+    w.push(
+      `${plural(c.promptTokenMismatch, 'prompt')} counted differently by the server (> 1 %): a prompt may have been cut, or the tokenizer differs`,
+    );
+  }
+  return w;
+}
+
+function serverView(s: RunSummary): RunView['server'] {
+  const srv = s.server;
+  if (!srv) return undefined;
+  const rows: string[][] = [];
+  for (const [name, label] of SERVER_LABELS) {
+    const st = srv.series[name];
+    if (!st) continue;
+    const f = name === 'kvUsage' || name === 'kvFragmentation' ? fmtPct : fmtNum;
+    rows.push([label, f(st.min), f(st.mean), f(st.max), f(st.last)]);
+  }
+  const notes: Array<[string, string]> = [];
+  if (srv.preemptions !== undefined) notes.push(['preemptions', fmtInt(srv.preemptions)]);
+  if (srv.prefixCacheHitRate !== undefined)
+    notes.push(['prefix-cache hit rate', fmtPct(srv.prefixCacheHitRate)]);
+  if (srv.kvFragmentation !== undefined) {
+    notes.push([
+      'KV fragmentation',
+      fmtPct(srv.kvFragmentation) + (srv.fragmentationSource ? ` (${srv.fragmentationSource})` : ''),
+    ]);
+  }
+  if (srv.generatedTokens !== undefined) notes.push(['generated tokens', fmtInt(srv.generatedTokens)]);
+  if (srv.wastedTokens !== undefined) notes.push(['wasted tokens', fmtInt(srv.wastedTokens)]);
+  if (srv.serverTtftMeanMs !== undefined)
+    notes.push(['server TTFT mean', `${fmtMs(srv.serverTtftMeanMs)} ms`]);
+  if (srv.serverItlMeanMs !== undefined) notes.push(['server ITL mean', `${fmtMs(srv.serverItlMeanMs)} ms`]);
+  if (srv.scrapeFailures) notes.push(['failed scrapes', fmtInt(srv.scrapeFailures)]);
+  return {
+    title: `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`,
+    table: { header: ['series', 'min', 'mean', 'max', 'last'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
+    notes,
+  };
+}
+
+/** Decides and formats everything a run report shows. */
+export function buildRunView(s: RunSummary): RunView {
+  const openLoop = s.meta.load.mode === 'open';
+  const latencyRows = LATENCY_LABELS.filter(
+    ([name]) => openLoop || (name !== 'ttftFromScheduled' && name !== 'e2elFromScheduled'),
+  ).map(([name, label]) => latencyRow(label, s.latency[name]));
+  const g = s.goodput;
+  const c = s.counts;
+  const view: RunView = {
+    title: `goodput run ${s.meta.runId} · ${s.meta.model}`,
+    context: [
+      ['target', describeTarget(s)],
+      ['load', describeLoad(s)],
+      ['workload', describeWorkload(s)],
+      [
+        'sampling',
+        `temperature ${s.meta.sampling.temperature}` +
+          (s.meta.sampling.topP !== undefined ? ` · top_p ${s.meta.sampling.topP}` : '') +
+          ` · seed ${s.meta.seed}` +
+          (s.meta.sampling.ignoreEos ? ' · ignore_eos' : ''),
+      ],
+      ['duration', `${fmtNum(s.duration)} s`],
+    ],
+    latency: {
+      header: ['latency (ms)', 'count', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
+      rows: latencyRows,
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    },
+    throughput: [
+      ['requests/s', fmtNum(s.throughput.requestsPerS)],
+      ['output tokens/s', fmtNum(s.throughput.outputTokensPerS)],
+      ['total tokens/s', fmtNum(s.throughput.totalTokensPerS)],
+      ['peak output tokens/s', fmtNum(s.throughput.peakOutputTokensPerS)],
+    ],
+    sloText: describeSloText(g.slo),
+    goodput: [
+      ['good requests', `${fmtInt(g.goodRequests)} of ${fmtInt(g.attempted)} attempted`],
+      ['SLO attainment', fmtPct(g.attainment)],
+      ['request goodput', `${fmtNum(g.requestGoodput)} req/s`],
+      [
+        'token goodput ratio',
+        `${fmtPct(g.tokenGoodputRatio)} (useful ${fmtInt(g.usefulOutputTokens)} of ${fmtInt(g.totalOutputTokens)} tokens, ` +
+          `${fmtInt(g.wastedOutputTokens)} wasted; ${g.tokenSource === 'server' ? "server's counter" : 'client count'})`,
+      ],
+    ],
+    counts: [
+      ['attempted', fmtInt(c.attempted)],
+      ['completed', fmtInt(c.completed)],
+      ['failed', fmtInt(c.failed)],
+      ['cancelled', fmtInt(c.cancelled)],
+      ['warmup', fmtInt(c.warmup)],
+      ['retries', fmtInt(c.retries)],
+      ['input tokens', fmtInt(s.total_input_tokens)],
+      ['output tokens', fmtInt(s.total_output_tokens)],
+    ],
+    load: [
+      ['peak in flight', fmtInt(s.load.peakInFlight)],
+      ...(openLoop || s.load.dispatchLag.count > 0
+        ? ([
+            [
+              'dispatch lag',
+              `p50 ${fmtMs(s.load.dispatchLag.p50)} ms · p99 ${fmtMs(s.load.dispatchLag.p99)} ms · max ${fmtMs(s.load.dispatchLag.max)} ms`,
+            ],
+            ['late sends', fmtInt(s.load.lateSends)],
+          ] as Array<[string, string]>)
+        : []),
+      ['dropped', fmtInt(s.load.dropped)],
+    ],
+    errors: s.errors.map((e) => ({
+      code: e.code,
+      count: fmtInt(e.count),
+      ...(e.httpStatus !== undefined ? { httpStatus: String(e.httpStatus) } : {}),
+      example: e.example,
+      cause: REQUEST_ERRORS[e.code]?.cause ?? '',
+      fix: REQUEST_ERRORS[e.code]?.hint ?? '',
+    })),
+    warnings: warningsOf(s),
+  };
+  const server = serverView(s);
+  if (server) view.server = server;
+  if (s.buckets && s.buckets.length > 0) {
+    view.buckets = {
+      header: ['prompt tokens', 'requests', 'ok', 'TTFT p50', 'TTFT p99', 'E2EL p50', 'E2EL p99'],
+      rows: s.buckets.map((b) => [
+        fmtTokenRange(b.minTokens, b.maxTokens),
+        fmtInt(b.count),
+        fmtInt(b.ttft.count),
+        fmtMs(b.ttft.p50),
+        fmtMs(b.ttft.p99),
+        fmtMs(b.e2el.p50),
+        fmtMs(b.e2el.p99),
+      ]),
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    };
+  }
+  return view;
+}
