@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Client, createClient, listModels } from '../client/index.js';
+import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
@@ -218,19 +219,5 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     await writer?.close().catch(() => undefined);
     await client?.close().catch(() => undefined);
     await sim?.close().catch(() => undefined);
-  }
-}
-
-/** The base URL without user:password, which would otherwise land in summary.json. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = '';
-      u.password = '';
-    }
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return url;
   }
 }

@@ -9,7 +9,7 @@
 import type { ApiKind, LoadSpec, Sampling, Slo } from '../types.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
-export interface WorkloadOptions {
+export interface BenchmarkWorkload {
   /** Synthetic prompt length in tokens (user part). */
   promptTokens: number;
   /** Uniform spread ±range×promptTokens. */
@@ -34,7 +34,7 @@ export interface BenchmarkConfig {
   /** Bearer key. In memory only: never persisted, printed or logged. */
   apiKey?: string;
   sampling: Sampling;
-  workload: WorkloadOptions;
+  workload: BenchmarkWorkload;
   load: LoadSpec;
   slo: Slo;
   /** Seed of every random choice (prompts, lengths, arrivals, cancels, the embedded engine). */

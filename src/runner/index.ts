@@ -4,13 +4,13 @@
  *
  * @module
  */
-export { type BenchmarkIo, type BenchmarkResult, redactUrl, runBenchmark } from './benchmark.js';
+export { type BenchmarkIo, type BenchmarkResult, runBenchmark } from './benchmark.js';
 export {
   type BenchmarkConfig,
+  type BenchmarkWorkload,
   DEFAULT_LOAD,
   DEFAULT_SEED,
   DEFAULT_WORKLOAD,
-  type WorkloadOptions,
 } from './config.js';
 export {
   CLIENT_BOUND_DISPATCH_LAG_MS,
