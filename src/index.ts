@@ -8,7 +8,6 @@ export * from './client/index.js';
 export * from './doctor/index.js';
 export * from './errors.js';
 export * from './metrics/index.js';
-export * from './report/index.js';
 export * from './results/index.js';
 export * from './runner/index.js';
 export * from './sim/index.js';
