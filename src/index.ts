@@ -5,6 +5,7 @@
  * @module
  */
 export * from './client/index.js';
+export * from './config/index.js';
 export * from './doctor/index.js';
 export * from './errors.js';
 export * from './metrics/index.js';

@@ -47,7 +47,11 @@ export function suggest(name: string, known: readonly string[]): string | undefi
   let bestDistance = Number.POSITIVE_INFINITY;
   const norm = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
   for (const candidate of known) {
-    const d = norm(candidate) === norm(name) ? 0 : editDistance(name, candidate);
+    const a = norm(name);
+    const b = norm(candidate);
+    // Equal apart from case and separators, or one a prefix of the other ("ttft" for "ttft_ms").
+    const d =
+      a === b ? 0 : a.length >= 3 && (b.startsWith(a) || a.startsWith(b)) ? 1 : editDistance(name, candidate);
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;

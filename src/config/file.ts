@@ -1,0 +1,189 @@
+/**
+ * Config files, in either of two shapes, validated with zod (strict: unknown fields are
+ * errors, reported with their path and the likely intended name):
+ *
+ * - settings.json: `{ "base_url", "api_key", "model_id", "slo": { "ttft_ms", "tpot_ms", "e2el_ms" } }`
+ * - gateway: `{ "provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries" }`
+ *
+ * Both normalise to FileConfig. Values are never echoed in errors (a value may be a key).
+ *
+ * @module
+ */
+
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { GoodputError } from '../errors.js';
+import type { Slo } from '../types.js';
+import { describeIssues } from './issues.js';
+
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^/\s]/i, { message: 'expected an http:// or https:// URL' })
+  .optional();
+const positiveMs = z.number().positive().optional();
+
+const settingsSlo = z.strictObject({ ttft_ms: positiveMs, tpot_ms: positiveMs, e2el_ms: positiveMs });
+
+/** The settings.json shape. */
+export const SettingsFileSchema = z.strictObject({
+  base_url: httpUrl,
+  api_key: z.string().optional(),
+  model_id: z.string().min(1).optional(),
+  slo: settingsSlo.optional(),
+});
+
+/** The gateway shape. */
+export const GatewayFileSchema = z.strictObject({
+  provider: z.literal('openai-compatible').optional(),
+  baseUrl: httpUrl,
+  apiKey: z.string().optional(),
+  model: z.string().min(1).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  maxRetries: z.number().int().min(0).max(100).optional(),
+});
+
+export type ConfigFileShape = 'settings' | 'gateway';
+
+/** What a config file sets, whichever shape it had. */
+export interface FileConfig {
+  /** Absolute or as-given path of the file. */
+  path: string;
+  shape: ConfigFileShape;
+  baseUrl?: string;
+  /** Trimmed for use; apiKeyRaw keeps the value as written, for doctor's whitespace warning. */
+  apiKey?: string;
+  apiKeyRaw?: string;
+  model?: string;
+  slo?: Slo;
+  timeoutMs?: number;
+  maxRetries?: number;
+}
+
+const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo'];
+const GATEWAY_KEYS = ['provider', 'baseUrl', 'apiKey', 'model', 'timeoutMs', 'maxRetries'];
+const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms'];
+
+const HINT =
+  'use the settings.json shape {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms"}} ' +
+  'or the gateway shape {"provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries"}';
+
+/** Which shape a parsed object is meant to be: the one sharing more of its keys (gateway when it names a provider). */
+export function detectShape(value: Record<string, unknown>): ConfigFileShape {
+  const keys = Object.keys(value);
+  if ('provider' in value) return 'gateway';
+  const gateway = keys.filter((k) => GATEWAY_KEYS.includes(k)).length;
+  const settings = keys.filter((k) => SETTINGS_KEYS.includes(k)).length;
+  return gateway > settings ? 'gateway' : 'settings';
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * Validates a parsed config object (pure). `name` (the file's path) is used in errors.
+ * Throws GoodputError 'E_CONFIG' listing every problem with its field path.
+ */
+export function parseConfig(value: unknown, name: string): FileConfig {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new GoodputError(
+      'E_CONFIG',
+      `${name}: expected a JSON object, got ${Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value}`,
+      HINT,
+    );
+  }
+  const record = value as Record<string, unknown>;
+  const shape = detectShape(record);
+  const schema = shape === 'gateway' ? GatewayFileSchema : SettingsFileSchema;
+  const result = schema.safeParse(record, { reportInput: true });
+  if (!result.success) {
+    const known = (path: readonly PropertyKey[]) =>
+      path.length === 0
+        ? shape === 'gateway'
+          ? GATEWAY_KEYS
+          : SETTINGS_KEYS
+        : path[0] === 'slo'
+          ? SLO_KEYS
+          : undefined;
+    const lines = describeIssues(result.error.issues, known);
+    throw new GoodputError(
+      'E_CONFIG',
+      `${name} (${shape} shape) is invalid:\n  ${lines.join('\n  ')}`,
+      shape === 'gateway'
+        ? `fix the fields named above; the gateway shape is {"provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries"}`
+        : `fix the fields named above; the settings.json shape is {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms"}}`,
+    );
+  }
+  if (shape === 'gateway') {
+    const g = result.data as z.infer<typeof GatewayFileSchema>;
+    return definedOnly({
+      path: name,
+      shape,
+      baseUrl: g.baseUrl,
+      apiKey: g.apiKey?.trim() || undefined,
+      apiKeyRaw: g.apiKey,
+      model: g.model,
+      timeoutMs: g.timeoutMs,
+      maxRetries: g.maxRetries,
+    });
+  }
+  const s = result.data as z.infer<typeof SettingsFileSchema>;
+  const slo = s.slo
+    ? definedOnly<Slo>({ ttftMs: s.slo.ttft_ms, tpotMs: s.slo.tpot_ms, e2elMs: s.slo.e2el_ms })
+    : undefined;
+  return definedOnly({
+    path: name,
+    shape,
+    baseUrl: s.base_url,
+    apiKey: s.api_key?.trim() || undefined,
+    apiKeyRaw: s.api_key,
+    model: s.model_id,
+    slo: slo && Object.keys(slo).length > 0 ? slo : undefined,
+  });
+}
+
+/**
+ * Where JSON.parse failed, as "at line L, column C", without quoting the text around it
+ * (some Node versions quote it in their message, and the text may hold a key).
+ */
+function jsonErrorLocation(text: string, error: Error): string {
+  const position = /position (\d+)/.exec(error.message);
+  if (!position) return /"|'/.test(error.message) ? '' : `(${error.message})`;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `at line ${line}, column ${column}`;
+}
+
+/**
+ * Reads and validates a config file.
+ *
+ * @example
+ * const file = await loadConfigFile('settings.json');
+ * file.baseUrl; // "http://localhost:8000"
+ */
+export async function loadConfigFile(path: string): Promise<FileConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new GoodputError(
+      'E_CONFIG',
+      `cannot read config file ${path}${code ? ` (${code})` : ''}`,
+      'check the path given to --config',
+    );
+  }
+  const body = text.replace(/^\uFEFF/, '');
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (e) {
+    throw new GoodputError(
+      'E_CONFIG',
+      `${path}: not valid JSON ${jsonErrorLocation(body, e as Error)}`,
+      `fix the JSON syntax; ${HINT}`,
+    );
+  }
+  return parseConfig(value, path);
+}

@@ -1,0 +1,27 @@
+/**
+ * Config and secrets: config files (settings.json and gateway shapes), the precedence of
+ * flags over environment over file with the origin of every value, API key handling that
+ * never leaks the key, and the SLO and duration grammars.
+ *
+ * @module
+ */
+export {
+  type ConfigFileShape,
+  detectShape,
+  type FileConfig,
+  GatewayFileSchema,
+  loadConfigFile,
+  parseConfig,
+  SettingsFileSchema,
+} from './file.js';
+export { describeIssues, formatPath, jsonType, suggest } from './issues.js';
+export { formatSlo, parseDuration, parseSlo } from './parse.js';
+export {
+  type Origin,
+  resolveTarget,
+  type TargetConfig,
+  type TargetFlags,
+  type TargetInputs,
+  type ValueSource,
+} from './resolve.js';
+export { describeKey, inspectKey, type KeyInspection, redact, redactUrl } from './secrets.js';

@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest';
+import { describeKey, inspectKey, redact, redactUrl } from './secrets.js';
+
+const KEY = 'sk-test-9f8e7d6c5b4a3210ZYXW';
+
+describe('redact', () => {
+  test('removes every occurrence of the key, raw and trimmed', () => {
+    const text = `Authorization: Bearer ${KEY}\nretry with ${KEY}`;
+    const out = redact(text, KEY);
+    expect(out).not.toContain(KEY);
+    expect(out).toBe('Authorization: Bearer [REDACTED]\nretry with [REDACTED]');
+    expect(redact(`key=${KEY}`, ` ${KEY}\n`)).toBe('key=[REDACTED]');
+  });
+
+  test('no key leaves the text unchanged', () => {
+    expect(redact('nothing secret', undefined)).toBe('nothing secret');
+    expect(redact('nothing secret', '')).toBe('nothing secret');
+  });
+});
+
+describe('describeKey', () => {
+  test.each([
+    [undefined, 'no key'],
+    ['', 'no key'],
+    ['a', '1 character'],
+    ['short-key', '9 characters'],
+    [KEY, `${KEY.length} characters, ending …ZYXW`],
+  ])('%j → %s', (key, text) => {
+    const description = describeKey(key);
+    expect(description).toBe(text);
+    if (key && key.length > 4) expect(description).not.toContain(key.slice(0, -4));
+  });
+});
+
+describe('inspectKey', () => {
+  test.each([
+    [KEY, KEY, []],
+    [`${KEY}\n`, KEY, ['ends with a newline']],
+    [`${KEY}\r\n`, KEY, ['ends with a newline']],
+    [`  ${KEY}`, KEY, ['starts with spaces']],
+    [`\t${KEY} `, KEY, ['starts with a tab', 'ends with spaces']],
+    [`"${KEY}"`, `"${KEY}"`, ['wrapped in quotes']],
+    [`Bearer ${KEY}`, `Bearer ${KEY}`, ['whitespace inside', 'starts with "Bearer "']],
+    ['  \n', '', ['empty']],
+  ])('%j → trimmed, with problems %o', (raw, key, problems) => {
+    const result = inspectKey(raw);
+    expect(result.key).toBe(key);
+    expect(result.problems).toHaveLength(problems.length);
+    problems.forEach((p, i) => {
+      expect(result.problems[i]).toContain(p);
+    });
+    for (const p of result.problems) expect(p).not.toContain(KEY);
+  });
+});
+
+describe('redactUrl', () => {
+  test.each([
+    ['http://localhost:8000', 'http://localhost:8000'],
+    ['https://user:pa55@gw.example/api', 'https://gw.example/api'],
+    ['https://gw.example/openai?api-key=abc123&x=1', 'https://gw.example/openai?api-key=REDACTED&x=1'],
+    ['https://gw.example/?token=t0k', 'https://gw.example/?token=REDACTED'],
+    ['not a url', 'not a url'],
+  ])('%s → %s', (url, safe) => expect(redactUrl(url)).toBe(safe));
+});

@@ -1,0 +1,103 @@
+/**
+ * Keeping the API key out of everything that is printed or written: redaction, a safe
+ * description for doctor, checks for whitespace pasted around a key, and URL scrubbing.
+ *
+ * @module
+ */
+
+/** What doctor may say about a key: never the key itself. */
+export interface KeyInspection {
+  /** The key as it should be used: surrounding whitespace removed. */
+  key: string;
+  /** Problems with the raw value, in words (empty when there are none). */
+  problems: string[];
+}
+
+const REDACTED = '[REDACTED]';
+
+/**
+ * Replaces every occurrence of the key (raw and trimmed) in `text`. A missing or empty key
+ * leaves the text as it is.
+ */
+export function redact(text: string, key: string | undefined): string {
+  if (!key) return text;
+  let out = text;
+  for (const k of new Set([key, key.trim()])) {
+    if (k !== '') out = out.split(k).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * A description of a key safe to print: its length, and its last four characters only when
+ * the key is long enough (12+) that they give little away.
+ *
+ * @example
+ * describeKey('sk-abcdefghijklmnop1234'); // "23 characters, ending …1234"
+ */
+export function describeKey(key: string | undefined): string {
+  if (key === undefined || key === '') return 'no key';
+  const n = key.length;
+  const length = `${n} character${n === 1 ? '' : 's'}`;
+  return n >= 12 ? `${length}, ending …${key.slice(-4)}` : length;
+}
+
+function describeWhitespace(ws: string): string {
+  const names: string[] = [];
+  if (/\r?\n/.test(ws)) names.push('a newline');
+  if (/\r(?!\n)/.test(ws)) names.push('a carriage return');
+  if (/\t/.test(ws)) names.push('a tab');
+  if (/ /.test(ws)) names.push('spaces');
+  if (names.length === 0) names.push('whitespace');
+  return names.join(' and ');
+}
+
+/**
+ * Checks a raw key for the usual paste accidents: surrounding whitespace or a newline,
+ * inner whitespace, quotes, a "Bearer " prefix. Returns the trimmed key and the problems.
+ */
+export function inspectKey(raw: string): KeyInspection {
+  const problems: string[] = [];
+  const key = raw.trim();
+  if (key === '')
+    return { key, problems: [raw === '' ? 'the key is empty' : 'the key is empty (only whitespace)'] };
+  const leading = raw.slice(0, raw.length - raw.trimStart().length);
+  const trailing = raw.slice(raw.trimEnd().length);
+  if (leading) problems.push(`the key starts with ${describeWhitespace(leading)} (removed for use)`);
+  if (trailing) problems.push(`the key ends with ${describeWhitespace(trailing)} (removed for use)`);
+  if (/\s/.test(key)) problems.push('the key contains whitespace inside it');
+  if (/^(['"]).*\1$/.test(key)) problems.push('the key is wrapped in quotes');
+  if (/^bearer\s/i.test(key)) problems.push('the key starts with "Bearer ": give the key alone');
+  return { key, problems };
+}
+
+const SECRET_PARAM = /key|token|secret|sig|password|auth/i;
+
+/**
+ * A URL safe to print and record: user name and password removed, values of query
+ * parameters that look like credentials replaced. Text that is not a URL is returned as is.
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  let changed = false;
+  if (parsed.username || parsed.password) {
+    parsed.username = '';
+    parsed.password = '';
+    changed = true;
+  }
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (SECRET_PARAM.test(name)) {
+      parsed.searchParams.set(name, 'REDACTED');
+      changed = true;
+    }
+  }
+  if (!changed) return url;
+  const text = parsed.toString();
+  // URL adds a trailing slash to a bare origin; keep the caller's form.
+  return !url.endsWith('/') && parsed.pathname === '/' && !parsed.search ? text.replace(/\/$/, '') : text;
+}
