@@ -1,0 +1,204 @@
+/**
+ * The pure half of a sweep: which loads to run, when to stop, where the knee is, and the
+ * capacity at SLO.
+ *
+ * Saturation point (knee), by the Kneedle method (Satopää et al., 2011) on the curve of
+ * mean E2EL (y) against achieved request throughput (x), points in load order: both axes are
+ * normalised to [0, 1] over the points, and the knee is the point furthest below the chord
+ * from the first to the last point, i.e. the one maximising x̂ − ŷ. Before the knee, more
+ * load buys throughput at little latency; after it, latency grows while throughput stalls.
+ * No knee is reported with fewer than 3 points or when the curve bends by less than 0.1.
+ *
+ * Capacity at SLO: the highest load whose SLO attainment is ≥ the target, below the first
+ * load that misses it (the search assumes attainment falls as load rises); the gap between
+ * the last passing and the first failing load is then bisected.
+ *
+ * @module
+ */
+
+import type { RunSummary } from '../types.js';
+
+export type SweepMode = 'concurrency' | 'rate';
+
+/** What a sweep keeps of each point's summary. */
+export interface SweepPoint {
+  /** step: a planned load; synchronous / throughput: guidellm's anchors of a rate sweep; bisect: the capacity search. */
+  phase: 'step' | 'synchronous' | 'throughput' | 'bisect';
+  /** Closed loop: concurrency; open loop: requests per second. */
+  mode: SweepMode;
+  load: number;
+  /** The point's result directory. */
+  dir: string;
+  runId: string;
+  completed: number;
+  failed: number;
+  errorRate: number;
+  requestThroughput: number;
+  outputThroughput: number;
+  meanTtftMs: number;
+  p99TtftMs: number;
+  meanTpotMs: number;
+  meanE2elMs: number;
+  p99E2elMs: number;
+  attainment: number;
+  requestGoodput: number;
+  /** attainment ≥ the sweep's minimum attainment. */
+  passes: boolean;
+}
+
+export interface Knee {
+  load: number;
+  mode: SweepMode;
+  requestThroughput: number;
+  meanE2elMs: number;
+  method: 'kneedle: max of normalised throughput minus normalised mean E2EL';
+}
+
+export interface Capacity {
+  mode: SweepMode;
+  /** Highest load meeting the SLO attainment target. */
+  load: number;
+  attainment: number;
+  /** Lowest load seen to miss it (undefined: none missed, capacity is at least `load`). */
+  firstFailingLoad?: number;
+  /** True when the search narrowed the gap to its resolution. */
+  resolved: boolean;
+}
+
+/** Point figures from a run summary. */
+export function pointFromSummary(
+  summary: RunSummary,
+  dir: string,
+  phase: SweepPoint['phase'],
+  mode: SweepMode,
+  load: number,
+  minAttainment: number,
+): SweepPoint {
+  const attempted = summary.counts.attempted;
+  const attainment = summary.goodput.attainment;
+  return {
+    phase,
+    mode,
+    load,
+    dir,
+    runId: summary.meta.runId,
+    completed: summary.counts.completed,
+    failed: summary.counts.failed,
+    errorRate: attempted > 0 ? summary.counts.failed / attempted : 0,
+    requestThroughput: summary.request_throughput,
+    outputThroughput: summary.output_throughput,
+    meanTtftMs: summary.mean_ttft_ms,
+    p99TtftMs: summary.p99_ttft_ms,
+    meanTpotMs: summary.mean_tpot_ms,
+    meanE2elMs: summary.mean_e2el_ms,
+    p99E2elMs: summary.p99_e2el_ms,
+    attainment,
+    requestGoodput: summary.request_goodput,
+    passes: attempted > 0 && attainment >= minAttainment,
+  };
+}
+
+/** 1, 2, 4, … up to max (max itself included when it is not a power of two). */
+export function doublingConcurrencies(max: number, start = 1): number[] {
+  const out: number[] = [];
+  for (let c = Math.max(1, start); c < max; c *= 2) out.push(c);
+  out.push(max);
+  return out;
+}
+
+/** `steps` rates evenly spaced above `low` up to `high` (guidellm's sweep between its anchors). */
+export function evenlySpacedRates(low: number, high: number, steps: number): number[] {
+  if (!(high > low) || steps < 1) return [round3(Math.max(low, high))];
+  return Array.from({ length: steps }, (_, k) => round3(low + ((high - low) * (k + 1)) / steps));
+}
+
+/** Three significant digits: rates in sweep.json and directory names stay readable. */
+export function round3(x: number): number {
+  if (x === 0) return 0;
+  const p = 10 ** (2 - Math.floor(Math.log10(Math.abs(x))));
+  return Math.round(x * p) / p;
+}
+
+/** Why the sweep should not go higher, or undefined. */
+export function explosion(
+  point: SweepPoint,
+  first: SweepPoint | undefined,
+  limits: { maxErrorRate: number; latencyFactor: number },
+): string | undefined {
+  if (point.errorRate > limits.maxErrorRate) {
+    return `errors exploded: ${(point.errorRate * 100).toFixed(0)}% failed at ${point.mode} ${point.load}`;
+  }
+  if (first && first.meanE2elMs > 0 && point.meanE2elMs > limits.latencyFactor * first.meanE2elMs) {
+    return (
+      `latency exploded: mean E2EL ${Math.round(point.meanE2elMs)} ms at ${point.mode} ${point.load}, ` +
+      `more than ${limits.latencyFactor}× the ${Math.round(first.meanE2elMs)} ms at ${first.load}`
+    );
+  }
+  return undefined;
+}
+
+/** The knee of mean E2EL against throughput (see module doc). */
+export function findKnee(points: readonly SweepPoint[]): Knee | undefined {
+  const pts = [...points].sort((a, b) => a.load - b.load);
+  if (pts.length < 3) return undefined;
+  const xs = pts.map((p) => p.requestThroughput);
+  const ys = pts.map((p) => p.meanE2elMs);
+  const norm = (v: number, lo: number, hi: number) => (hi > lo ? (v - lo) / (hi - lo) : 0);
+  const [xlo, xhi, ylo, yhi] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  let best = -1;
+  let bestGap = Number.NEGATIVE_INFINITY;
+  pts.forEach((_, i) => {
+    const gap = norm(xs[i]!, xlo, xhi) - norm(ys[i]!, ylo, yhi);
+    if (gap > bestGap) {
+      bestGap = gap;
+      best = i;
+    }
+  });
+  if (best < 0 || bestGap < 0.1) return undefined;
+  const p = pts[best]!;
+  return {
+    load: p.load,
+    mode: p.mode,
+    requestThroughput: p.requestThroughput,
+    meanE2elMs: p.meanE2elMs,
+    method: 'kneedle: max of normalised throughput minus normalised mean E2EL',
+  };
+}
+
+/** The last passing and first failing points, in load order (see module doc). */
+export function sloBracket(points: readonly SweepPoint[]): { pass?: SweepPoint; fail?: SweepPoint } {
+  const pts = [...points].sort((a, b) => a.load - b.load);
+  const f = pts.findIndex((p) => !p.passes);
+  if (f === -1) return { pass: pts.at(-1) };
+  return { pass: f > 0 ? pts[f - 1] : undefined, fail: pts[f] };
+}
+
+/** The next load to try between a passing and a failing one, or undefined when resolved. */
+export function bisectNext(
+  mode: SweepMode,
+  pass: number,
+  fail: number,
+  rateResolution = 0.05,
+): number | undefined {
+  if (mode === 'concurrency') {
+    if (fail - pass <= 1) return undefined;
+    return Math.floor((pass + fail) / 2);
+  }
+  if (fail - pass <= rateResolution * fail) return undefined;
+  const mid = round3((pass + fail) / 2);
+  return mid > pass && mid < fail ? mid : undefined;
+}
+
+/** Capacity from all points run so far (steps and bisection). */
+export function capacityAtSlo(points: readonly SweepPoint[], mode: SweepMode): Capacity | undefined {
+  const { pass, fail } = sloBracket(points.filter((p) => p.mode === mode));
+  if (!pass) return undefined;
+  const cap: Capacity = {
+    mode,
+    load: pass.load,
+    attainment: pass.attainment,
+    resolved: fail !== undefined && bisectNext(mode, pass.load, fail.load) === undefined,
+  };
+  if (fail) cap.firstFailingLoad = fail.load;
+  return cap;
+}

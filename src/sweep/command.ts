@@ -1,0 +1,270 @@
+/**
+ * `goodput sweep`: normal runs at rising concurrency or rate → saturation point and
+ * capacity at SLO. Every point is a result directory under the sweep's directory, beside
+ * sweep.json. Thin: flags → SweepPlan + BenchmarkConfig → runSweep(runBenchmark).
+ *
+ * @module
+ */
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  LOAD_OPTIONS,
+  OUTPUT_OPTIONS,
+  resolveBenchmarkConfig,
+  TARGET_OPTIONS,
+  WORKLOAD_OPTIONS,
+} from '../cli/options.js';
+import type { CommandSpec, OptionSpec, ParsedArgs } from '../cli/spec.js';
+import { toolVersion } from '../cli/version.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
+import type { LoadSpec } from '../types.js';
+import { doublingConcurrencies } from './analysis.js';
+import { renderSweep } from './render.js';
+import { type PointRequest, runSweep, type SweepPlan } from './run.js';
+
+const S = 'Sweep';
+
+export const SWEEP_OPTIONS: OptionSpec[] = [
+  {
+    name: 'concurrency',
+    type: 'list',
+    short: 'c',
+    valueName: 'N,N,…',
+    group: S,
+    description: 'Concurrencies to run, e.g. 1,2,4,8,16 (closed loop)',
+  },
+  {
+    name: 'concurrency-max',
+    type: 'integer',
+    valueName: 'N',
+    group: S,
+    description: 'Concurrencies 1, 2, 4, … doubling up to N [default sweep: 1,2,4,8,16,32]',
+  },
+  {
+    name: 'rate-max',
+    type: 'string',
+    valueName: 'R|auto',
+    group: S,
+    description:
+      'Rate sweep (open loop), as guidellm: a synchronous run, a max-throughput run, then --steps rates evenly spaced up to R (auto: the measured throughput)',
+  },
+  {
+    name: 'steps',
+    type: 'integer',
+    default: 5,
+    valueName: 'N',
+    group: S,
+    description: 'Rate sweep: number of rates',
+  },
+  {
+    name: 'throughput-concurrency',
+    type: 'integer',
+    default: 64,
+    valueName: 'N',
+    group: S,
+    description: 'Rate sweep: concurrency of the max-throughput run',
+  },
+  {
+    name: 'min-attainment',
+    type: 'number',
+    default: 0.9,
+    valueName: 'A',
+    group: S,
+    description: 'SLO attainment (0..1) a load must reach to be within capacity; set the SLO with --slo',
+  },
+  {
+    name: 'bisect',
+    type: 'integer',
+    default: 3,
+    valueName: 'N',
+    group: S,
+    description: 'At most N extra runs bisecting between the last passing and the first failing load',
+  },
+  {
+    name: 'max-error-rate',
+    type: 'number',
+    default: 0.2,
+    valueName: 'E',
+    group: S,
+    description: 'Stop rising when more than this share of a point failed',
+  },
+  {
+    name: 'latency-factor',
+    type: 'number',
+    default: 10,
+    valueName: 'X',
+    group: S,
+    description: "Stop rising when mean E2EL exceeds X times the first point's",
+  },
+];
+
+const OUT_OPTIONS = OUTPUT_OPTIONS.map((o) =>
+  o.name === 'out'
+    ? {
+        ...o,
+        description:
+          'Sweep directory: one result directory per point and sweep.json [default: goodput-results/sweep-<time>/]',
+      }
+    : o.name === 'json'
+      ? { ...o, description: 'Print sweep.json on stdout' }
+      : o,
+);
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+/** Flags → plan. Throws E_USAGE naming the flag at fault. */
+export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
+  const list = o.concurrency as string[] | undefined;
+  const cmax = o.concurrencyMax as number | undefined;
+  const rateMax = o.rateMax as string | undefined;
+  const chosen = [list !== undefined, cmax !== undefined, rateMax !== undefined].filter(Boolean).length;
+  if (chosen > 1) {
+    throw usage('--concurrency, --concurrency-max and --rate-max pick different sweeps', 'use one of them');
+  }
+  const minAttainment = o.minAttainment as number;
+  if (!(minAttainment >= 0 && minAttainment <= 1)) {
+    throw usage(
+      `--min-attainment must be between 0 and 1, got ${minAttainment}`,
+      'e.g. --min-attainment 0.95',
+    );
+  }
+  const plan: SweepPlan = {
+    mode: rateMax !== undefined ? 'rate' : 'concurrency',
+    minAttainment,
+    bisectSteps: o.bisect as number,
+    maxErrorRate: o.maxErrorRate as number,
+    latencyFactor: o.latencyFactor as number,
+  };
+  if (list !== undefined) {
+    const values = list.map((s) => Number(s));
+    if (values.some((v) => !Number.isInteger(v) || v < 1)) {
+      throw usage(
+        `--concurrency expects whole numbers ≥ 1, got ${list.join(',')}`,
+        'e.g. --concurrency 1,2,4,8',
+      );
+    }
+    plan.concurrencies = values;
+  } else if (rateMax === undefined) {
+    if (cmax !== undefined && cmax < 1)
+      throw usage('--concurrency-max must be at least 1', 'e.g. --concurrency-max 64');
+    plan.concurrencies = doublingConcurrencies(cmax ?? 32);
+  } else {
+    if (rateMax !== 'auto') {
+      const r = Number(rateMax);
+      if (!(r > 0))
+        throw usage(`--rate-max expects a rate > 0 or auto, got '${rateMax}'`, 'e.g. --rate-max 20');
+      plan.rateMax = r;
+    }
+    plan.steps = Math.max(1, o.steps as number);
+    plan.throughputConcurrency = Math.max(1, o.throughputConcurrency as number);
+  }
+  return plan;
+}
+
+/** The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run). */
+function benchmarkArgs(args: ParsedArgs): ParsedArgs {
+  const options = { ...args.options };
+  delete options.concurrency;
+  const given = new Set([...args.given].filter((k) => k !== 'concurrency'));
+  return { options, positionals: args.positionals, given };
+}
+
+/** The load of one point: the base load with the point's concurrency or rate. */
+export function pointLoad(base: LoadSpec, req: PointRequest, requestsGiven: boolean): LoadSpec {
+  const load: LoadSpec = { ...base };
+  delete load.concurrency;
+  delete load.rate;
+  delete load.burstiness;
+  if (req.concurrency !== undefined) {
+    load.mode = 'closed';
+    load.concurrency = req.concurrency;
+    delete load.maxConcurrency;
+  } else {
+    load.mode = 'open';
+    load.rate = req.rate;
+    load.burstiness = base.burstiness ?? 1;
+  }
+  if (!requestsGiven && base.durationMs === undefined) {
+    // About ten seconds' worth, at least 40 requests, as a plain run would.
+    load.requests =
+      req.concurrency !== undefined
+        ? Math.max(40, req.concurrency * 8)
+        : Math.max(40, Math.ceil((req.rate ?? 1) * 10));
+  }
+  return load;
+}
+
+function stamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+export const sweepCommand: CommandSpec = {
+  name: 'sweep',
+  summary: 'Runs at rising concurrency or rate: saturation point (knee) and capacity at SLO',
+  description: [
+    'Concurrency sweep: --concurrency 1,2,4,8 or --concurrency-max N (doubling). Rate sweep: --rate-max R|auto.',
+    'Each point is a normal run with its own result directory under --out; sweep.json lists the points,',
+    'the knee of latency against throughput and the capacity at SLO (--slo, --min-attainment), bisected',
+    'between the last passing and the first failing load. The sweep stops rising when errors or latency explode.',
+  ].join('\n'),
+  options: [
+    ...TARGET_OPTIONS,
+    ...WORKLOAD_OPTIONS,
+    ...LOAD_OPTIONS.filter((o) => o.name !== 'concurrency' && o.name !== 'rate'),
+    ...SWEEP_OPTIONS,
+    ...OUT_OPTIONS,
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const plan = resolveSweepPlan(o);
+    const base: BenchmarkConfig = await resolveBenchmarkConfig(benchmarkArgs(ctx.args), ctx.env, ctx.cwd);
+    const quiet = o.quiet === true;
+    if (!quiet) for (const w of base.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    if (!quiet && Object.keys(base.slo).length === 0) {
+      ctx.stderr.write('note: no --slo given: capacity counts every successful request as meeting the SLO\n');
+    }
+    const dir = base.outDir ?? join(ctx.cwd, 'goodput-results', `sweep-${stamp(new Date())}`);
+    await mkdir(dir, { recursive: true });
+    const requestsGiven = ctx.args.given.has('requests');
+    const result = await runSweep(
+      plan,
+      (req) => {
+        const name = `${String(req.ordinal).padStart(2, '0')}-${req.concurrency !== undefined ? `c${req.concurrency}` : `r${req.rate}`}`;
+        const config: BenchmarkConfig = {
+          ...base,
+          load: pointLoad(base.load, req, requestsGiven),
+          outDir: join(dir, name),
+          labels: { ...base.labels, 'sweep.phase': req.phase, 'sweep.point': name },
+        };
+        if (!quiet) ctx.stderr.write(`sweep: ${name} (${req.phase}) …\n`);
+        return runBenchmark(config, {
+          stderr: ctx.stderr,
+          signal: ctx.signal,
+          cwd: ctx.cwd,
+          quiet: true,
+          version: toolVersion(),
+        });
+      },
+      {
+        signal: ctx.signal,
+        onPoint: (p) => {
+          if (!quiet) {
+            ctx.stderr.write(
+              `sweep: ${p.mode} ${p.load}: ${p.requestThroughput.toFixed(2)} req/s, mean E2EL ${Math.round(p.meanE2elMs)} ms, attainment ${p.attainment.toFixed(2)}${p.passes ? '' : ' (miss)'}\n`,
+            );
+          }
+        },
+      },
+    );
+    await writeFile(join(dir, 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
+    if (o.json === true) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else if (!quiet) ctx.stdout.write(renderSweep(result));
+    if (!quiet) ctx.stderr.write(`sweep: ${dir}/sweep.json\n`);
+    return result.interrupted ? ExitCode.INTERRUPTED : ExitCode.OK;
+  },
+};

@@ -1,0 +1,75 @@
+/**
+ * A sweep as a terminal table: one row per point in load order, then the knee, the
+ * capacity at SLO and the diagnosis. Returns a string.
+ *
+ * @module
+ */
+
+import { renderFindings } from '../diagnosis/index.js';
+import type { SweepResult } from './run.js';
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+const f0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toString() : '-');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '-');
+
+/** The sweep as text. */
+export function renderSweep(result: SweepResult): string {
+  const head = [
+    'phase',
+    'load',
+    'req/s',
+    'out tok/s',
+    'mean TTFT',
+    'p99 TTFT',
+    'mean TPOT',
+    'mean E2EL',
+    'attain',
+    'err%',
+    'SLO',
+  ];
+  const widths = [12, 12, 8, 10, 10, 10, 10, 10, 7, 6, 4];
+  const rows = [...result.points]
+    .sort((a, b) => (a.mode === b.mode ? a.load - b.load : a.mode === 'concurrency' ? -1 : 1))
+    .map((p) => [
+      p.phase,
+      `${p.mode === 'concurrency' ? 'c=' : 'r='}${p.load}`,
+      f2(p.requestThroughput),
+      f0(p.outputThroughput),
+      `${f0(p.meanTtftMs)} ms`,
+      `${f0(p.p99TtftMs)} ms`,
+      `${f2(p.meanTpotMs)} ms`,
+      `${f0(p.meanE2elMs)} ms`,
+      f2(p.attainment),
+      (p.errorRate * 100).toFixed(0),
+      p.passes ? 'ok' : 'miss',
+    ]);
+  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, i > 1)).join(' ');
+  const out = [`Sweep (${result.mode}), SLO attainment target ${result.minAttainment}`, line(head)];
+  for (const r of rows) out.push(line(r));
+  out.push('');
+  const unit = result.mode === 'concurrency' ? 'concurrency' : 'req/s';
+  out.push(
+    result.knee
+      ? `Saturation point (knee): ${unit} ${result.knee.load} — ${f2(result.knee.requestThroughput)} req/s at mean E2EL ${f0(result.knee.meanE2elMs)} ms`
+      : 'Saturation point (knee): not reached (fewer than 3 points, or no bend in latency vs throughput)',
+  );
+  const c = result.capacity;
+  if (c) {
+    const bound =
+      c.firstFailingLoad === undefined
+        ? ' (no load missed: capacity is at least this)'
+        : `; ${c.firstFailingLoad} misses${c.resolved ? '' : ' (not fully bisected)'}`;
+    out.push(`Capacity at SLO: ${unit} ${c.load} (attainment ${f2(c.attainment)})${bound}`);
+  } else {
+    out.push('Capacity at SLO: none — the lowest load already misses the attainment target');
+  }
+  if (result.stoppedEarly) out.push(`Stopped early: ${result.stoppedEarly}`);
+  if (result.interrupted) out.push('Interrupted: the points above are what was measured');
+  if (result.diagnosis && result.diagnosis.length > 0) {
+    out.push('', `At ${result.diagnosisOf}:`, renderFindings(result.diagnosis).trimEnd());
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,181 @@
+/**
+ * runSweep: a series of normal runs at rising load, then the capacity search. The run of
+ * each point is injected (`runPoint`), so the sweep logic is tested without the runner and
+ * the command wires it to runBenchmark.
+ *
+ * - concurrency mode: the planned concurrencies in order;
+ * - rate mode (as guidellm does): a synchronous run (concurrency 1) gives the lowest useful
+ *   rate, a throughput run (closed loop at `throughputConcurrency`) the highest the server
+ *   sustains; then `steps` open-loop rates evenly spaced between them (or up to `rateMax`);
+ * - after every step, stop early when errors or latency explode (analysis.explosion);
+ * - then bisect between the last passing and the first failing load (at most `bisectSteps`
+ *   runs) to find the capacity at SLO.
+ *
+ * @module
+ */
+
+import { type Finding, type RunSummary, SCHEMA_VERSION, type Slo } from '../types.js';
+import {
+  bisectNext,
+  type Capacity,
+  capacityAtSlo,
+  evenlySpacedRates,
+  explosion,
+  findKnee,
+  type Knee,
+  pointFromSummary,
+  round3,
+  type SweepMode,
+  type SweepPoint,
+  sloBracket,
+} from './analysis.js';
+
+export interface SweepPlan {
+  mode: SweepMode;
+  /** Concurrency mode: the loads to run, ascending. */
+  concurrencies?: number[];
+  /** Rate mode: upper rate; undefined → the measured throughput. */
+  rateMax?: number;
+  /** Rate mode: number of evenly spaced rates (default 5). */
+  steps?: number;
+  /** Rate mode: concurrency of the throughput anchor run (default 64). */
+  throughputConcurrency?: number;
+  /** SLO attainment a load must reach to count as within capacity (0..1). */
+  minAttainment: number;
+  /** Most bisection runs (default 3; 0 = none). */
+  bisectSteps?: number;
+  /** Stop rising when more than this share of a point's requests failed (default 0.2). */
+  maxErrorRate?: number;
+  /** Stop rising when mean E2EL exceeds this multiple of the first point's (default 10). */
+  latencyFactor?: number;
+}
+
+/** One point to run: closed loop at `concurrency` or open loop at `rate`. */
+export interface PointRequest {
+  phase: SweepPoint['phase'];
+  concurrency?: number;
+  rate?: number;
+  /** 1-based order of the run in the sweep, for directory names. */
+  ordinal: number;
+}
+
+export type RunPoint = (req: PointRequest) => Promise<{ summary: RunSummary; dir: string }>;
+
+/** sweep.json */
+export interface SweepResult {
+  schemaVersion: typeof SCHEMA_VERSION;
+  kind: 'goodput.sweep';
+  mode: SweepMode;
+  startedAt: string;
+  slo: Slo;
+  minAttainment: number;
+  /** Every point run, in the order run. */
+  points: SweepPoint[];
+  knee?: Knee;
+  capacity?: Capacity;
+  /** Why the sweep stopped rising before its last planned load. */
+  stoppedEarly?: string;
+  /** Findings of the first point that missed the SLO (else the highest load). */
+  diagnosis?: Finding[];
+  /** The point whose findings are in `diagnosis`. */
+  diagnosisOf?: string;
+  interrupted: boolean;
+}
+
+export interface SweepIo {
+  signal?: AbortSignal;
+  /** Called after each point (progress). */
+  onPoint?: (point: SweepPoint) => void;
+}
+
+/** Runs the sweep; see the module comment. */
+export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo = {}): Promise<SweepResult> {
+  const points: SweepPoint[] = [];
+  const summaries = new Map<SweepPoint, RunSummary>();
+  let ordinal = 0;
+  let slo: Slo = {};
+  const aborted = () => io.signal?.aborted === true;
+
+  const run = async (phase: SweepPoint['phase'], mode: SweepMode, load: number): Promise<SweepPoint> => {
+    const req: PointRequest = { phase, ordinal: ++ordinal };
+    if (mode === 'concurrency') req.concurrency = load;
+    else req.rate = load;
+    const { summary, dir } = await runPoint(req);
+    slo = summary.meta.slo;
+    const point = pointFromSummary(summary, dir, phase, mode, load, plan.minAttainment);
+    points.push(point);
+    summaries.set(point, summary);
+    io.onPoint?.(point);
+    return point;
+  };
+
+  const limits = { maxErrorRate: plan.maxErrorRate ?? 0.2, latencyFactor: plan.latencyFactor ?? 10 };
+  let stoppedEarly: string | undefined;
+  const startedAt = new Date().toISOString();
+  let syncPoint: SweepPoint | undefined;
+
+  // Rising load.
+  let loads: number[];
+  if (plan.mode === 'concurrency') {
+    loads = [...new Set(plan.concurrencies ?? [1, 2, 4, 8])].sort((a, b) => a - b);
+  } else {
+    syncPoint = await run('synchronous', 'concurrency', 1);
+    const low = syncPoint.requestThroughput;
+    let high = plan.rateMax;
+    if (high === undefined && !aborted()) {
+      const tp = await run('throughput', 'concurrency', plan.throughputConcurrency ?? 64);
+      high = tp.requestThroughput;
+    }
+    loads = evenlySpacedRates(low, high ?? low, plan.steps ?? 5);
+  }
+  const mode = plan.mode;
+  let first: SweepPoint | undefined = mode === 'rate' ? syncPoint : undefined;
+  for (const load of loads) {
+    if (aborted()) break;
+    const p = await run('step', mode, load);
+    first ??= p;
+    stoppedEarly = explosion(p, first, limits);
+    if (stoppedEarly) break;
+  }
+
+  // Capacity: bisect between the last passing and the first failing load.
+  let budget = plan.bisectSteps ?? 3;
+  const stepPoints = () => points.filter((p) => p.mode === mode);
+  if (mode === 'rate' && syncPoint?.passes && !sloBracket(stepPoints()).pass && budget > 0 && !aborted()) {
+    // Every rate missed: try the synchronous run's rate as an open loop.
+    await run('bisect', 'rate', round3(syncPoint.requestThroughput));
+    budget--;
+  }
+  while (budget > 0 && !aborted()) {
+    const { pass, fail } = sloBracket(stepPoints());
+    if (!pass || !fail) break;
+    const next = bisectNext(mode, pass.load, fail.load);
+    if (next === undefined) break;
+    await run('bisect', mode, next);
+    budget--;
+  }
+
+  const result: SweepResult = {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'goodput.sweep',
+    mode,
+    startedAt,
+    slo,
+    minAttainment: plan.minAttainment,
+    points,
+    interrupted: aborted(),
+  };
+  const knee = findKnee(stepPoints());
+  if (knee) result.knee = knee;
+  const capacity = capacityAtSlo(stepPoints(), mode);
+  if (capacity) result.capacity = capacity;
+  if (stoppedEarly) result.stoppedEarly = stoppedEarly;
+  const sorted = [...stepPoints()].sort((a, b) => a.load - b.load);
+  const focus = sorted.find((p) => !p.passes) ?? sorted.at(-1);
+  const findings = focus ? summaries.get(focus)?.diagnosis : undefined;
+  if (focus && findings) {
+    result.diagnosis = findings;
+    result.diagnosisOf = focus.dir;
+  }
+  return result;
+}
