@@ -1,0 +1,143 @@
+/**
+ * Helpers for end-to-end tests of the goodput binary: an in-process context with captured
+ * streams, a fresh dist/ build when the sources are newer, a subprocess runner, and a few
+ * readers of a result directory.
+ *
+ * @module
+ */
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CommandContext, ParsedArgs } from '../../src/cli/spec.js';
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = join(REPO, 'dist', 'cli', 'main.js');
+
+export interface Captured {
+  text: string;
+  write(chunk: string): boolean;
+  isTTY?: boolean;
+}
+
+export function capture(isTTY = false): Captured {
+  const c: Captured = {
+    text: '',
+    isTTY,
+    write(chunk: string) {
+      c.text += chunk;
+      return true;
+    },
+  };
+  return c;
+}
+
+/** A CommandContext with captured stdout/stderr, the given env and cwd, and an abortable signal. */
+export function context(
+  args: ParsedArgs,
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  signal: AbortSignal = new AbortController().signal,
+): CommandContext & { stdout: Captured; stderr: Captured } {
+  return { args, stdout: capture(), stderr: capture(), env, cwd, signal };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+      newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+/**
+ * Makes sure dist/ reflects src/: after `npm ci` (CI) the prepare script has built it and
+ * this is a no-op; in a working tree with newer sources it rebuilds (tsc emits even when
+ * an unrelated file has a type error, so the bin still runs).
+ */
+export function ensureBuilt(): void {
+  const fresh = existsSync(BIN) && statSync(BIN).mtimeMs >= newestMtime(join(REPO, 'src'));
+  if (fresh) return;
+  try {
+    execFileSync(
+      process.execPath,
+      [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: REPO,
+        stdio: 'pipe',
+      },
+    );
+  } catch {
+    // type errors elsewhere still emit JavaScript; the existence check below is what matters
+  }
+  if (!existsSync(BIN)) throw new Error('dist/cli/main.js was not built');
+}
+
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node dist/cli/main.js ...args` and collects its output. `onStderr` sees stderr as it
+ * arrives (with the child, e.g. to send it a signal); the child is killed after `timeoutMs`.
+ */
+export function runBin(
+  args: string[],
+  opts: {
+    cwd: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+  },
+): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...opts.env };
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      opts.onStderr?.(stderr, child);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under dir (recursively), with its text. */
+export function filesUnder(dir: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else out.push({ path, text: readFileSync(path, 'utf8') });
+  }
+  return out;
+}
+
+/** The lines of a JSONL file, parsed (header first). */
+export function jsonlLines(path: string): unknown[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l));
+}
