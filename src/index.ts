@@ -8,11 +8,15 @@ export * from './client/index.js';
 export * from './config/index.js';
 // doctor/ also exports a describeKey; the library's is config's (shows the last 4 only for keys of 12+ characters).
 export { describeKey } from './config/index.js';
+export * from './diagnosis/index.js';
 export * from './doctor/index.js';
 export * from './errors.js';
 export * from './metrics/index.js';
+export * from './report/index.js';
 export * from './results/index.js';
 export * from './runner/index.js';
+export * from './server-metrics/index.js';
 export * from './sim/index.js';
+export * from './sweep/index.js';
 export * from './types.js';
 export * from './workload/index.js';

@@ -7,12 +7,12 @@ import {
   explosion,
   findKnee,
   round3,
-  type SweepPoint,
+  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 import { resolveSweepPlan } from './command.js';
 
-function point(load: number, over: Partial<SweepPoint> = {}): SweepPoint {
+function point(load: number, over: Partial<SweepPointSummary> = {}): SweepPointSummary {
   return {
     phase: 'step',
     mode: 'concurrency',

@@ -21,7 +21,7 @@ import type { RunSummary } from '../types.js';
 export type SweepMode = 'concurrency' | 'rate';
 
 /** What a sweep keeps of each point's summary. */
-export interface SweepPoint {
+export interface SweepPointSummary {
   /** step: a planned load; synchronous / throughput: guidellm's anchors of a rate sweep; bisect: the capacity search. */
   phase: 'step' | 'synchronous' | 'throughput' | 'bisect';
   /** Closed loop: concurrency; open loop: requests per second. */
@@ -69,11 +69,11 @@ export interface Capacity {
 export function pointFromSummary(
   summary: RunSummary,
   dir: string,
-  phase: SweepPoint['phase'],
+  phase: SweepPointSummary['phase'],
   mode: SweepMode,
   load: number,
   minAttainment: number,
-): SweepPoint {
+): SweepPointSummary {
   const attempted = summary.counts.attempted;
   const attainment = summary.goodput.attainment;
   return {
@@ -121,8 +121,8 @@ export function round3(x: number): number {
 
 /** Why the sweep should not go higher, or undefined. */
 export function explosion(
-  point: SweepPoint,
-  first: SweepPoint | undefined,
+  point: SweepPointSummary,
+  first: SweepPointSummary | undefined,
   limits: { maxErrorRate: number; latencyFactor: number },
 ): string | undefined {
   if (point.errorRate > limits.maxErrorRate) {
@@ -138,7 +138,7 @@ export function explosion(
 }
 
 /** The knee of mean E2EL against throughput (see module doc). */
-export function findKnee(points: readonly SweepPoint[]): Knee | undefined {
+export function findKnee(points: readonly SweepPointSummary[]): Knee | undefined {
   const pts = [...points].sort((a, b) => a.load - b.load);
   if (pts.length < 3) return undefined;
   const xs = pts.map((p) => p.requestThroughput);
@@ -166,7 +166,10 @@ export function findKnee(points: readonly SweepPoint[]): Knee | undefined {
 }
 
 /** The last passing and first failing points, in load order (see module doc). */
-export function sloBracket(points: readonly SweepPoint[]): { pass?: SweepPoint; fail?: SweepPoint } {
+export function sloBracket(points: readonly SweepPointSummary[]): {
+  pass?: SweepPointSummary;
+  fail?: SweepPointSummary;
+} {
   const pts = [...points].sort((a, b) => a.load - b.load);
   const f = pts.findIndex((p) => !p.passes);
   if (f === -1) return { pass: pts.at(-1) };
@@ -190,7 +193,7 @@ export function bisectNext(
 }
 
 /** Capacity from all points run so far (steps and bisection). */
-export function capacityAtSlo(points: readonly SweepPoint[], mode: SweepMode): Capacity | undefined {
+export function capacityAtSlo(points: readonly SweepPointSummary[], mode: SweepMode): Capacity | undefined {
   const { pass, fail } = sloBracket(points.filter((p) => p.mode === mode));
   if (!pass) return undefined;
   const cap: Capacity = {

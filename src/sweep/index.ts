@@ -17,7 +17,7 @@ export {
   pointFromSummary,
   round3,
   type SweepMode,
-  type SweepPoint,
+  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 export { renderSweep } from './render.js';

@@ -26,7 +26,7 @@ import {
   pointFromSummary,
   round3,
   type SweepMode,
-  type SweepPoint,
+  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 
@@ -52,7 +52,7 @@ export interface SweepPlan {
 
 /** One point to run: closed loop at `concurrency` or open loop at `rate`. */
 export interface PointRequest {
-  phase: SweepPoint['phase'];
+  phase: SweepPointSummary['phase'];
   concurrency?: number;
   rate?: number;
   /** 1-based order of the run in the sweep, for directory names. */
@@ -70,7 +70,7 @@ export interface SweepResult {
   slo: Slo;
   minAttainment: number;
   /** Every point run, in the order run. */
-  points: SweepPoint[];
+  points: SweepPointSummary[];
   knee?: Knee;
   capacity?: Capacity;
   /** Why the sweep stopped rising before its last planned load. */
@@ -85,18 +85,22 @@ export interface SweepResult {
 export interface SweepIo {
   signal?: AbortSignal;
   /** Called after each point (progress). */
-  onPoint?: (point: SweepPoint) => void;
+  onPoint?: (point: SweepPointSummary) => void;
 }
 
 /** Runs the sweep; see the module comment. */
 export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo = {}): Promise<SweepResult> {
-  const points: SweepPoint[] = [];
-  const summaries = new Map<SweepPoint, RunSummary>();
+  const points: SweepPointSummary[] = [];
+  const summaries = new Map<SweepPointSummary, RunSummary>();
   let ordinal = 0;
   let slo: Slo = {};
   const aborted = () => io.signal?.aborted === true;
 
-  const run = async (phase: SweepPoint['phase'], mode: SweepMode, load: number): Promise<SweepPoint> => {
+  const run = async (
+    phase: SweepPointSummary['phase'],
+    mode: SweepMode,
+    load: number,
+  ): Promise<SweepPointSummary> => {
     const req: PointRequest = { phase, ordinal: ++ordinal };
     if (mode === 'concurrency') req.concurrency = load;
     else req.rate = load;
@@ -112,7 +116,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
   const limits = { maxErrorRate: plan.maxErrorRate ?? 0.2, latencyFactor: plan.latencyFactor ?? 10 };
   let stoppedEarly: string | undefined;
   const startedAt = new Date().toISOString();
-  let syncPoint: SweepPoint | undefined;
+  let syncPoint: SweepPointSummary | undefined;
 
   // Rising load.
   let loads: number[];
@@ -129,7 +133,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
     loads = evenlySpacedRates(low, high ?? low, plan.steps ?? 5);
   }
   const mode = plan.mode;
-  let first: SweepPoint | undefined = mode === 'rate' ? syncPoint : undefined;
+  let first: SweepPointSummary | undefined = mode === 'rate' ? syncPoint : undefined;
   for (const load of loads) {
     if (aborted()) break;
     const p = await run('step', mode, load);

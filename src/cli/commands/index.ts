@@ -8,6 +8,7 @@
 import { doctorCommand } from '../../doctor/command.js';
 import { reportCommand } from '../../report/html/command.js';
 import { simCommand } from '../../sim/command.js';
+import { sweepCommand } from '../../sweep/command.js';
 import type { CommandSpec } from '../spec.js';
 import { runCommand } from './run.js';
 
@@ -17,4 +18,5 @@ export const COMMANDS: CommandSpec[] = [
   runCommand,
   reportCommand,
   doctorCommand,
+  sweepCommand,
 ];
