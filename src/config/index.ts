@@ -24,4 +24,5 @@ export {
   type TargetInputs,
   type ValueSource,
 } from './resolve.js';
+export { DEFAULT_SAMPLING, resolveSampling, type SamplingInput } from './sampling.js';
 export { describeKey, inspectKey, type KeyInspection, redact, redactUrl } from './secrets.js';
