@@ -130,7 +130,8 @@ export function generate(
       if (plan.disconnect) {
         done = true;
         engine.abort(r.id, ctx.driver.now());
-        res.destroy();
+        // End the TCP connection after what was written flushes: the chunked body never terminates.
+        req.socket.end();
       } else if (plan.errorObject && parsed.stream) {
         done = true;
         engine.abort(r.id, ctx.driver.now());
