@@ -119,12 +119,14 @@ export function simulateVirtual(
       if ((r.arrivalMs ?? 0) > t) break;
       next++;
       const id = r.id ?? `v-${i}`;
+      // Open loop: it arrived at its own time (perhaps during the last step). Closed loop: when its slot freed.
+      const arrival = opts.concurrency === undefined ? (r.arrivalMs ?? 0) : t;
       idIndex.set(id, i);
       const tm: VirtualTiming = {
         id,
         index: i,
-        arrivalMs: t,
-        endMs: t,
+        arrivalMs: arrival,
+        endMs: arrival,
         outputTokens: 0,
         finishReason: 'rejected',
         preemptions: 0,
@@ -142,10 +144,10 @@ export function simulateVirtual(
             promptBlockHashes: r.promptBlockHashes ?? syntheticBlockHashes(r, i, config.blockSize),
             sink,
           },
-          t,
+          arrival,
         );
         inFlight++;
-        if (r.cancelAfterMs !== undefined) insertSorted(cancels, { at: t + r.cancelAfterMs, id });
+        if (r.cancelAfterMs !== undefined) insertSorted(cancels, { at: arrival + r.cancelAfterMs, id });
       } catch (e) {
         if (!(e instanceof EngineRejection)) throw e;
         tm.error = e.message;

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { simulateVirtual, type VirtualRequest } from './virtual.js';
+
+const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1]!;
+
+describe('virtual time', () => {
+  const reqs: VirtualRequest[] = Array.from({ length: 200 }, (_, i) => ({
+    arrivalMs: i * 20,
+    promptTokens: 500 + ((i * 37) % 1500),
+    outputTokens: 20 + ((i * 11) % 100),
+  }));
+
+  it('is deterministic: the same inputs give the same schedule', () => {
+    const a = simulateVirtual(reqs);
+    const b = simulateVirtual(reqs);
+    expect(b.timings).toEqual(a.timings);
+    expect(b.counters).toEqual(a.counters);
+  });
+
+  it('serves every request in order of arrival, each with its output length', () => {
+    const r = simulateVirtual(reqs, { recordTokenTimes: true });
+    for (const [i, t] of r.timings.entries()) {
+      expect(t.arrivalMs).toBe(reqs[i]!.arrivalMs);
+      expect(t.outputTokens).toBe(reqs[i]!.outputTokens);
+      expect(t.tokenTimesMs).toHaveLength(reqs[i]!.outputTokens);
+      expect(t.firstTokenMs!).toBeGreaterThan(t.arrivalMs);
+      expect(t.endMs).toBe(t.tokenTimesMs!.at(-1));
+    }
+    expect(r.counters.generationTokens).toBe(reqs.reduce((s, x) => s + x.outputTokens, 0));
+  });
+
+  it('closed loop never has more than `concurrency` requests in flight', () => {
+    const r = simulateVirtual(reqs, { concurrency: 4 });
+    const events = r.timings.flatMap((t) => [
+      [t.arrivalMs, 1],
+      [t.endMs, -1],
+    ]);
+    events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    let inFlight = 0;
+    let most = 0;
+    for (const [, d] of events) most = Math.max(most, (inFlight += d!));
+    expect(most).toBe(4);
+  });
+
+  it('cancelled requests are aborted, or keep running as wasted work', () => {
+    const cancelled = reqs.slice(0, 20).map((r) => ({ ...r, outputTokens: 500, cancelAfterMs: 100 }));
+    const aborted = simulateVirtual(cancelled);
+    expect(aborted.counters.finished.abort).toBe(20);
+    expect(aborted.counters.abandonedTokens).toBe(0);
+    const kept = simulateVirtual(cancelled, { engine: { abortOnDisconnect: false } });
+    expect(kept.counters.finished.length).toBe(20);
+    expect(kept.counters.abandonedTokens).toBeGreaterThan(0);
+  });
+
+  it('reports requests the engine rejects', () => {
+    const r = simulateVirtual([{ promptTokens: 200_000, outputTokens: 1 }]);
+    expect(r.timings[0]!.finishReason).toBe('rejected');
+    expect(r.timings[0]!.error).toMatch(/maximum context length/);
+  });
+});
+
+describe('incident replay (virtual time)', () => {
+  // A long shared system prompt at high concurrency (the workload of examples/incident-replay.sh).
+  const load: VirtualRequest[] = Array.from({ length: 300 }, (_, i) => ({
+    promptTokens: 2000 + 200 + (i % 7),
+    sharedPrefixTokens: 2000,
+    prefixId: 1,
+    outputTokens: 128,
+  }));
+  const good = { enableChunkedPrefill: true, maxNumBatchedTokens: 2048, gpuMemoryUtilization: 0.3 };
+  const bad = { enableChunkedPrefill: false, maxNumBatchedTokens: 65536, gpuMemoryUtilization: 0.3 };
+
+  it('chunked prefill off + large budget on tight memory preempts and has ≥3× the P99 TTFT', () => {
+    const ttfts = (engine: typeof good) => {
+      const r = simulateVirtual(load, { engine, concurrency: 64 });
+      return {
+        p99: p99(r.timings.map((t) => t.firstTokenMs! - t.arrivalMs)),
+        preemptions: r.counters.preemptions,
+      };
+    };
+    const g = ttfts(good);
+    const b = ttfts(bad);
+    expect(b.preemptions).toBeGreaterThan(0);
+    expect(b.p99).toBeGreaterThanOrEqual(3 * g.p99);
+  });
+});
