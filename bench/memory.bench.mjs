@@ -97,7 +97,9 @@ console.log(
     `(${(TOTAL / seconds).toFixed(0)} req/s); rss@${EARLY / 1000}k ${rssEarly.toFixed(1)} MB, ` +
     `rss@${TOTAL / 1000}k ${rssLate.toFixed(1)} MB`,
 );
-console.log(`memory ratio rss@100k / rss@10k: ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO})`);
+console.log(
+  `memory ratio rss@${TOTAL / 1000}k / rss@${EARLY / 1000}k: ${ratio.toFixed(2)} (target ≤ ${TARGET_RATIO})`,
+);
 if (summary.completed !== TOTAL) {
   console.log(
     `FAIL: ${TOTAL - summary.completed} requests failed: ${JSON.stringify(summary.errors.slice(0, 3))}`,

@@ -147,12 +147,21 @@ export function renderRootHelp(commands: readonly CommandSpec[], version: string
 
 /** A Markdown table of options (for the README and docs), one row per flag. */
 export function renderOptionsMarkdown(options: readonly OptionSpec[]): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = ['| flag | description | default |', '|---|---|---|'];
   for (const o of options) {
-    const def =
-      o.default === undefined ? '' : Array.isArray(o.default) ? o.default.join(',') : String(o.default);
-    const desc = o.choices ? `${o.description} (${o.choices.join(', ')})` : o.description;
-    rows.push(`| \`${optionSignature(o)}\` | ${desc.replace(/\|/g, '\\|')} | ${def} |`);
+    // A default resolved later (not by the parser) is written "[default: …]" in the description.
+    const m = /\s*\[default: (.*)\]$/.exec(o.description);
+    const description = m ? o.description.slice(0, m.index) : o.description;
+    let def = m?.[1] ?? '';
+    if (o.default !== undefined && def === '')
+      def = Array.isArray(o.default) ? o.default.join(',') : String(o.default);
+    const signature = optionSignature(o);
+    const desc =
+      o.choices && !signature.includes(o.choices.join('|'))
+        ? `${description} (${o.choices.join(', ')})`
+        : description;
+    rows.push(`| \`${cell(signature)}\` | ${cell(desc)} | ${cell(def)} |`);
   }
   return `${rows.join('\n')}\n`;
 }

@@ -78,7 +78,7 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     type: 'string',
     valueName: 'URL',
     group: 'Target',
-    description: "Server's Prometheus /metrics URL [default: <url>/metrics]",
+    description: "Server's Prometheus /metrics URL [default: <url>/metrics when it answers]",
   },
   {
     name: 'server-metrics',
@@ -86,6 +86,12 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     default: true,
     group: 'Target',
     description: "Scrape the server's Prometheus metrics during the run (--no-server-metrics to skip)",
+  },
+  {
+    name: 'scrape-interval',
+    type: 'duration',
+    group: 'Target',
+    description: 'Time between two scrapes of the server metrics [default: 1s]',
   },
 ];
 
@@ -207,7 +213,8 @@ export const LOAD_OPTIONS: OptionSpec[] = [
     short: 'n',
     valueName: 'N',
     group: 'Load',
-    description: 'Stop after N measured requests [default: 80, or 10 s worth of --rate/--concurrency]',
+    description:
+      'Stop after N measured requests [default: max(80, 10 × concurrency), or max(80, 10 s × rate)]',
   },
   {
     name: 'duration',

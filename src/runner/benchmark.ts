@@ -12,10 +12,15 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Client, createClient, listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
+import { diagnose, ObservationCollector } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
-import { type ServerMetricsRecorder, startServerMetricsRecorder } from '../server-metrics/index.js';
+import {
+  chooseMetricsUrl,
+  type ServerMetricsRecorder,
+  startServerMetricsRecorder,
+} from '../server-metrics/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
 import {
   type RequestRecord,
@@ -152,13 +157,16 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       runId,
       startedAt: startedAt.toISOString(),
     });
-    if (config.serverMetrics.enabled) {
+    const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
+    if (metrics.note) note(metrics.note);
+    if (metrics.url) {
       recorder = startServerMetricsRecorder({
-        metricsUrl: config.serverMetrics.url ?? `${baseUrl.replace(/\/v1\/?$/, '')}/metrics`,
+        metricsUrl: metrics.url,
         dir,
         runId,
         startedAt: startedAt.toISOString(),
         clock,
+        intervalMs: config.serverMetrics.intervalMs,
       });
     }
 
@@ -182,24 +190,37 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         ? new ProgressBar(io.stderr, config.load.requests, config.load.durationMs)
         : undefined;
     const sink = writer;
+    const observations = new ObservationCollector();
+    let draining: Promise<void> | undefined;
     const result = await runLoad({
       load: config.load,
       workItem: (i) => workload.item(i),
       send: (item, opts) => client!.send(item, opts),
       clock,
       signal: io.signal,
-      backpressure: () => (sink.backlogged ? sink.drained() : undefined),
+      backpressure: () => {
+        if (!sink.backlogged) return undefined;
+        // One shared wait, however many workers are blocked on it.
+        draining ??= sink.drained().finally(() => {
+          draining = undefined;
+        });
+        return draining;
+      },
       onRecord: (record) => {
         sink.write(record);
         accumulator.add(record);
         recorder?.observe(record);
+        observations.add(record);
         progress?.add(record);
         io.onRecord?.(record);
       },
     });
     progress?.finish();
 
+    const samples = recorder?.scraper.samples ?? [];
     const scraped = recorder ? await recorder.finish() : undefined;
+    if (scraped?.scrapeFailures)
+      note(`server metrics: ${scraped.scrapeFailures} scrape(s) failed (${recorder!.scraper.lastError})`);
     const server = scraped && scraped.samples > 0 ? scraped : undefined;
     const summary = accumulator.summarize(meta, {
       dropped: result.dropped,
@@ -210,6 +231,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       serverGeneratedTokens: server ? recorder!.measuredGeneratedTokens(server) : undefined,
     });
     recorder = undefined;
+    const findings = diagnose({ observations: observations.observations, samples, summary });
+    if (findings.length > 0) summary.diagnosis = findings;
     await writer.close();
     writer = undefined;
     await writeSummary(join(dir, RESULT_FILES.summary), summary);
