@@ -148,9 +148,19 @@ export class RunAccumulator {
     }
 
     if (record.chunkMs.length > 0) {
+      // chunks arrive in time order: add one sum per second rather than one per chunk
+      let second = Math.floor((record.chunkMs[0] as number) / 1000);
+      let sum = 0;
       for (let i = 0; i < record.chunkMs.length; i++) {
-        this.tokensPerSecond.addAt(record.chunkMs[i] as number, m.chunkTokens[i] ?? 1);
+        const s2 = Math.floor((record.chunkMs[i] as number) / 1000);
+        if (s2 !== second) {
+          this.tokensPerSecond.addAt(second * 1000, sum);
+          second = s2;
+          sum = 0;
+        }
+        sum += m.chunkTokens[i] ?? 1;
       }
+      this.tokensPerSecond.addAt(second * 1000, sum);
     } else if (record.outputTokens > 0) {
       this.tokensPerSecond.addAt(record.endMs, record.outputTokens);
     }

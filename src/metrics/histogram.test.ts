@@ -1,3 +1,4 @@
+import { encodeIntoCompressedBase64, Int32Histogram } from 'hdr-histogram-js';
 import { describe, expect, test } from 'vitest';
 import { histogramTolerance, referenceStats, seeded } from '../../test/fixtures/records.js';
 import { LatencyHistogram } from './histogram.js';
@@ -106,6 +107,20 @@ describe('LatencyHistogram', () => {
     for (let i = 0; i < 200_000; i++) large.record(rnd() * 10_000);
     expect(large.footprintBytes).toBe(small.footprintBytes);
     expect(large.footprintBytes).toBeLessThan(1_000_000);
+  });
+
+  test("the fast recording path indexes exactly like HdrHistogram's recordValue", () => {
+    const rnd = seeded(13);
+    const mine = new LatencyHistogram();
+    const lib = new Int32Histogram(1, 2, 4);
+    lib.autoResize = true;
+    const micros = [0, 1, 16_383, 16_384, 32_767, 32_768, 2 ** 31 - 1, 2 ** 31, 2 ** 35];
+    for (let i = 0; i < 50_000; i++) micros.push(Math.floor(2 ** (rnd() * 36)));
+    for (const us of micros) {
+      mine.record(us / 1000);
+      lib.recordValue(us);
+    }
+    expect(mine.encode()).toBe(encodeIntoCompressedBase64(lib));
   });
 
   test('empty gives zeros; negative and NaN values do not poison it', () => {

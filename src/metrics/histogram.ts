@@ -52,6 +52,28 @@ function toMicros(ms: number): number {
   return Math.min(MAX_MICROS, Math.round(ms * 1000));
 }
 
+/**
+ * HdrHistogram's own recordValue computes the bucket with Math.log2 and Math.pow, which
+ * made it the hot spot of the accumulator (two values per streamed chunk). This computes
+ * the same counts-array index with integer bit operations (the Java original's formula)
+ * for values below 2^31 µs that fit the current array, and falls back to the library
+ * otherwise (larger values, or a resize). histogram.test.ts checks both paths index alike.
+ */
+function recordMicros(h: JsHistogram, micros: number, count: number): void {
+  if (micros < 0x80000000) {
+    const shift = Math.max(0, 31 - Math.clz32(micros) - h.subBucketHalfCountMagnitude - h.unitMagnitude);
+    const subBucketIndex = micros >>> (shift + h.unitMagnitude);
+    const index = ((shift + 1) << h.subBucketHalfCountMagnitude) + subBucketIndex - h.subBucketHalfCount;
+    if (index < h.countsArrayLength) {
+      h.addToCountAtIndex(index, count);
+      h.updateMinAndMax(micros);
+      h.addToTotalCount(count);
+      return;
+    }
+  }
+  h.recordValueWithCount(micros, count);
+}
+
 function newHdr(): JsHistogram {
   const h = new Int32Histogram(1, 2, HISTOGRAM_SIGNIFICANT_DIGITS);
   h.autoResize = true;
@@ -82,8 +104,7 @@ export class LatencyHistogram {
     if (weight <= 0 || Number.isNaN(ms)) return;
     const value = Math.max(ms, 0);
     this.exact.add(value, weight);
-    if (weight === 1) this.hdr.recordValue(toMicros(value));
-    else this.hdr.recordValueWithCount(toMicros(value), weight);
+    recordMicros(this.hdr, toMicros(value), weight);
   }
 
   /** Number of values recorded (weights included). */
