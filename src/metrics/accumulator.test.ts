@@ -300,6 +300,25 @@ describe('load honesty (open loop)', () => {
   });
 });
 
+describe('chunks carrying several tokens', () => {
+  test('ITL per token is token-weighted, and the peak counts every token of a chunk', () => {
+    const r = streamed({
+      sentMs: 0,
+      firstTokenMs: 100,
+      chunkMs: [100, 130, 190, 1010],
+      chunkChars: [4, 12, 16, 8], // 1, 3, 4, 2 of 10 tokens
+      outputTokens: 10,
+      endMs: 1011,
+    });
+    const s = summarizeRecords([r], runMeta());
+    // gaps 30, 60, 820 over 3, 4, 2 tokens: 10 ×3, 15 ×4, 410 ×2
+    expectStatsNear(s.latency.itlPerToken, [10, 10, 10, 15, 15, 15, 15, 410, 410]);
+    expectStatsNear(s.latency.itl, [30, 60, 820]);
+    expect(s.max_output_tokens_per_s).toBe(8); // second 0: 1 + 3 + 4; second 1: 2
+    expect(s.latency.tpot.mean).toBeCloseTo((1011 - 100) / 9, 12);
+  });
+});
+
 describe('streaming accumulator', () => {
   test('summaries mid-run and at the end agree with summarising all at once', () => {
     const rnd = seeded(99);

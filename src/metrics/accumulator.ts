@@ -8,6 +8,8 @@
  * - latencies (TTFT, TPOT, ITL, E2EL, queue wait, …), input/output token totals, the prompt
  *   buckets' latencies and the per-second peaks come from successful measured requests only,
  *   as in vLLM;
+ * - ITL has one value per gap between chunks; ITL per token is token-weighted: a gap before a
+ *   chunk of k tokens contributes gap / k, k times (so it equals ITL when chunks are tokens);
  * - dispatch lag and late sends come from every measured open-loop request;
  * - tokens received (the client-side denominator of the token goodput ratio) come from every
  *   measured request, cancelled and failed included; useful tokens from successful ones only,
