@@ -34,6 +34,8 @@ export interface ChartSpec {
   yLabel: string;
   y2Label?: string;
   xLog?: boolean;
+  /** Fixed x range (the client and server timelines of a run share it). */
+  xRange?: [number, number];
   /** Fixed range of the left axis, e.g. [0, 100] for percentiles. */
   yRange?: [number, number];
   y2Range?: [number, number];
@@ -158,6 +160,10 @@ export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
   runs.forEach((run, i) => {
     const t = run.charts.timeline;
     const suffix = runs.length > 1 ? ` — ${run.label}` : '';
+    const xs = t.inFlight.x;
+    const half = t.bucketMs / 2000;
+    const xRange: [number, number] | undefined =
+      xs.length > 1 ? [roundSig(xs[0]! - half), roundSig(xs[xs.length - 1]! + half)] : undefined;
     const client: ChartSeries[] = [
       { label: 'requests in flight', color: '#2563eb', data: compact(t.inFlight) },
       { label: 'errors/s', color: '#dc2626', data: compact(t.errorsPerS) },
@@ -170,6 +176,7 @@ export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
       xLabel: 'time since start (s)',
       yLabel: 'requests, errors/s',
       y2Label: 'output tokens/s',
+      ...(xRange ? { xRange } : {}),
       series: client.filter(nonEmpty),
       markers: [],
     });
@@ -191,6 +198,7 @@ export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
       yLabel: 'sequences, preemptions',
       y2Label: 'KV cache usage (%)',
       y2Range: [0, 100],
+      ...(xRange ? { xRange } : {}),
       series: serverSeries,
       markers: [],
     });

@@ -90,8 +90,16 @@ export const CHART_SCRIPT = `
       { label: spec.yLabel, scale: 'y', values: axisValues, size: 56 },
     ];
     if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, values: axisValues, size: 56, grid: { show: false } });
-    var scales = { x: { time: false }, y: {}, y2: {} };
-    if (spec.xLog) scales.x = { time: false, distr: 3, log: 10 };
+    // The x range takes in the markers, so that an SLO beyond the data still shows.
+    var marks = spec.markers.map(function (m) { return m.x; });
+    var scales = { x: { time: false, range: spec.xRange ? spec.xRange.slice() : function (u, min, max) {
+      var lo = Math.min.apply(null, [min].concat(marks));
+      var hi = Math.max.apply(null, [max].concat(marks));
+      if (spec.xLog) return uPlot.rangeLog(lo, hi, 10, true);
+      var pad = (hi - lo) * 0.02 || 1;
+      return [marks.length && lo < min ? lo - pad : lo, marks.length && hi > max ? hi + pad : hi];
+    } }, y: {}, y2: {} };
+    if (spec.xLog) { scales.x.distr = 3; scales.x.log = 10; }
     if (spec.yRange) scales.y = { range: spec.yRange };
     else scales.y = { range: function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.05 : 1]; } };
     if (spec.y2Range) scales.y2 = { range: spec.y2Range };

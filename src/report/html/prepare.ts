@@ -57,10 +57,13 @@ export class StrideSample {
   }
 }
 
-/** Picks a timeline bucket width that gives about 2,000 buckets over the run (at least 10 ms). */
+/**
+ * Picks a timeline bucket width: about 300 buckets over the run, at least 100 ms, so that
+ * rates per bucket are not dominated by single tokens.
+ */
 export function timelineBucketMs(summary: Pick<RunSummary, 'duration'>): number {
   const spanMs = Number.isFinite(summary.duration) && summary.duration > 0 ? summary.duration * 1000 : 60_000;
-  return Math.max(10, spanMs / 2000);
+  return Math.max(100, spanMs / 300);
 }
 
 /** Collects one run's records and server samples; `finish()` returns its chart series. */
@@ -79,6 +82,7 @@ export class RunChartBuilder {
   private readonly errors: TimeBuckets;
   private readonly serverSamples: ServerSample[] = [];
   private records = 0;
+  private firstSentMs = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly summary: RunSummary,
@@ -93,6 +97,7 @@ export class RunChartBuilder {
   addRecord(r: RequestRecord): void {
     if (r.warmup) return;
     this.records++;
+    if (r.sentMs < this.firstSentMs) this.firstSentMs = r.sentMs;
     this.inFlight.addInterval(r.sentMs, r.endMs);
     if (r.outcome === 'error') this.errors.addAt(r.endMs);
     if (r.chunkMs.length > 0 && r.outputTokens > 0) {
@@ -134,9 +139,17 @@ export class RunChartBuilder {
   finish(): RunChartData {
     const ttftSorted = this.ttft.sorted();
     const perSecond = 1000 / this.bucketMs;
-    const timeAxis = (n: number) => Array.from({ length: n }, (_, i) => ((i + 0.5) * this.bucketMs) / 1000);
-    const series = (values: number[], scale: number): XY =>
-      lttb({ x: timeAxis(values.length), y: values.map((v) => v * scale) }, CHART_POINTS.timeline);
+    // The timeline starts at the first measured send (warmup and engine start-up come before it).
+    const first = Number.isFinite(this.firstSentMs) ? Math.floor(this.firstSentMs / this.bucketMs) : 0;
+    const series = (values: number[], scale: number): XY => {
+      const x: number[] = [];
+      const y: number[] = [];
+      for (let i = first; i < values.length; i++) {
+        x.push(((i + 0.5) * this.bucketMs) / 1000);
+        y.push(values[i]! * scale);
+      }
+      return lttb({ x, y }, CHART_POINTS.timeline);
+    };
     const promptXs = this.promptTokens.values();
     const ttftYs = this.ttft.values();
     return {

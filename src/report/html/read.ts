@@ -83,9 +83,13 @@ export async function readSweep(dir: string): Promise<{ view: SweepView; runs: R
     );
   }
   const steps = sweepSteps(raw);
+  // The file may name a step's directory absolutely, relative to the sweep, or relative to
+  // the directory the sweep ran from: the step's own name under the sweep directory wins.
   let stepDirs: Array<string | undefined> = steps.map((s) => {
     const d = stepDir(s);
-    return d === undefined ? undefined : resolve(dir, d);
+    if (d === undefined) return undefined;
+    const candidates = [join(dir, basename(d)), resolve(dir, d), resolve(d)];
+    return candidates.find((c) => existsSync(runPaths(c).summary)) ?? undefined;
   });
   if (stepDirs.every((d) => d === undefined)) {
     const entries = await readdir(dir, { withFileTypes: true });

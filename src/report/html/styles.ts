@@ -24,7 +24,7 @@ section { margin-bottom:8px; }
 .facts table { border-collapse:collapse; width:100%; }
 .facts th { text-align:left; color:var(--muted); font-weight:500; padding:3px 12px 3px 0; vertical-align:top; white-space:nowrap; width:1%; }
 .facts td { padding:3px 0; word-break:break-word; }
-.tiles { display:grid; grid-template-columns:repeat(auto-fit,minmax(128px,1fr)); gap:10px; margin-top:20px; }
+.tiles { display:grid; grid-template-columns:repeat(auto-fit,minmax(118px,1fr)); gap:10px; margin-top:20px; }
 .tile { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
 .tile-label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.03em; }
 .tile-value { font-size:20px; font-weight:600; font-variant-numeric:tabular-nums; margin-top:2px; }

@@ -52,3 +52,50 @@ describe('sweepView', () => {
     expect(sweepView({ steps: [{ nothing: true }] }).points).toEqual([]);
   });
 });
+
+describe('sweepView on the shape goodput sweep writes', () => {
+  it('keeps only points on the sweep axis and reads knee and capacity', () => {
+    const point = (phase: string, mode: string, load: number, tput: number) => ({
+      phase,
+      mode,
+      load,
+      dir: `/x/${mode}-${load}`,
+      runId: 'r',
+      completed: 10,
+      failed: 0,
+      errorRate: 0,
+      requestThroughput: tput,
+      outputThroughput: tput * 100,
+      meanTtftMs: 50,
+      p99TtftMs: 80 * load,
+      meanTpotMs: 10,
+      meanE2elMs: 500,
+      p99E2elMs: 900,
+      attainment: 1,
+      requestGoodput: tput,
+      passes: true,
+    });
+    const view = sweepView({
+      schemaVersion: 1,
+      kind: 'goodput.sweep',
+      mode: 'rate',
+      points: [
+        point('synchronous', 'concurrency', 1, 2),
+        point('step', 'rate', 4, 3.9),
+        point('step', 'rate', 2, 2),
+      ],
+      knee: { load: 4, mode: 'rate', requestThroughput: 3.9, meanE2elMs: 500, method: 'kneedle' },
+      capacity: { mode: 'rate', load: 2, attainment: 0.99, firstFailingLoad: 4, resolved: false },
+      stoppedEarly: 'errors above 20%',
+      interrupted: false,
+    });
+    expect(view.loadLabel).toBe('rate (req/s)');
+    expect(view.points.map((p) => [p.load, p.requestsPerS, p.outputTokensPerS, p.p99TtftMs])).toEqual([
+      [2, 2, 200, 160],
+      [4, 3.9, 390, 320],
+    ]);
+    expect(view.saturationLoad).toBe(4);
+    expect(view.capacityAtSloLoad).toBe(2);
+    expect(view.notes).toEqual(['stopped early: errors above 20%', 'first load missing the SLO: 4']);
+  });
+});

@@ -9,6 +9,8 @@
 import type { RunSummary } from '../../types.js';
 import type { SweepPoint, SweepView } from './model.js';
 
+const fmtLoad = (v: number) => String(Math.round(v * 1000) / 1000);
+
 type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -71,8 +73,10 @@ function pointOf(step: Obj, summary: RunSummary | undefined): SweepPoint | undef
   };
   const point: SweepPoint = {
     load,
-    requestsPerS: pick('requestsPerS', 'request_throughput', 'throughput.requestsPerS') ?? 0,
-    outputTokensPerS: pick('outputTokensPerS', 'output_throughput', 'throughput.outputTokensPerS') ?? 0,
+    requestsPerS:
+      pick('requestsPerS', 'requestThroughput', 'request_throughput', 'throughput.requestsPerS') ?? 0,
+    outputTokensPerS:
+      pick('outputTokensPerS', 'outputThroughput', 'output_throughput', 'throughput.outputTokensPerS') ?? 0,
   };
   const optional: Array<[keyof SweepPoint, string[]]> = [
     ['requestGoodput', ['requestGoodput', 'request_goodput', 'goodput.requestGoodput']],
@@ -104,20 +108,24 @@ function markerLoad(raw: Obj, ...keys: string[]): number | undefined {
  */
 export function sweepView(raw: unknown, stepSummaries: Array<RunSummary | undefined> = []): SweepView {
   const steps = sweepSteps(raw);
-  const points = steps
-    .map((s, i) => pointOf(s, stepSummaries[i]))
-    .filter((p): p is SweepPoint => p !== undefined)
-    .sort((a, b) => a.load - b.load);
   const obj = isObj(raw) ? raw : {};
   const firstSummary = stepSummaries.find((s) => s !== undefined);
-  const modeText = String(
-    obj.mode ?? obj.loadKind ?? obj.by ?? obj.axis ?? firstSummary?.meta.load.mode ?? '',
-  );
-  const isRate = /rate|open/i.test(modeText);
+  const sweepMode = obj.mode ?? obj.loadKind ?? obj.by ?? obj.axis;
+  const isRate = /rate|open/i.test(String(sweepMode ?? firstSummary?.meta.load.mode ?? ''));
+  // A rate sweep also runs anchor points at a concurrency: they are not on the rate axis.
+  const onAxis = (s: Obj) => typeof s.mode !== 'string' || sweepMode === undefined || s.mode === sweepMode;
+  const points = steps
+    .map((s, i) => (onAxis(s) ? pointOf(s, stepSummaries[i]) : undefined))
+    .filter((p): p is SweepPoint => p !== undefined)
+    .sort((a, b) => a.load - b.load);
   const notes: string[] = [];
-  for (const key of ['stopReason', 'stoppedBecause', 'note', 'verdict']) {
+  if (typeof obj.stoppedEarly === 'string') notes.push(`stopped early: ${obj.stoppedEarly}`);
+  for (const key of ['stopReason', 'note']) {
     if (typeof obj[key] === 'string') notes.push(obj[key] as string);
   }
+  if (obj.interrupted === true) notes.push('the sweep was interrupted');
+  const firstFailing = numAt(obj, 'capacity.firstFailingLoad');
+  if (firstFailing !== undefined) notes.push(`first load missing the SLO: ${fmtLoad(firstFailing)}`);
   const view: SweepView = { loadLabel: isRate ? 'rate (req/s)' : 'concurrency', points, notes };
   const saturation = markerLoad(obj, 'saturation', 'saturationPoint', 'saturationLoad', 'knee');
   const capacity = markerLoad(obj, 'capacityAtSlo', 'capacity', 'capacityAtSloLoad', 'maxLoadMeetingSlo');
