@@ -141,6 +141,7 @@ describe('loadDataset', () => {
     expect(ds.format).toBe('jsonl');
     expect(ds.path).toBe(path);
     expect(ds.entries).toHaveLength(2);
+    expect(ds.count).toBe(2);
     expect(ds.sha256).toBe(createHash('sha256').update(text).digest('hex'));
   });
 

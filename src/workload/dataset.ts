@@ -32,6 +32,8 @@ export interface Dataset {
   format: DatasetFormat;
   sha256: string;
   entries: DatasetEntry[];
+  /** entries.length: the number recorded in WorkloadSpec.dataset.entries. */
+  count: number;
   /** Conversations left out because they had no human turn followed by a reply (ShareGPT). */
   skipped: number;
 }
@@ -252,5 +254,12 @@ export async function loadDataset(path: string, format?: DatasetFormat): Promise
       parsed.format === 'sharegpt' ? SHAREGPT_HINT : JSONL_HINT,
     );
   }
-  return { path, format: parsed.format, sha256, entries: parsed.entries, skipped: parsed.skipped };
+  return {
+    path,
+    format: parsed.format,
+    sha256,
+    entries: parsed.entries,
+    count: parsed.entries.length,
+    skipped: parsed.skipped,
+  };
 }

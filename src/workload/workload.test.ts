@@ -163,6 +163,7 @@ describe('createWorkload (dataset)', () => {
     path: 'prompts.jsonl',
     format: 'jsonl',
     sha256: 'ab'.repeat(32),
+    count: 3,
     skipped: 0,
     entries: [
       { prompt: 'Explain paged attention in one line.', outputTokens: 40 },
