@@ -1,0 +1,137 @@
+/**
+ * The human part of a new ADR: Context, Metrics matrix, Decision, Solidified rules,
+ * Rollback and links to the result directories. Returns Markdown.
+ *
+ * @module
+ */
+
+import { formatChange, type RunInput } from '../compare/index.js';
+import { formatThreshold, gateSpecThresholds } from '../gate/index.js';
+import type { RunSummary } from '../types.js';
+import { experimentVerdict, type NewAdrInput } from './build.js';
+import { type AdrFrontMatter, formatRule } from './schema.js';
+
+export interface BodyInput extends NewAdrInput {
+  id: string;
+  chosenIndex: number;
+  frontMatter: AdrFrontMatter;
+}
+
+function num(v: number | undefined, digits = 1): string {
+  return v === undefined || Number.isNaN(v) ? '—' : v.toFixed(digits);
+}
+
+function loadText(s: RunSummary): string {
+  const { load, workload, sampling, model } = s.meta;
+  const shape =
+    load.mode === 'open'
+      ? `open loop at ${load.rate} req/s${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
+      : `closed loop, concurrency ${load.concurrency}`;
+  const stop = [
+    load.requests !== undefined ? `${load.requests} requests` : undefined,
+    load.durationMs !== undefined ? `${load.durationMs / 1000} s` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' or ');
+  const prompts =
+    workload.kind === 'dataset'
+      ? `prompts from dataset ${workload.dataset?.path ?? ''} (${workload.dataset?.entries ?? '?'} entries)`
+      : `synthetic prompts of ${workload.promptTokens} tokens${workload.promptTokensRange ? ` ±${workload.promptTokensRange * 100}%` : ''}${workload.systemPromptTokens ? ` after a ${workload.systemPromptTokens}-token system prompt` : ''}`;
+  return (
+    `Load: ${shape}, ${stop || 'until stopped'} (warmup ${load.warmup}); ${prompts}, ` +
+    `up to ${workload.maxTokens} output tokens; model \`${model}\`; temperature ${sampling.temperature}.`
+  );
+}
+
+function kvFragmentation(s: RunSummary): number | undefined {
+  return s.server?.kvFragmentation ?? s.server?.series.kvFragmentation?.mean;
+}
+
+function matrix(input: BodyInput): string[] {
+  const runs: Array<{ label: string; run: RunInput; verdict: string }> = [
+    { label: 'Baseline', run: input.baseline, verdict: '—' },
+    ...input.candidates.map((run, i) => {
+      const c = input.report.comparisons[i];
+      const v = c ? experimentVerdict(c) : undefined;
+      const changes = v
+        ? [...v.better, ...v.worse].map((d) => `${d.label} ${formatChange({ ...d, ci: undefined })}`)
+        : [];
+      const verdict = v ? `${v.verdict}${changes.length > 0 ? ` (${changes.join('; ')})` : ''}` : '—';
+      return { label: `Exp-${i + 1}${i === input.chosenIndex ? ' (chosen)' : ''}`, run, verdict };
+    }),
+  ];
+  const withKv = runs.some((r) => kvFragmentation(r.run.summary) !== undefined);
+  const header = ['Run', 'TTFT P99 (ms)', 'TPOT P99 (ms)', 'Goodput (req/s)', 'SLO attainment'];
+  if (withKv) header.push('KV fragmentation');
+  header.push('Verdict');
+  const lines = [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`];
+  for (const r of runs) {
+    const s = r.run.summary;
+    const cells = [
+      r.label,
+      num(s.p99_ttft_ms),
+      num(s.p99_tpot_ms, 2),
+      num(s.request_goodput, 2),
+      num(s.goodput.attainment, 3),
+    ];
+    if (withKv) cells.push(num(kvFragmentation(s), 3));
+    cells.push(r.verdict);
+    lines.push(`| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`);
+  }
+  lines.push('', 'Verdicts against the baseline at 95% confidence (`goodput compare` on the same runs).');
+  return lines;
+}
+
+/** Renders the Markdown body of a new ADR. */
+export function renderAdrBody(input: BodyInput): string {
+  const fm = input.frontMatter;
+  const base = input.baseline.summary;
+  const chosen = input.candidates[input.chosenIndex];
+  const out: string[] = [
+    `# ${input.id}: ${input.title}`,
+    '',
+    `- Status: ${fm.status}`,
+    `- Date: ${fm.date}`,
+    '',
+  ];
+  out.push('## Context', '');
+  if (input.context) out.push(input.context.trim(), '');
+  out.push(loadText(base), '');
+  out.push(
+    `Symptom at the baseline: TTFT p99 ${num(base.p99_ttft_ms)} ms, TPOT p99 ${num(base.p99_tpot_ms, 2)} ms, ` +
+      `goodput ${num(base.request_goodput, 2)} req/s (SLO attainment ${num(base.goodput.attainment, 3)}), ` +
+      `${base.counts.failed} of ${base.counts.attempted} requests failed.`,
+    '',
+  );
+  out.push('## Metrics matrix', '', ...matrix(input), '');
+  out.push('## Decision', '');
+  out.push(
+    `Adopt the configuration of Exp-${input.chosenIndex + 1}${chosen ? ` (\`${chosen.name}\`)` : ''}. ` +
+      'The gate below holds it to its measured figures with headroom.',
+    '',
+  );
+  out.push('## Solidified rules', '');
+  const rules = fm.rules ?? [];
+  if (rules.length === 0) out.push('_No serving-parameter rule recorded: add them with `--rule`._');
+  for (const r of rules) out.push(`- \`${formatRule(r)}\`${r.why ? ` — ${r.why}` : ''}`);
+  out.push('', 'Gate (`goodput gate --adr` on this file):', '');
+  for (const t of gateSpecThresholds(fm.gate ?? {})) out.push(`- \`${formatThreshold(t)}\``);
+  if (fm.gate?.headroom !== undefined)
+    out.push('', `Limits carry a headroom of ${fm.gate.headroom * 100}% over Exp-${input.chosenIndex + 1}.`);
+  out.push('', '## Rollback', '');
+  if (fm.rollback) {
+    const side =
+      fm.rollback.above !== undefined ? `above ${fm.rollback.above}` : `below ${fm.rollback.below}`;
+    out.push(
+      `Roll back to the baseline configuration when \`${fm.rollback.metric}\` stays ${side} for ${fm.rollback.for}.`,
+    );
+  } else {
+    out.push('_No rollback rule._');
+  }
+  out.push('', '## Results', '');
+  out.push(`- Baseline: [${input.links.baseline}](${encodeURI(input.links.baseline)})`);
+  input.links.candidates.forEach((link, i) => {
+    out.push(`- Exp-${i + 1}: [${link}](${encodeURI(link)})`);
+  });
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,193 @@
+/**
+ * Building a new ADR from a baseline and candidate runs (pure): its id and file name, the
+ * machine-readable front matter (workload, gate with headroom, rules, rollback) and the body.
+ *
+ * Derived gate limits (documented in docs/adr/README.md), with headroom h (default 0.2):
+ * latency p99 limits = chosen candidate's p99 × (1 + h), rounded up; ratio minimums
+ * (goodput_min, attainment_min) = candidate's ratio × (1 − h/4), rounded down to 0.01.
+ * Rollback default: TTFT p99 above 1.5 × its gate limit for 5 minutes.
+ *
+ * @module
+ */
+
+import type { CompareReport, MetricDelta, RunComparison, RunInput } from '../compare/index.js';
+import { type RunMeta, SCHEMA_VERSION } from '../types.js';
+import { renderAdrBody } from './body.js';
+import { mergeRules, rulesFromServingArgs, SERVING_ARGS_LABEL } from './rules.js';
+import type { AdrFrontMatter, AdrGate, AdrRollback, AdrRule, AdrStatus, AdrWorkload } from './schema.js';
+
+/** `YYYYMMDD` of a date, in UTC (so that ids do not depend on the machine's time zone). */
+export function adrDateStamp(date: Date): string {
+  return date.toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+/** The next id for that day: one more than the highest NNN among the existing file names. */
+export function nextAdrId(date: Date, existingFileNames: readonly string[]): string {
+  const stamp = adrDateStamp(date);
+  const prefix = `ADR-${stamp}-`;
+  let highest = 0;
+  for (const name of existingFileNames) {
+    if (!name.startsWith(prefix)) continue;
+    const n = Number.parseInt(name.slice(prefix.length, prefix.length + 3), 10);
+    if (Number.isFinite(n)) highest = Math.max(highest, n);
+  }
+  return `${prefix}${String(highest + 1).padStart(3, '0')}`;
+}
+
+/** "Enable chunked prefill (2048)!" → "enable-chunked-prefill-2048". */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (slug.length <= 50) return slug || 'decision';
+  const cut = slug.slice(0, 50);
+  return cut.slice(0, cut.lastIndexOf('-') > 20 ? cut.lastIndexOf('-') : 50);
+}
+
+/** Key metrics whose verdicts make an experiment's overall verdict. */
+export const KEY_METRICS = ['ttft_p99', 'tpot_p99', 'e2el_p99', 'request_goodput', 'error_rate'] as const;
+
+export interface ExperimentVerdict {
+  verdict: 'better' | 'worse' | 'mixed' | 'no significant change';
+  better: MetricDelta[];
+  worse: MetricDelta[];
+}
+
+/** better when some key metric improved and none got worse; worse the other way; mixed when both. */
+export function experimentVerdict(c: RunComparison): ExperimentVerdict {
+  const keyDeltas = c.deltas.filter((d) => (KEY_METRICS as readonly string[]).includes(d.key));
+  const better = keyDeltas.filter((d) => d.verdict === 'better');
+  const worse = keyDeltas.filter((d) => d.verdict === 'worse');
+  const verdict =
+    better.length > 0 && worse.length === 0
+      ? 'better'
+      : worse.length > 0 && better.length === 0
+        ? 'worse'
+        : better.length > 0
+          ? 'mixed'
+          : 'no significant change';
+  return { verdict, better, worse };
+}
+
+/** Index (0-based among candidates) of the best one: most key metrics better minus worse, then lowest TTFT p99. */
+export function chooseCandidate(report: CompareReport, candidates: readonly RunInput[]): number {
+  let best = 0;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  let bestTtft = Number.POSITIVE_INFINITY;
+  report.comparisons.forEach((c, i) => {
+    const v = experimentVerdict(c);
+    const score = v.better.length - v.worse.length;
+    const ttft = candidates[i]?.summary.p99_ttft_ms ?? Number.POSITIVE_INFINITY;
+    if (score > bestScore || (score === bestScore && ttft < bestTtft)) {
+      best = i;
+      bestScore = score;
+      bestTtft = ttft;
+    }
+  });
+  return best;
+}
+
+function roundUpMs(v: number): number {
+  return v >= 10 ? Math.ceil(v) : Math.ceil(v * 10) / 10;
+}
+
+function roundDownRatio(v: number): number {
+  return Math.max(0, Math.floor(v * 100 + 1e-9) / 100);
+}
+
+/** Gate limits from the chosen candidate's figures, with headroom h. */
+export function deriveGate(meta: RunMeta, summary: RunInput['summary'], headroom: number): AdrGate {
+  const gate: AdrGate = { headroom };
+  if (summary.latency.ttft.count > 0) gate.ttft_p99_ms = roundUpMs(summary.latency.ttft.p99 * (1 + headroom));
+  if (summary.latency.tpot.count > 0) gate.tpot_p99_ms = roundUpMs(summary.latency.tpot.p99 * (1 + headroom));
+  gate.goodput_min = roundDownRatio(summary.goodput.tokenGoodputRatio * (1 - headroom / 4));
+  const sloSet = Object.values(meta.slo ?? {}).some((v) => v !== undefined);
+  if (sloSet) gate.attainment_min = roundDownRatio(summary.goodput.attainment * (1 - headroom / 4));
+  return gate;
+}
+
+/** The RunMeta fields needed to rerun the same load. */
+export function workloadOf(meta: RunMeta): AdrWorkload {
+  const w: AdrWorkload = {
+    model: meta.model,
+    seed: meta.seed,
+    sampling: { ...meta.sampling },
+    workload: { ...meta.workload },
+    load: { ...meta.load },
+    slo: { ...meta.slo },
+  };
+  const target: AdrWorkload['target'] = { embedded: meta.target.embedded };
+  if (meta.target.simProfile !== undefined) target.simProfile = meta.target.simProfile;
+  w.target = target;
+  return JSON.parse(JSON.stringify(w)) as AdrWorkload; // drop undefined fields: YAML writes no nulls
+}
+
+export interface NewAdrInput {
+  title: string;
+  date: Date;
+  /** File names already in the ADR directory (for the day's number). */
+  existing: readonly string[];
+  status: AdrStatus;
+  baseline: RunInput;
+  candidates: RunInput[];
+  report: CompareReport;
+  /** 0-based index of the chosen candidate; default: chooseCandidate. */
+  chosen?: number;
+  headroom?: number;
+  /** Explicit rules (win over rules derived from serving.args labels). */
+  rules?: AdrRule[];
+  rollback?: Partial<AdrRollback>;
+  /** Free text for the Context section (the symptom in words). */
+  context?: string;
+  /** Run directories as links relative to the ADR directory. */
+  links: { baseline: string; candidates: string[] };
+}
+
+export interface NewAdr {
+  id: string;
+  fileName: string;
+  frontMatter: AdrFrontMatter;
+  body: string;
+}
+
+/** Builds the new ADR: front matter and body. */
+export function buildAdr(input: NewAdrInput): NewAdr {
+  const id = nextAdrId(input.date, input.existing);
+  const chosenIndex = input.chosen ?? chooseCandidate(input.report, input.candidates);
+  const chosen = input.candidates[chosenIndex] ?? input.candidates[0]!;
+  const headroom = input.headroom ?? 0.2;
+  const gate = deriveGate(chosen.summary.meta, chosen.summary, headroom);
+  const candArgs = chosen.summary.meta.labels?.[SERVING_ARGS_LABEL];
+  const baseArgs = input.baseline.summary.meta.labels?.[SERVING_ARGS_LABEL];
+  const derived = candArgs !== undefined ? rulesFromServingArgs(candArgs, baseArgs) : [];
+  const rules = mergeRules(derived, input.rules ?? []);
+  const rollback: AdrRollback = {
+    metric: input.rollback?.metric ?? 'ttft_p99_ms',
+    for: input.rollback?.for ?? '5m',
+  };
+  const above =
+    input.rollback?.above ?? (gate.ttft_p99_ms !== undefined ? roundUpMs(gate.ttft_p99_ms * 1.5) : undefined);
+  if (above !== undefined) rollback.above = above;
+  if (input.rollback?.below !== undefined) rollback.below = input.rollback.below;
+  const frontMatter: AdrFrontMatter = {
+    schemaVersion: SCHEMA_VERSION,
+    id,
+    title: input.title,
+    date: input.date.toISOString().slice(0, 10),
+    status: input.status,
+    workload: workloadOf(chosen.summary.meta),
+    gate,
+    rules,
+    runs: {
+      baseline: input.links.baseline,
+      candidates: input.links.candidates,
+      chosen: input.links.candidates[chosenIndex] ?? input.links.candidates[0] ?? '',
+    },
+  };
+  if (rollback.above !== undefined || rollback.below !== undefined) frontMatter.rollback = rollback;
+  const body = renderAdrBody({ ...input, id, chosenIndex, frontMatter });
+  return { id, fileName: `${id}-${slugify(input.title)}.md`, frontMatter, body };
+}

@@ -1,0 +1,349 @@
+/**
+ * `goodput adr new | lint | check | enforce`: thin wiring of the ADR module to files, git
+ * and the terminal. Violations exit ADR_VIOLATION (5); invalid usage exits 2.
+ *
+ * @module
+ */
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import type { CommandContext, CommandSpec } from '../cli/spec.js';
+import { compareRuns, loadRun } from '../compare/index.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { buildAdr } from './build.js';
+import { evaluateChange, gitChanges, readProjectConfig } from './check.js';
+import { serializeAdr } from './document.js';
+import { enforceFile } from './enforce.js';
+import { DEFAULT_ADR_DIR, listAdrFiles, readTextFile } from './files.js';
+import { lintAdrs } from './lint.js';
+import { parseRuleText } from './rules.js';
+import { ADR_STATUSES, type AdrStatus } from './schema.js';
+
+const DIR_OPTION = {
+  name: 'dir',
+  type: 'string',
+  valueName: 'DIR',
+  description: `ADR directory [default: adrDir of goodput.config.json, else ${DEFAULT_ADR_DIR}]`,
+} as const;
+
+async function adrDir(ctx: CommandContext): Promise<string> {
+  const given = ctx.args.options.dir;
+  if (typeof given === 'string') return resolve(ctx.cwd, given);
+  const config = await readProjectConfig(ctx.cwd);
+  return resolve(ctx.cwd, config.adrDir ?? DEFAULT_ADR_DIR);
+}
+
+function requireString(ctx: CommandContext, key: string, flag: string, example: string): string {
+  const v = ctx.args.options[key];
+  if (typeof v !== 'string' || v === '') {
+    throw new GoodputError(
+      'E_USAGE',
+      `goodput adr ${ctx.args.subcommand} needs --${flag}`,
+      `e.g. ${example}`,
+    );
+  }
+  return v;
+}
+
+function parseDate(text: string | undefined): Date {
+  if (text === undefined) return new Date();
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`))) {
+    throw new GoodputError('E_USAGE', `--date must be YYYY-MM-DD, got '${text}'`, 'e.g. --date 2025-01-02');
+  }
+  return new Date(`${text}T00:00:00Z`);
+}
+
+const newCommand: CommandSpec = {
+  name: 'new',
+  summary: 'Write a new ADR from a baseline and candidate runs (docs/adr/ADR-YYYYMMDD-NNN-slug.md)',
+  options: [
+    {
+      name: 'title',
+      type: 'string',
+      valueName: 'TEXT',
+      description: 'What was decided, in a few words (required)',
+    },
+    {
+      name: 'baseline',
+      type: 'string',
+      valueName: 'RUN',
+      description: 'Result directory of the baseline (required)',
+    },
+    {
+      name: 'candidate',
+      type: 'list',
+      valueName: 'RUN',
+      description: 'Result directory of an experiment (repeatable)',
+    },
+    DIR_OPTION,
+    {
+      name: 'status',
+      type: 'string',
+      choices: ADR_STATUSES,
+      default: 'proposed',
+      description: 'Status of the new ADR',
+    },
+    {
+      name: 'rule',
+      type: 'list',
+      valueName: 'RULE',
+      description:
+        "Serving parameter that must hold (repeatable): enable-chunked-prefill, max-num-batched-tokens=2048, '!enforce-eager'. Rules are also derived from the runs' serving.args labels",
+    },
+    {
+      name: 'choose',
+      type: 'integer',
+      valueName: 'N',
+      description: 'Chosen experiment, 1-based [default: the best by verdicts]',
+    },
+    {
+      name: 'headroom',
+      type: 'number',
+      default: 0.2,
+      description: 'Gate headroom over the chosen run: p99 limits × (1+h)',
+    },
+    {
+      name: 'rollback-metric',
+      type: 'string',
+      default: 'ttft_p99_ms',
+      description: 'Metric of the rollback rule',
+    },
+    {
+      name: 'rollback-above',
+      type: 'number',
+      description: 'Rollback threshold [default: 1.5 × the TTFT p99 gate]',
+    },
+    {
+      name: 'rollback-for',
+      type: 'string',
+      default: '5m',
+      description: 'How long the metric must stay above it',
+    },
+    {
+      name: 'context',
+      type: 'string',
+      valueName: 'TEXT',
+      description: 'The symptom in words, for the Context section',
+    },
+    {
+      name: 'date',
+      type: 'string',
+      valueName: 'YYYY-MM-DD',
+      description: 'Date of the record [default: today, UTC]',
+    },
+    {
+      name: 'allow-different',
+      type: 'boolean',
+      description: 'Accept runs whose sampling, workload or load differ',
+    },
+    {
+      name: 'resamples',
+      type: 'integer',
+      default: 2000,
+      description: 'Bootstrap resamples for the verdicts',
+    },
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const title = requireString(
+      ctx,
+      'title',
+      'title',
+      'goodput adr new --title "Enable chunked prefill" ...',
+    );
+    const baselinePath = requireString(ctx, 'baseline', 'baseline', '--baseline goodput-results/base');
+    const candidatePaths = (o.candidate as string[] | undefined) ?? [];
+    if (candidatePaths.length === 0) {
+      throw new GoodputError(
+        'E_USAGE',
+        'goodput adr new needs at least one --candidate',
+        'e.g. --candidate goodput-results/exp1',
+      );
+    }
+    const rules = ((o.rule as string[] | undefined) ?? []).map(parseRuleText);
+    const choose = o.choose as number | undefined;
+    if (choose !== undefined && (choose < 1 || choose > candidatePaths.length)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--choose must be between 1 and ${candidatePaths.length}`,
+        'count candidates from 1',
+      );
+    }
+    const dir = await adrDir(ctx);
+    const baseline = await loadRun(resolve(ctx.cwd, baselinePath), 'Baseline');
+    const candidates = await Promise.all(
+      candidatePaths.map((p, i) => loadRun(resolve(ctx.cwd, p), `Exp-${i + 1}`)),
+    );
+    const report = compareRuns([baseline, ...candidates], {
+      resamples: o.resamples as number,
+      allowDifferent: o.allowDifferent === true,
+    });
+    const link = (p: string) => relative(dir, resolve(ctx.cwd, p)).replaceAll('\\', '/') || '.';
+    const rollback: { metric: string; for: string; above?: number } = {
+      metric: o.rollbackMetric as string,
+      for: o.rollbackFor as string,
+    };
+    if (typeof o.rollbackAbove === 'number') rollback.above = o.rollbackAbove;
+    const adr = buildAdr({
+      title,
+      date: parseDate(o.date as string | undefined),
+      existing: await listAdrFiles(dir),
+      status: o.status as AdrStatus,
+      baseline,
+      candidates,
+      report,
+      chosen: choose === undefined ? undefined : choose - 1,
+      headroom: o.headroom as number,
+      rules,
+      rollback,
+      context: o.context as string | undefined,
+      links: { baseline: link(baselinePath), candidates: candidatePaths.map(link) },
+    });
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, adr.fileName);
+    await writeFile(path, serializeAdr(adr.frontMatter, adr.body), { flag: 'wx' });
+    ctx.stdout.write(`${path}\n`);
+    return ExitCode.OK;
+  },
+};
+
+const lintCommand: CommandSpec = {
+  name: 'lint',
+  summary: 'Check that every ADR parses and that accepted ADRs carry an executable rule or threshold',
+  positionals: [
+    { name: 'FILE', description: 'ADR files [default: every ADR in the directory]', variadic: true },
+  ],
+  options: [DIR_OPTION],
+  async run(ctx) {
+    let paths = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
+    if (paths.length === 0) {
+      const dir = await adrDir(ctx);
+      paths = (await listAdrFiles(dir)).map((n) => join(dir, n));
+      if (paths.length === 0) {
+        ctx.stdout.write(`no ADR in ${dir}\n`);
+        return ExitCode.OK;
+      }
+    }
+    const files = await Promise.all(
+      paths.map(async (path) => ({ path, text: await readTextFile(path, 'ADR') })),
+    );
+    const results = lintAdrs(files);
+    for (const r of results) {
+      const name = relative(ctx.cwd, r.path) || basename(r.path);
+      if (r.problems.length === 0) ctx.stdout.write(`ok    ${name}\n`);
+      for (const p of r.problems) ctx.stdout.write(`FAIL  ${name}: ${p}\n`);
+    }
+    const failed = results.filter((r) => r.problems.length > 0).length;
+    if (failed === 0) return ExitCode.OK;
+    ctx.stderr.write(`adr lint: ${failed} of ${results.length} ADR(s) failed\n`);
+    return ExitCode.ADR_VIOLATION;
+  },
+};
+
+const checkCommand: CommandSpec = {
+  name: 'check',
+  summary: 'Fail when the change since a git ref touches serving-parameter files and adds no ADR',
+  options: [
+    {
+      name: 'base',
+      type: 'string',
+      valueName: 'REF',
+      description: 'Git ref to compare with, e.g. origin/main (required)',
+    },
+    {
+      name: 'globs',
+      type: 'list',
+      valueName: 'GLOB',
+      description: 'Serving-parameter files (repeatable) [default: servingParams of goodput.config.json]',
+    },
+    DIR_OPTION,
+  ],
+  async run(ctx) {
+    const base = requireString(ctx, 'base', 'base', 'goodput adr check --base origin/main');
+    const { root, changes } = await gitChanges(ctx.cwd, base);
+    const config = await readProjectConfig(root);
+    const globs = (ctx.args.options.globs as string[] | undefined) ?? config.servingParams ?? [];
+    if (globs.length === 0) {
+      throw new GoodputError(
+        'E_USAGE',
+        'no serving-parameter globs: adr check does not know which files hold serving parameters',
+        'pass --globs "deploy/**/*.yaml" or set "servingParams" in goodput.config.json at the repository root',
+      );
+    }
+    const dirOption = ctx.args.options.dir;
+    const dir =
+      typeof dirOption === 'string'
+        ? relative(root, resolve(ctx.cwd, dirOption))
+        : (config.adrDir ?? DEFAULT_ADR_DIR);
+    const outcome = evaluateChange(changes, globs, dir);
+    if (outcome.servingFiles.length === 0) {
+      ctx.stdout.write(`adr check: no serving-parameter file changed since ${base}\n`);
+      return ExitCode.OK;
+    }
+    const files = outcome.servingFiles.join(', ');
+    if (outcome.passed) {
+      ctx.stdout.write(
+        `adr check: serving parameters changed (${files}); recorded by ${outcome.newAdrs.join(', ')}\n`,
+      );
+      return ExitCode.OK;
+    }
+    ctx.stdout.write(`adr check: serving parameters changed since ${base} without a new ADR: ${files}\n`);
+    ctx.stderr.write(
+      `hint: measure the change (goodput run / compare) and record it with goodput adr new, adding the ADR under ${dir}/\n`,
+    );
+    return ExitCode.ADR_VIOLATION;
+  },
+};
+
+const enforceCommand: CommandSpec = {
+  name: 'enforce',
+  summary: 'Check a serving configuration against the rules of the latest accepted ADR (or --adr)',
+  options: [
+    {
+      name: 'config',
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        'Serving configuration: a command-line file, a Kubernetes manifest or compose file (YAML/JSON) (required)',
+    },
+    {
+      name: 'adr',
+      type: 'string',
+      valueName: 'FILE',
+      description: 'ADR whose rules apply [default: the latest accepted one]',
+    },
+    DIR_OPTION,
+  ],
+  async run(ctx) {
+    const configPath = resolve(
+      ctx.cwd,
+      requireString(ctx, 'config', 'config', 'goodput adr enforce --config deploy/vllm.yaml'),
+    );
+    const adrPath =
+      typeof ctx.args.options.adr === 'string' ? resolve(ctx.cwd, ctx.args.options.adr) : undefined;
+    const result = await enforceFile(configPath, adrPath ?? { dir: await adrDir(ctx) });
+    for (const line of result.lines) ctx.stdout.write(`${line}\n`);
+    return result.violations.length === 0 ? ExitCode.OK : ExitCode.ADR_VIOLATION;
+  },
+};
+
+export const adrCommand: CommandSpec = {
+  name: 'adr',
+  summary: 'Architecture Decision Records with executable rules: new, lint, check, enforce',
+  description: [
+    'new: write an ADR from runs (front matter: workload, gate thresholds, rules, rollback).',
+    'lint: every ADR parses; an accepted ADR needs a rule or a gate threshold.',
+    'check: serving-parameter files changed since --base need a new ADR.',
+    'enforce: a serving configuration obeys the rules of the latest accepted ADR.',
+    'Exit codes: 0 ok, 5 ADR violation, 2 invalid usage.',
+  ].join('\n'),
+  options: [],
+  subcommands: [newCommand, lintCommand, checkCommand, enforceCommand],
+  async run() {
+    throw new GoodputError(
+      'E_USAGE',
+      'goodput adr needs a subcommand: new, lint, check, enforce',
+      'run goodput adr --help',
+    );
+  },
+};

@@ -1,0 +1,128 @@
+/**
+ * The machine part of an ADR: its YAML front matter, validated with zod. Errors name the
+ * field by its path (e.g. `gate.ttft_p99_ms`).
+ *
+ * ```yaml
+ * schemaVersion: 1
+ * id: ADR-20250102-001
+ * title: Enable chunked prefill for long prompts
+ * date: 2025-01-02
+ * status: accepted            # proposed | accepted | superseded
+ * workload:                   # everything needed to rerun the same load (RunMeta fields)
+ *   model: …; seed: 1; sampling: {…}; workload: {…}; load: {…}; slo: {…}
+ * gate:                       # thresholds for `goodput gate --adr`
+ *   ttft_p99_ms: 350
+ *   tpot_p99_ms: 35
+ *   goodput_min: 0.95         # minimum token goodput ratio
+ *   thresholds: ['p50(ttft)<120']
+ * rules:                      # serving parameters that must hold (`adr enforce`)
+ *   - flag: --enable-chunked-prefill           # present
+ *   - flag: --max-num-batched-tokens           # present with this value
+ *     equals: "2048"
+ *   - flag: --enforce-eager                    # must not be set
+ *     absent: true
+ * rollback: { metric: ttft_p99_ms, above: 500, for: 5m }
+ * ```
+ *
+ * @module
+ */
+
+import { z } from 'zod';
+
+export const ADR_STATUSES = ['proposed', 'accepted', 'superseded'] as const;
+export type AdrStatus = (typeof ADR_STATUSES)[number];
+
+const flagName = z
+  .string()
+  .regex(/^--?[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a flag such as --max-num-batched-tokens');
+
+export const RuleSchema = z
+  .object({
+    flag: flagName,
+    equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    absent: z.boolean().optional(),
+    why: z.string().optional(),
+  })
+  .refine((r) => !(r.absent && r.equals !== undefined), {
+    message: 'a rule cannot both require a value and absence',
+  });
+export type AdrRule = z.infer<typeof RuleSchema>;
+
+export const GateSchema = z.object({
+  ttft_p99_ms: z.number().positive().optional(),
+  tpot_p99_ms: z.number().positive().optional(),
+  e2el_p99_ms: z.number().positive().optional(),
+  goodput_min: z.number().min(0).max(1).optional(),
+  attainment_min: z.number().min(0).max(1).optional(),
+  error_rate_max: z.number().min(0).max(1).optional(),
+  thresholds: z.array(z.string()).optional(),
+  /** How the limits were derived (informational). */
+  headroom: z.number().min(0).optional(),
+});
+export type AdrGate = z.infer<typeof GateSchema>;
+
+export const RollbackSchema = z
+  .object({
+    metric: z.string().min(1),
+    above: z.number().optional(),
+    below: z.number().optional(),
+    for: z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'a duration such as 5m'),
+  })
+  .refine((r) => r.above !== undefined || r.below !== undefined, { message: 'needs above or below' });
+export type AdrRollback = z.infer<typeof RollbackSchema>;
+
+/** The RunMeta fields that make a load reproducible; inner objects are RunMeta's own shapes. */
+export const AdrWorkloadSchema = z.object({
+  model: z.string(),
+  seed: z.number().int(),
+  sampling: z.looseObject({
+    temperature: z.number(),
+    maxTokens: z.number().int().positive(),
+    ignoreEos: z.boolean(),
+  }),
+  workload: z.looseObject({
+    kind: z.enum(['synthetic', 'dataset']),
+    api: z.enum(['chat', 'completions']),
+    maxTokens: z.number().int().positive(),
+    tokenizer: z.string(),
+  }),
+  load: z.looseObject({
+    mode: z.enum(['closed', 'open']),
+    warmup: z.number().int().min(0),
+    timeoutMs: z.number().positive(),
+    maxRetries: z.number().int().min(0),
+  }),
+  slo: z.looseObject({}),
+  target: z.looseObject({ embedded: z.boolean() }).optional(),
+});
+export type AdrWorkload = z.infer<typeof AdrWorkloadSchema>;
+
+export const AdrFrontMatterSchema = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string().regex(/^ADR-\d{8}-\d{3}$/, 'an id such as ADR-20250102-001'),
+  title: z.string().min(1),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date such as 2025-01-02'),
+  status: z.enum(ADR_STATUSES),
+  supersedes: z.array(z.string()).optional(),
+  workload: AdrWorkloadSchema.optional(),
+  gate: GateSchema.optional(),
+  rules: z.array(RuleSchema).optional(),
+  rollback: RollbackSchema.optional(),
+  runs: z
+    .object({ baseline: z.string(), candidates: z.array(z.string()), chosen: z.string().optional() })
+    .optional(),
+});
+export type AdrFrontMatter = z.infer<typeof AdrFrontMatterSchema>;
+
+/** "--max-num-batched-tokens=2048", "--enable-chunked-prefill", "!--enforce-eager". */
+export function formatRule(rule: AdrRule): string {
+  if (rule.absent) return `!${rule.flag}`;
+  return rule.equals === undefined ? rule.flag : `${rule.flag}=${String(rule.equals)}`;
+}
+
+/** Whether a gate block holds at least one threshold. */
+export function gateHasThreshold(gate: AdrGate | undefined): boolean {
+  if (!gate) return false;
+  const { thresholds, headroom: _headroom, ...named } = gate;
+  return (thresholds?.length ?? 0) > 0 || Object.values(named).some((v) => v !== undefined);
+}

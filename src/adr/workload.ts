@@ -1,0 +1,59 @@
+/**
+ * An ADR's workload block as the inputs of a rerun: as a RunMeta (to compare with a result)
+ * and applied to a BenchmarkConfig (to measure the same load again).
+ *
+ * @module
+ */
+
+import type { BenchmarkConfig } from '../runner/index.js';
+import type { LoadSpec, RunMeta, Sampling, Slo, WorkloadSpec } from '../types.js';
+import type { AdrWorkload } from './schema.js';
+
+/** The ADR's workload as a RunMeta, other fields (target, ids) taken from `rest`. */
+export function adrWorkloadAsMeta(w: AdrWorkload, rest: RunMeta): RunMeta {
+  return {
+    ...rest,
+    model: w.model,
+    seed: w.seed,
+    sampling: w.sampling as unknown as Sampling,
+    workload: w.workload as unknown as WorkloadSpec,
+    load: w.load as unknown as LoadSpec,
+    slo: w.slo as Slo,
+  };
+}
+
+/**
+ * A copy of `config` that measures the ADR's load: sampling, prompts, load, SLO, seed, API,
+ * and the model unless --model was given. The target (URL, key) stays the caller's; without a
+ * URL the embedded engine starts with the ADR's simulator profile.
+ */
+export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): BenchmarkConfig {
+  const spec = w.workload as unknown as WorkloadSpec;
+  const workload: BenchmarkConfig['workload'] = {
+    promptTokens: spec.promptTokens ?? config.workload.promptTokens,
+  };
+  if (spec.promptTokensRange !== undefined) workload.promptTokensRange = spec.promptTokensRange;
+  if (spec.systemPromptTokens !== undefined) workload.systemPromptTokens = spec.systemPromptTokens;
+  if (spec.dataset) {
+    workload.datasetPath = spec.dataset.path;
+    workload.outputFromDataset = false;
+  }
+  if (spec.cancelAfterMs !== undefined) {
+    workload.cancelAfterMs = spec.cancelAfterMs;
+    workload.cancelRate = spec.cancelRate ?? 1;
+  }
+  const next: BenchmarkConfig = {
+    ...config,
+    api: spec.api,
+    sampling: { ...(w.sampling as unknown as Sampling) },
+    workload,
+    load: { ...(w.load as unknown as LoadSpec) },
+    slo: { ...(w.slo as Slo) },
+    seed: w.seed,
+  };
+  if (config.model === undefined) next.model = w.model;
+  if (config.url === undefined && w.target?.simProfile !== undefined) {
+    next.sim = { ...config.sim, profile: String(w.target.simProfile) };
+  }
+  return next;
+}

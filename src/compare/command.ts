@@ -1,0 +1,99 @@
+/**
+ * `goodput compare RUN_A RUN_B [RUN_C …]`: thin wiring of loadRuns → compareRuns → a
+ * renderer. Exits REGRESSION (6) when --fail-on-worse names a metric that got worse.
+ *
+ * @module
+ */
+
+import type { CommandSpec } from '../cli/spec.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { compareRuns } from './compare.js';
+import { loadRuns } from './load.js';
+import { COMPARE_METRIC_KEYS } from './metrics.js';
+import { renderCompareMarkdown, renderCompareTable } from './render.js';
+
+export const compareCommand: CommandSpec = {
+  name: 'compare',
+  summary:
+    'Compare runs against a baseline: deltas with 95% confidence intervals, verdicts, bottleneck hints',
+  description: [
+    'Each RUN is a result directory (or its summary.json); the first is the baseline.',
+    'Percentile changes get a bootstrap interval from the per-request records, medians a Mann–Whitney U test,',
+    'attainment and error rate a Newcombe interval (in points), throughputs a rate-ratio interval.',
+    'Runs whose sampling, workload or load differ are refused unless --allow-different.',
+  ].join('\n'),
+  positionals: [
+    {
+      name: 'RUN',
+      description: 'Result directories; the first is the baseline',
+      required: true,
+      variadic: true,
+    },
+  ],
+  options: [
+    { name: 'markdown', type: 'boolean', group: 'Output', description: 'Print a Markdown table' },
+    {
+      name: 'json',
+      type: 'boolean',
+      group: 'Output',
+      description: 'Print the comparison as JSON (schemaVersion 1)',
+    },
+    {
+      name: 'allow-different',
+      type: 'boolean',
+      description: 'Compare even when sampling, workload or load differ (the differences are listed)',
+    },
+    {
+      name: 'fail-on-worse',
+      type: 'list',
+      valueName: 'METRIC',
+      choices: ['any', ...COMPARE_METRIC_KEYS],
+      description: 'Exit 6 when a candidate is significantly worse on one of these metrics (or any)',
+    },
+    { name: 'resamples', type: 'integer', default: 2000, description: 'Bootstrap resamples' },
+    {
+      name: 'seed',
+      type: 'integer',
+      default: 1,
+      description: 'Seed of the bootstrap (results repeat exactly)',
+    },
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const paths = ctx.args.positionals;
+    if (paths.length < 2) {
+      throw new GoodputError(
+        'E_USAGE',
+        `compare needs at least two runs, got ${paths.length}`,
+        'pass a baseline result directory and one or more candidates: goodput compare RUN_A RUN_B',
+      );
+    }
+    const resamples = o.resamples as number;
+    if (!(resamples >= 100)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--resamples must be at least 100, got ${resamples}`,
+        'e.g. --resamples 2000',
+      );
+    }
+    const runs = await loadRuns(paths);
+    const report = compareRuns(runs, {
+      resamples,
+      seed: o.seed as number,
+      allowDifferent: o.allowDifferent === true,
+    });
+    if (o.json === true) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else if (o.markdown === true) ctx.stdout.write(renderCompareMarkdown(report));
+    else ctx.stdout.write(renderCompareTable(report));
+    const watched = (o.failOnWorse as string[] | undefined) ?? [];
+    if (watched.length === 0) return ExitCode.OK;
+    const worse = report.comparisons.flatMap((c) =>
+      c.deltas
+        .filter((d) => d.verdict === 'worse' && (watched.includes('any') || watched.includes(d.key)))
+        .map((d) => `${c.candidate.name}: ${d.label}`),
+    );
+    if (worse.length === 0) return ExitCode.OK;
+    ctx.stderr.write(`regression: significantly worse on ${worse.join(', ')}\n`);
+    return ExitCode.REGRESSION;
+  },
+};

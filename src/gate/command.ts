@@ -1,0 +1,222 @@
+/**
+ * `goodput gate`: run a benchmark (or read one with --from) and check thresholds from
+ * flags, `--threshold` expressions or an ADR. Exit codes: 0 pass, 4 breach, 2 invalid usage,
+ * 3 endpoint not measurable, 130 interrupted.
+ *
+ * @module
+ */
+
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type AdrDocument, adrWorkloadAsMeta, applyAdrWorkload, readAdr } from '../adr/index.js';
+import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from '../cli/options.js';
+import type { CommandContext, CommandSpec, OptionSpec } from '../cli/spec.js';
+import { toolVersion } from '../cli/version.js';
+import { comparabilityDiffs, describeDiff } from '../compare/index.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { readSummary } from '../results/index.js';
+import { runBenchmark, unmeasurableError } from '../runner/index.js';
+import { type RunSummary, SCHEMA_VERSION } from '../types.js';
+import {
+  evaluateThresholds,
+  gateSpecThresholds,
+  SHORTHAND_THRESHOLDS,
+  shorthandThresholds,
+} from './evaluate.js';
+import { formatThreshold, parseThresholds, type Threshold } from './grammar.js';
+import { renderGateLines, renderGateMarkdown, renderJunit } from './render.js';
+
+const GATE_OPTIONS: OptionSpec[] = [
+  {
+    name: 'threshold',
+    type: 'list',
+    valueName: 'EXPR',
+    group: 'Gate',
+    description:
+      "Threshold, repeatable: 'p99(ttft)<350', 'p50(tpot)<=40', 'attainment>=0.95', 'error_rate<0.01'",
+  },
+  ...SHORTHAND_THRESHOLDS.map(
+    (s): OptionSpec => ({
+      name: s.flag,
+      type: 'number',
+      group: 'Gate',
+      valueName: 'N',
+      description: `Shorthand for '${s.template(Number.NaN).replace('NaN', 'N')}'`,
+    }),
+  ),
+  {
+    name: 'adr',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Gate',
+    description:
+      "Take the gate thresholds and the workload (load, prompts, sampling, seed) from this ADR's front matter",
+  },
+  {
+    name: 'from',
+    type: 'string',
+    valueName: 'DIR',
+    group: 'Gate',
+    description: 'Evaluate an existing result directory instead of running the load',
+  },
+  {
+    name: 'junit',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Gate',
+    description: 'Write JUnit XML, one test case per threshold',
+  },
+  {
+    name: 'allow-different',
+    type: 'boolean',
+    group: 'Gate',
+    description: "With --adr --from: accept a result whose workload differs from the ADR's",
+  },
+];
+
+/** Flags that shape the load: with --adr the load is the ADR's, so these are refused. */
+const LOAD_SHAPING_KEYS = [
+  'promptTokens',
+  'promptTokensRange',
+  'systemPromptTokens',
+  'dataset',
+  'maxTokens',
+  'ignoreEos',
+  'temperature',
+  'topP',
+  'seed',
+  'cancelAfterMs',
+  'cancelRate',
+  'concurrency',
+  'rate',
+  'burstiness',
+  'maxConcurrency',
+  'requests',
+  'duration',
+  'warmup',
+  'slo',
+  'api',
+];
+
+function collectThresholds(o: Record<string, unknown>, adr: AdrDocument | undefined): Threshold[] {
+  const thresholds = [
+    ...(adr ? gateSpecThresholds(adr.frontMatter.gate ?? {}) : []),
+    ...shorthandThresholds(o),
+    ...parseThresholds((o.threshold as string[] | undefined) ?? []),
+  ];
+  if (thresholds.length === 0) {
+    throw new GoodputError(
+      'E_USAGE',
+      'goodput gate has no threshold to check',
+      "add --threshold 'p99(ttft)<350', a shorthand such as --max-ttft-p99-ms 350, or --adr FILE",
+    );
+  }
+  return thresholds;
+}
+
+async function measuredSummary(
+  ctx: CommandContext,
+  adr: AdrDocument | undefined,
+): Promise<{ summary: RunSummary; dir: string }> {
+  const o = ctx.args.options;
+  if (typeof o.from === 'string') {
+    const dir = resolve(ctx.cwd, o.from);
+    const summary = await readSummary(dir);
+    if (adr?.frontMatter.workload && o.allowDifferent !== true) {
+      const diffs = comparabilityDiffs(
+        adrWorkloadAsMeta(adr.frontMatter.workload, summary.meta),
+        summary.meta,
+      );
+      if (diffs.length > 0) {
+        throw new GoodputError(
+          'E_INCOMPARABLE',
+          `${dir} was not measured under ${adr.frontMatter.id}'s workload:\n  ${diffs.map(describeDiff).join('\n  ')}`,
+          'run the gate without --from to measure the ADR workload, or pass --allow-different',
+        );
+      }
+    }
+    return { summary, dir };
+  }
+  if (adr?.frontMatter.workload) {
+    const clash = LOAD_SHAPING_KEYS.filter((k) => ctx.args.given.has(k));
+    if (clash.length > 0) {
+      throw new GoodputError(
+        'E_USAGE',
+        `with --adr the workload and load come from ${adr.frontMatter.id}; remove ${clash.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`,
+        'the ADR thresholds were measured under its own load: change the ADR, or gate without --adr',
+      );
+    }
+  }
+  let config = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
+  if (adr?.frontMatter.workload) config = applyAdrWorkload(config, adr.frontMatter.workload);
+  const quiet = o.quiet === true;
+  if (!quiet) for (const w of config.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+  return runBenchmark(config, {
+    stderr: ctx.stderr,
+    signal: ctx.signal,
+    cwd: ctx.cwd,
+    quiet,
+    version: toolVersion(),
+  });
+}
+
+export const gateCommand: CommandSpec = {
+  name: 'gate',
+  summary: 'Run (or read) a benchmark and check thresholds: exit 4 on a breach, 3 when unmeasurable',
+  description: [
+    'Thresholds come from --threshold expressions, the shorthand flags, or an ADR (--adr FILE), all combined.',
+    "Grammar: STAT(LATENCY) OP NUMBER [ms|s] or NAME OP NUMBER, e.g. 'p99(ttft)<350', 'error_rate<0.01'.",
+    'Exit codes: 0 every threshold holds; 4 a threshold is breached; 2 invalid usage or threshold;',
+    '3 the endpoint could not be measured (no request succeeded); 130 interrupted.',
+    'Prints [GATE PASS]/[GATE FAIL] lines; with $GITHUB_STEP_SUMMARY set, appends a Markdown summary there.',
+  ].join('\n'),
+  options: [...BENCHMARK_OPTIONS, ...GATE_OPTIONS],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const adr = typeof o.adr === 'string' ? await readAdr(resolve(ctx.cwd, o.adr)) : undefined;
+    const thresholds = collectThresholds(o, adr); // invalid thresholds fail before any load runs
+    const { summary, dir } = await measuredSummary(ctx, adr);
+    if (ctx.signal.aborted) {
+      ctx.stderr.write(`interrupted: what was measured is in ${dir}; the gate was not evaluated\n`);
+      return ExitCode.INTERRUPTED;
+    }
+    const result = evaluateThresholds(thresholds, summary);
+    const context = `Run \`${summary.meta.runId}\` (${dir})${adr ? `, thresholds from ${adr.frontMatter.id}` : ''}`;
+    if (o.json === true) {
+      const report = {
+        schemaVersion: SCHEMA_VERSION,
+        kind: 'goodput.gate',
+        passed: result.passed,
+        runId: summary.meta.runId,
+        dir,
+        adr: adr?.frontMatter.id,
+        outcomes: result.outcomes.map((x) => ({
+          threshold: formatThreshold(x.threshold),
+          value: x.value ?? null,
+          op: x.threshold.op,
+          limit: x.threshold.limit,
+          passed: x.passed,
+        })),
+      };
+      ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else {
+      ctx.stdout.write(renderGateLines(result));
+    }
+    if (typeof o.junit === 'string') {
+      const path = resolve(ctx.cwd, o.junit);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(
+        path,
+        renderJunit(result, {
+          timestamp: summary.meta.startedAt,
+          properties: { runId: summary.meta.runId, dir },
+        }),
+      );
+    }
+    const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
+    if (stepSummary) await appendFile(stepSummary, renderGateMarkdown(result, context));
+    const unmeasurable = unmeasurableError(summary, dir);
+    if (unmeasurable) throw unmeasurable;
+    return result.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;
+  },
+};
