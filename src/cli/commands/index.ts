@@ -5,7 +5,10 @@
  * @module
  */
 
+import { adrCommand } from '../../adr/command.js';
+import { compareCommand } from '../../compare/command.js';
 import { doctorCommand } from '../../doctor/command.js';
+import { gateCommand } from '../../gate/command.js';
 import { reportCommand } from '../../report/html/command.js';
 import { simCommand } from '../../sim/command.js';
 import { sweepCommand } from '../../sweep/command.js';
@@ -19,4 +22,7 @@ export const COMMANDS: CommandSpec[] = [
   reportCommand,
   doctorCommand,
   sweepCommand,
+  compareCommand,
+  gateCommand,
+  adrCommand,
 ];
