@@ -179,5 +179,11 @@ export async function resolveBenchmarkConfig(
   if (labels) config.labels = labels;
   const metricsUrl = str('metricsUrl');
   if (metricsUrl !== undefined) config.serverMetrics.url = metricsUrl;
+  const scrapeInterval = num('scrapeInterval');
+  if (scrapeInterval !== undefined) {
+    if (!(scrapeInterval >= 10))
+      throw usage('--scrape-interval must be at least 10ms', 'e.g. --scrape-interval 1s');
+    config.serverMetrics.intervalMs = scrapeInterval;
+  }
   return config;
 }

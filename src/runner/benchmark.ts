@@ -143,6 +143,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       },
       clock,
     );
+    // Server metrics: probe (and take the counters' baseline) before the clock starts.
+    const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
+    if (metrics.note) note(metrics.note);
     // Open the connections first, then start the clock: TCP set-up is not charged to TTFT.
     await client.warmup(Math.min(width, 256));
     clock.reset();
@@ -157,8 +160,6 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       runId,
       startedAt: startedAt.toISOString(),
     });
-    const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
-    if (metrics.note) note(metrics.note);
     if (metrics.url) {
       recorder = startServerMetricsRecorder({
         metricsUrl: metrics.url,
@@ -167,6 +168,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         startedAt: startedAt.toISOString(),
         clock,
         intervalMs: config.serverMetrics.intervalMs,
+        baseline: metrics.baseline,
       });
     }
 

@@ -42,8 +42,8 @@ export interface BenchmarkConfig {
   /** Result directory; undefined → goodput-results/<stamp>-<runId>/ under cwd. */
   outDir?: string;
   labels?: Record<string, string>;
-  /** Server metrics scrape (--metrics-url, --no-server-metrics). */
-  serverMetrics: { enabled: boolean; url?: string };
+  /** Server metrics scrape (--metrics-url, --no-server-metrics, --scrape-interval). */
+  serverMetrics: { enabled: boolean; url?: string; intervalMs?: number };
   /** Things the user should know about the configuration (printed on stderr; never the key). */
   warnings?: string[];
   /** Embedded engine options (only used without url). */

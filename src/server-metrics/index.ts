@@ -21,6 +21,7 @@ export {
   startServerMetricsRecorder,
 } from './recorder.js';
 export {
+  chooseMetricsUrl,
   probeMetricsUrl,
   type Scraper,
   type ScraperOptions,

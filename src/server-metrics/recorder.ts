@@ -28,6 +28,8 @@ export interface ServerMetricsRecorderOptions {
   clock: Clock;
   intervalMs?: number;
   signal?: AbortSignal;
+  /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
+  baseline?: Pick<ServerSample, 'engine' | 'values'>;
 }
 
 export interface ServerMetricsRecorder {
@@ -55,6 +57,7 @@ export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): 
     intervalMs: opts.intervalMs,
     clock: opts.clock,
     signal: opts.signal,
+    baseline: opts.baseline,
     onSample: (s) => writer?.write(s),
   });
   const client = new ClientViewBuilder();

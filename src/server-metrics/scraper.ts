@@ -30,6 +30,12 @@ export interface ScraperOptions {
   slotsUrl?: string;
   /** Extra request headers (some gateways protect /metrics). Never logged. */
   headers?: Record<string, string>;
+  /**
+   * A scrape already taken just before the run's t0 (chooseMetricsUrl's probe): recorded as
+   * the first sample at the current clock time, and the next scrape waits one interval. It
+   * gives counters their baseline without any request on the wire after t0.
+   */
+  baseline?: Pick<ServerSample, 'engine' | 'values'>;
 }
 
 export interface Scraper {
@@ -113,8 +119,15 @@ export async function probeMetricsUrl(
   url: string,
   timeoutMs = 2000,
 ): Promise<ServerSample['engine'] | undefined> {
+  return (await tryScrape(url, timeoutMs))?.engine;
+}
+
+async function tryScrape(
+  url: string,
+  timeoutMs: number,
+): Promise<Pick<ServerSample, 'engine' | 'values'> | undefined> {
   try {
-    return (await scrapeOnce(url, { timeoutMs })).engine;
+    return await scrapeOnce(url, { timeoutMs });
   } catch {
     return undefined;
   }
@@ -133,7 +146,8 @@ export async function probeMetricsUrl(
  */
 export function startScraper(opts: ScraperOptions): Scraper {
   const intervalMs = Math.max(10, opts.intervalMs ?? 1000);
-  const timeoutMs = opts.timeoutMs ?? Math.max(250, Math.min(intervalMs, 5000));
+  // A slow scrape only delays the next one (they never overlap), so the timeout can exceed the interval.
+  const timeoutMs = opts.timeoutMs ?? Math.max(1000, Math.min(intervalMs * 2, 5000));
   const samples: ServerSample[] = [];
   let failures = 0;
   let lastError: string | undefined;
@@ -185,7 +199,19 @@ export function startScraper(opts: ScraperOptions): Scraper {
     if (timer) clearTimeout(timer);
   };
   opts.signal?.addEventListener('abort', halt, { once: true });
-  void tick();
+  if (opts.baseline) {
+    const sample: ServerSample = {
+      tMs: opts.clock.now(),
+      engine: opts.baseline.engine,
+      values: { ...opts.baseline.values },
+    };
+    samples.push(sample);
+    opts.onSample?.(sample);
+    timer = setTimeout(tick, intervalMs);
+    timer.unref?.();
+  } else {
+    void tick();
+  }
 
   return {
     get samples() {
@@ -206,4 +232,31 @@ export function startScraper(opts: ScraperOptions): Scraper {
       if (!wasStopped) await scrapeNow();
     },
   };
+}
+
+/**
+ * The metrics URL a run should scrape: the explicit one (scraped whatever it answers, so a
+ * wrong URL shows as failures), else the target's `/metrics` when it answers with Prometheus
+ * text, else none (with a note saying why). Call it before the run's t0: its scrape is the
+ * counters' baseline (pass it to the recorder as `baseline`).
+ */
+export async function chooseMetricsUrl(
+  opts: { enabled: boolean; url?: string },
+  baseUrl: string,
+  probeTimeoutMs = 1500,
+): Promise<{ url?: string; note?: string; baseline?: Pick<ServerSample, 'engine' | 'values'> }> {
+  if (!opts.enabled) return {};
+  const url = opts.url ?? serverRootUrl(baseUrl, '/metrics');
+  const baseline = await tryScrape(url, probeTimeoutMs);
+  if (opts.url !== undefined) {
+    return baseline
+      ? { url, baseline }
+      : { url, note: `server metrics: ${url} does not answer yet; scraping anyway` };
+  }
+  if (!baseline) {
+    return {
+      note: `no Prometheus metrics at ${url}: server metrics off (set --metrics-url to scrape elsewhere)`,
+    };
+  }
+  return { url, baseline };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { renderFindings } from '../../diagnosis/index.js';
 import { ExitCode } from '../../errors.js';
 import { renderRunTable } from '../../report/index.js';
 import { runBenchmark, unmeasurableError } from '../../runner/index.js';
@@ -35,7 +36,10 @@ export const runCommand: CommandSpec = {
       version: toolVersion(),
     });
     if (json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    else if (!quiet) ctx.stdout.write(renderRunTable(summary));
+    else if (!quiet) {
+      ctx.stdout.write(renderRunTable(summary));
+      if (summary.diagnosis) ctx.stdout.write(`\n${renderFindings(summary.diagnosis)}`);
+    }
     if (ctx.signal.aborted) {
       if (!quiet) ctx.stderr.write(`interrupted: what was measured is in ${dir}\n`);
       return ExitCode.INTERRUPTED;
