@@ -1,0 +1,192 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GoodputError } from '../errors.js';
+import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from './options.js';
+import { parseArgv } from './parse.js';
+import type { CommandSpec } from './spec.js';
+
+const spec: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS, run: async () => 0 };
+const dir = mkdtempSync(join(tmpdir(), 'goodput-resolve-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const resolve = (argv: string[], env: Record<string, string> = {}) =>
+  resolveBenchmarkConfig(parseArgv(spec, argv), env, dir);
+
+describe('resolveBenchmarkConfig load', () => {
+  const cases: Array<[string, string[], Record<string, unknown>]> = [
+    [
+      'no load flags: the default closed loop',
+      [],
+      { mode: 'closed', concurrency: 8, requests: 80, warmup: 0 },
+    ],
+    [
+      'concurrency scales the default count',
+      ['-c', '32'],
+      { mode: 'closed', concurrency: 32, requests: 320 },
+    ],
+    ['small concurrency keeps at least 80', ['-c', '2'], { concurrency: 2, requests: 80 }],
+    [
+      'rate: open loop, Poisson, ten seconds',
+      ['--rate', '20'],
+      { mode: 'open', rate: 20, burstiness: 1, requests: 200 },
+    ],
+    ['duration alone sets no count', ['-d', '30s'], { durationMs: 30_000, requests: undefined }],
+    ['both stop rules kept', ['-n', '5', '-d', '1m'], { requests: 5, durationMs: 60_000 }],
+    [
+      'open loop with cap and burstiness',
+      ['-r', '4', '--burstiness', '0.5', '--max-concurrency', '16'],
+      { mode: 'open', burstiness: 0.5, maxConcurrency: 16, concurrency: undefined },
+    ],
+    [
+      'timeouts and retries',
+      ['--timeout', '5s', '--ttft-timeout', '800ms', '--max-retries', '3'],
+      { timeoutMs: 5000, ttftTimeoutMs: 800, maxRetries: 3 },
+    ],
+    ['defaults for timeout and retries', [], { timeoutMs: 60_000, maxRetries: 1, ttftTimeoutMs: undefined }],
+  ];
+  it.each(cases)('%s', async (_name, argv, expected) => {
+    const config = await resolve(argv);
+    for (const [k, v] of Object.entries(expected))
+      expect(config.load[k as keyof typeof config.load], k).toEqual(v);
+  });
+});
+
+describe('resolveBenchmarkConfig errors', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    [
+      'closed and open loop together',
+      ['-c', '4', '--rate', '2'],
+      /--concurrency .* and --rate .* cannot be used together/,
+    ],
+    ['cap without open loop', ['--max-concurrency', '4'], /--max-concurrency applies to the open loop only/],
+    ['zero concurrency', ['-c', '0'], /--concurrency must be at least 1/],
+    ['zero rate', ['--rate', '0'], /--rate must be > 0/],
+    ['zero requests', ['-n', '0'], /--requests must be at least 1/],
+    [
+      'cancel rate out of range',
+      ['--cancel-after-ms', '100', '--cancel-rate', '1.5'],
+      /--cancel-rate must be between 0 and 1/,
+    ],
+    ['cancel rate without a time', ['--cancel-rate', '0.5'], /--cancel-rate needs --cancel-after-ms/],
+    ['range out of bounds', ['--prompt-tokens-range', '1'], /--prompt-tokens-range must be in \[0, 1\)/],
+    [
+      'dataset with prompt tokens',
+      ['--dataset', 'x.jsonl', '--prompt-tokens', '10'],
+      /--dataset and --prompt-tokens/,
+    ],
+    ['label without =', ['--label', 'oops'], /--label expects KEY=VALUE/],
+    ['not an http url', ['--url', 'localhost:8000'], /http:\/\/ or https:\/\//],
+  ];
+  it.each(cases)('%s', async (_name, argv, message) => {
+    const e = await resolve(argv).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(GoodputError);
+    expect((e as GoodputError).message).toMatch(message);
+    expect((e as GoodputError).exitCode).toBe(2);
+  });
+});
+
+describe('resolveBenchmarkConfig target and workload', () => {
+  it('flags override env, env overrides the config file', async () => {
+    const file = join(dir, 'gateway.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        provider: 'openai-compatible',
+        baseUrl: 'http://file:1',
+        apiKey: 'sk-file',
+        model: 'file-model',
+        timeoutMs: 1234,
+        maxRetries: 4,
+      }),
+    );
+    const fromFile = await resolve(['--config', file]);
+    expect(fromFile).toMatchObject({ url: 'http://file:1', model: 'file-model', apiKey: 'sk-file' });
+    expect(fromFile.load).toMatchObject({ timeoutMs: 1234, maxRetries: 4 });
+
+    const fromEnv = await resolve(['--config', file], {
+      GOODPUT_BASE_URL: 'http://env:2',
+      GOODPUT_MODEL: 'env-model',
+      OPENAI_API_KEY: 'sk-openai',
+    });
+    expect(fromEnv).toMatchObject({ url: 'http://env:2', model: 'env-model', apiKey: 'sk-openai' });
+
+    const fromFlags = await resolve(
+      ['--config', file, '--url', 'http://flag:3/', '--model', 'flag-model', '--timeout', '9s'],
+      {
+        GOODPUT_BASE_URL: 'http://env:2',
+        GOODPUT_API_KEY: 'sk-goodput',
+        OPENAI_API_KEY: 'sk-openai',
+      },
+    );
+    expect(fromFlags).toMatchObject({ url: 'http://flag:3', model: 'flag-model', apiKey: 'sk-goodput' });
+    expect(fromFlags.load.timeoutMs).toBe(9000);
+  });
+
+  it('reads the key from --api-key-file before the environment', async () => {
+    const keyFile = join(dir, 'key.txt');
+    writeFileSync(keyFile, 'sk-from-file\n');
+    const config = await resolve(['--api-key-file', keyFile], { GOODPUT_API_KEY: 'sk-env' });
+    expect(config.apiKey).toBe('sk-from-file');
+  });
+
+  it('records sampling, workload, labels and output as given', async () => {
+    const config = await resolve([
+      '--prompt-tokens',
+      '2048',
+      '--prompt-tokens-range',
+      '0.2',
+      '--system-prompt-tokens',
+      '4000',
+      '--max-tokens',
+      '64',
+      '--ignore-eos',
+      '--temperature',
+      '0.7',
+      '--top-p',
+      '0.9',
+      '--seed',
+      '42',
+      '--cancel-after-ms',
+      '1500',
+      '--label',
+      'a=1,b=x=y',
+      '--out',
+      'res',
+      '--slo',
+      'ttft=500,e2el=5000',
+      '--no-server-metrics',
+    ]);
+    expect(config.sampling).toEqual({
+      temperature: 0.7,
+      topP: 0.9,
+      maxTokens: 64,
+      ignoreEos: true,
+      seed: 42,
+    });
+    expect(config.workload).toEqual({
+      promptTokens: 2048,
+      promptTokensRange: 0.2,
+      systemPromptTokens: 4000,
+      cancelAfterMs: 1500,
+      cancelRate: 1,
+    });
+    expect(config.seed).toBe(42);
+    expect(config.labels).toEqual({ a: '1', b: 'x=y' });
+    expect(config.outDir).toBe(join(dir, 'res'));
+    expect(config.slo).toEqual({ ttftMs: 500, e2elMs: 5000 });
+    expect(config.serverMetrics).toEqual({ enabled: false });
+    expect(config.url).toBeUndefined();
+  });
+
+  it('a dataset takes its output lengths unless --max-tokens is given', async () => {
+    expect((await resolve(['--dataset', 'd.jsonl'])).workload).toMatchObject({
+      datasetPath: join(dir, 'd.jsonl'),
+      outputFromDataset: true,
+    });
+    expect((await resolve(['--dataset', 'd.jsonl', '--max-tokens', '32'])).workload.outputFromDataset).toBe(
+      false,
+    );
+  });
+});
