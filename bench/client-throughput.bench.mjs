@@ -1,0 +1,105 @@
+/**
+ * Client throughput: goodput's client against a minimal raw reader (undici + line split +
+ * JSON.parse), side by side against a zero-delay server of the bench's own (child process),
+ * at concurrency 64 and 512. Prints `client chunks/s ratio (goodput/raw) @C: X`; the target
+ * is ≥ 0.9. Runs alternate and the best of each is kept (this machine is noisy); the CPU time
+ * per chunk of the client process (the server's is not in it) is printed beside, as a steadier
+ * second view of the same cost.
+ */
+import { performance } from 'node:perf_hooks';
+import { createClient } from '../dist/client/index.js';
+import { benchBody, benchItem, closedLoop } from './lib/load.mjs';
+import { createRawReader } from './lib/raw-reader.mjs';
+import { startStreamServer } from './lib/stream-server.mjs';
+
+const CHUNKS = 100;
+const TARGET = 0.9;
+const ROUNDS = Number(process.env.GOODPUT_BENCH_ROUNDS ?? 4);
+const BUDGET_MS = 15_000;
+const clock = { now: () => performance.now() };
+
+async function measureGoodput(url, concurrency, total) {
+  const client = createClient(
+    {
+      baseUrl: url,
+      api: 'chat',
+      model: 'bench-model',
+      timeoutMs: 60_000,
+      maxRetries: 0,
+      connections: concurrency,
+      sampling: { temperature: 0, maxTokens: CHUNKS, ignoreEos: true },
+    },
+    clock,
+  );
+  await client.warmup(concurrency);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const records = await closedLoop(concurrency, total, (i) =>
+    client.send(benchItem(i, `g-${i}`, CHUNKS), { scheduledMs: clock.now() }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await client.close();
+  const failed = records.filter((r) => r.outcome !== 'success');
+  if (failed.length > 0)
+    throw new Error(`goodput: ${failed.length} failed, e.g. ${JSON.stringify(failed[0].error)}`);
+  const chunks = records.reduce((n, r) => n + r.chunkMs.length, 0);
+  return { rate: chunks / seconds, cpuUsPerChunk: (cpu.user + cpu.system) / chunks };
+}
+
+async function measureRaw(url, concurrency, total) {
+  const raw = createRawReader(url, concurrency);
+  await raw.warmup(concurrency);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const results = await closedLoop(concurrency, total, (i) => raw.send(benchBody(`r-${i}`, CHUNKS)));
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await raw.close();
+  const chunks = results.reduce((n, r) => n + r.chunks.length, 0);
+  return { rate: chunks / seconds, cpuUsPerChunk: (cpu.user + cpu.system) / chunks };
+}
+
+const server = await startStreamServer({ mode: 'burst', chunks: CHUNKS, splits: 4 });
+let missed = false;
+try {
+  for (const concurrency of [64, 512]) {
+    const total = Math.max(concurrency * 2, 512);
+    // One untimed pass of each warms the JIT.
+    await measureRaw(server.url, concurrency, concurrency);
+    await measureGoodput(server.url, concurrency, concurrency);
+    const best = { raw: { rate: 0, cpuUsPerChunk: Infinity }, goodput: { rate: 0, cpuUsPerChunk: Infinity } };
+    const keep = (name, m) => {
+      best[name].rate = Math.max(best[name].rate, m.rate);
+      best[name].cpuUsPerChunk = Math.min(best[name].cpuUsPerChunk, m.cpuUsPerChunk);
+    };
+    const started = performance.now();
+    // At least two rounds; more while the time budget lasts (a loaded machine is slow).
+    for (let round = 0; round < ROUNDS && (round < 2 || performance.now() - started < BUDGET_MS); round++) {
+      // Alternate which goes first, so that neither always follows the other's GC debt.
+      if (round % 2 === 0) {
+        keep('raw', await measureRaw(server.url, concurrency, total));
+        keep('goodput', await measureGoodput(server.url, concurrency, total));
+      } else {
+        keep('goodput', await measureGoodput(server.url, concurrency, total));
+        keep('raw', await measureRaw(server.url, concurrency, total));
+      }
+    }
+    const bestRaw = best.raw.rate;
+    const bestGoodput = best.goodput.rate;
+    const ratio = bestGoodput / bestRaw;
+    const ok = ratio >= TARGET;
+    missed ||= !ok;
+    const us = (x) => x.toFixed(2);
+    console.log(
+      `  @${concurrency}: goodput ${Math.round(bestGoodput)} chunks/s (${us(best.goodput.cpuUsPerChunk)} µs CPU/chunk), ` +
+        `raw ${Math.round(bestRaw)} chunks/s (${us(best.raw.cpuUsPerChunk)} µs CPU/chunk)`,
+    );
+    console.log(
+      `client chunks/s ratio (goodput/raw) @${concurrency}: ${ratio.toFixed(2)} (target >= ${TARGET}: ${ok ? 'met' : 'MISSED'})`,
+    );
+  }
+} finally {
+  await server.close();
+}
+if (missed) process.exitCode = 1;
