@@ -114,13 +114,15 @@ export class LatencyHistogram {
 
   /**
    * The nearest-rank percentile `p` (0 < p ≤ 100) in milliseconds: the middle of its
-   * histogram bucket, clamped to the exact min and max. 0 when empty.
+   * histogram bucket, clamped to the exact min and max, rounded to the microsecond. 0 when empty.
    */
   percentile(p: number): number {
     if (this.exact.count === 0) return 0;
     const upper = this.hdr.getValueAtPercentile(p);
     const middle = this.hdr.medianEquivalentValue(upper) / 1000;
-    return Math.min(this.exact.max, Math.max(this.exact.min, middle));
+    const clamped = Math.min(this.exact.max, Math.max(this.exact.min, middle));
+    // whole microseconds, without float noise (144.116, not 144.11599999999999)
+    return Math.round(clamped * 1000) / 1000;
   }
 
   /** count, mean, std and min/max exact; percentiles from the histogram. All 0 when empty. */
