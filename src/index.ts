@@ -8,8 +8,6 @@ export * from './adr/index.js';
 export * from './client/index.js';
 export * from './compare/index.js';
 export * from './config/index.js';
-// doctor/ also exports a describeKey; the library's is config's (shows the last 4 only for keys of 12+ characters).
-export { describeKey } from './config/index.js';
 export * from './diagnosis/index.js';
 export * from './doctor/index.js';
 export * from './errors.js';

@@ -69,17 +69,20 @@ describe('analyzeKey', () => {
   const key = 'sk-abcdefghijklmnop1234';
   it('describes a key by length and last four only', () => {
     const a = analyzeKey(key, 'env GOODPUT_API_KEY', false);
-    expect(a.description).toBe(`${key.length} characters, ends …1234`);
+    expect(a.description).toBe(`${key.length} characters, ending …1234`);
     expect(a.problems).toEqual([]);
   });
   it('warns about a trailing newline, naming the source and never the key', () => {
     const a = analyzeKey(`${key}\n`, 'env GOODPUT_API_KEY', false);
-    expect(a.problems[0]!.cause).toMatch(/GOODPUT_API_KEY contains a newline/);
+    expect(a.problems[0]!.cause).toMatch(/GOODPUT_API_KEY ends with a newline/);
+    expect(a.problems[0]!.severity).toBe('warn');
     expect(JSON.stringify(a)).not.toContain('abcdefgh');
   });
   it('fails a Bearer prefix and inner whitespace', () => {
     expect(analyzeKey(`Bearer ${key}`, 'config file', false).problems[0]!.severity).toBe('fail');
-    expect(analyzeKey('sk-abc def', 'config file', false).problems[0]!.cause).toMatch(/whitespace inside/);
+    expect(analyzeKey('sk-abc def', 'config file', false).problems[0]!.cause).toMatch(
+      /config file contains whitespace inside/,
+    );
   });
   it('does not require a key on loopback, warns elsewhere', () => {
     expect(analyzeKey(undefined, 'nowhere', true).problems).toEqual([]);

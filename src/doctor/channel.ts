@@ -6,6 +6,7 @@
  */
 
 import { endpointUrl } from '../client/index.js';
+import { describeKey, inspectKey } from '../config/index.js';
 import type { ApiKind } from '../types.js';
 
 export interface Problem {
@@ -129,15 +130,9 @@ export function analyzeBaseUrl(raw: string, api: ApiKind): UrlAnalysis {
 
 export interface KeyAnalysis {
   present: boolean;
-  /** "41 characters, ends …a1b2" — never the key itself. */
+  /** "41 characters, ending …a1b2" — never the key itself. */
   description: string;
   problems: Problem[];
-}
-
-/** Length and last four characters: enough to tell two keys apart, never enough to use one. */
-export function describeKey(key: string): string {
-  const visible = key.trim();
-  return `${key.length} characters, ends …${visible.slice(-4)}`;
 }
 
 /** Names what is wrong with a key as it was read (before trimming). Never returns the key. */
@@ -157,36 +152,27 @@ export function analyzeKey(raw: string | undefined, source: string, loopback: bo
           ],
     };
   }
-  const problems: Problem[] = [];
-  if (/[\r\n]/.test(raw)) {
-    problems.push({
-      severity: 'warn',
-      cause: `the key from ${source} contains a newline (often from \`echo\` or a copied file); goodput trims it, other clients may not`,
-      fix: `store it without the newline: printf %s "$KEY" > key.txt, or export GOODPUT_API_KEY="$(tr -d '\\n' < key.txt)"`,
-    });
-  } else if (raw.trim() !== raw) {
-    problems.push({
-      severity: 'warn',
-      cause: `the key from ${source} has leading or trailing spaces; goodput trims them, other clients may not`,
-      fix: 'remove the spaces around the key',
-    });
-  }
-  const key = raw.trim();
-  if (/^bearer\s/i.test(key)) {
-    problems.push({
+  const inspected = inspectKey(raw);
+  const problems = inspected.problems.map((p): Problem => {
+    // Whitespace around the key is trimmed for use: other clients may not, so it is a note.
+    if (p.includes('(removed for use)')) {
+      return {
+        severity: 'warn',
+        cause: `${p.replace(/^the key/, `the key from ${source}`)}; other clients may not trim it`,
+        fix: /newline/.test(p)
+          ? `store it without the newline: printf %s "$KEY" > key.txt, or export GOODPUT_API_KEY="$(tr -d '\\n' < key.txt)"`
+          : 'remove the whitespace around the key',
+      };
+    }
+    return {
       severity: 'fail',
-      cause: `the key from ${source} starts with "Bearer "; the header would read "Bearer Bearer …"`,
-      fix: 'store only the key; goodput adds the Bearer prefix',
-    });
-  }
-  if (/\s/.test(key.replace(/^bearer\s+/i, ''))) {
-    problems.push({
-      severity: 'fail',
-      cause: `the key from ${source} contains whitespace inside it`,
-      fix: 'copy the key again, in one piece',
-    });
-  }
-  return { present: true, description: describeKey(raw), problems };
+      cause: p.replace(/^the key/, `the key from ${source}`),
+      fix: /Bearer/.test(p)
+        ? 'store only the key; goodput adds the Bearer prefix'
+        : 'copy the key again, in one piece, without quotes',
+    };
+  });
+  return { present: true, description: describeKey(inspected.key), problems };
 }
 
 /** True for localhost and the loopback ranges. */

@@ -110,8 +110,8 @@ describe('goodput doctor against real loopback servers', () => {
   it('a key with a trailing newline: noted (length and last four only), trimmed, and the channel works', async () => {
     const r = await doctor(['--url', keyed.url], { GOODPUT_API_KEY: `${KEY}\n` });
     expect(r.code).toBe(ExitCode.OK);
-    expect(r.out).toMatch(/contains a newline/);
-    expect(r.out).toContain(`${KEY.length + 1} characters, ends …cdef`);
+    expect(r.out).toMatch(/ends with a newline/);
+    expect(r.out).toContain(`${KEY.length} characters, ending …cdef`);
     expect(r.all).not.toContain(KEY);
   });
 

@@ -6,7 +6,6 @@
 export {
   analyzeBaseUrl,
   analyzeKey,
-  describeKey,
   foreignAuthMode,
   isLoopbackHost,
   type Problem,
