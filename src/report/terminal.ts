@@ -60,8 +60,8 @@ export function renderRunTable(summary: RunSummary, options: RunRenderOptions = 
   }
   if (v.server) {
     out.push(paint(v.server.title, 'bold'));
-    if (v.server.table.rows.length > 0) out.push(...table(v.server.table));
-    out.push(...pairs(v.server.notes), '');
+    if (v.server.table.rows.length > 0) out.push(...table(v.server.table), '');
+    if (v.server.notes.length > 0) out.push(...pairs(v.server.notes), '');
   }
   if (v.buckets) out.push(paint('Prompt-length buckets', 'bold'), ...table(v.buckets), '');
   if (v.warnings.length > 0) {
