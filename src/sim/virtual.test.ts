@@ -67,8 +67,8 @@ describe('incident replay (virtual time)', () => {
     prefixId: 1,
     outputTokens: 128,
   }));
-  const good = { enableChunkedPrefill: true, maxNumBatchedTokens: 2048, gpuMemoryUtilization: 0.3 };
-  const bad = { enableChunkedPrefill: false, maxNumBatchedTokens: 65536, gpuMemoryUtilization: 0.3 };
+  const good = { enableChunkedPrefill: true, maxNumBatchedTokens: 2048, gpuMemoryUtilization: 0.27 };
+  const bad = { enableChunkedPrefill: false, maxNumBatchedTokens: 65536, gpuMemoryUtilization: 0.27 };
 
   it('chunked prefill off + large budget on tight memory preempts and has ≥3× the P99 TTFT', () => {
     const ttfts = (engine: typeof good) => {
