@@ -200,6 +200,77 @@ describe('client: streamed success', () => {
   });
 });
 
+describe('client: reads split anywhere', () => {
+  it('keeps a multi-byte character split across two reads, and a CR split from its LF', async () => {
+    const text = 'héllo 世界 🎉';
+    const event = Buffer.from(`data: ${chatChunk({ content: text }, 'stop')}\r\n\r\ndata: [DONE]\r\n\r\n`);
+    const cutInChar = event.indexOf(Buffer.from('世')) + 1;
+    const cutInCrlf = event.indexOf(13) + 1;
+    const lb = await server(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const [from, to] of [
+        [0, cutInChar],
+        [cutInChar, cutInCrlf],
+        [cutInCrlf, event.length],
+      ]) {
+        res.write(event.subarray(from, to));
+        await sleep(15);
+      }
+      res.end();
+    });
+    const seen: string[] = [];
+    const r = await sendOnce(lb.url, {
+      countTokens: (t) => {
+        seen.push(t);
+        return 1;
+      },
+    });
+    expect(r.outcome).toBe('success');
+    expect(seen).toEqual([text]);
+    expect(r.chunkChars).toEqual([text.length]);
+  });
+});
+
+describe('client: under concurrency', () => {
+  it('serves 40 concurrent streams over a pool of 10 connections, every record complete', async () => {
+    const events = [
+      ...Array.from({ length: 5 }, (_, i) => chatChunk({ content: `t${i}` })),
+      chatChunk({}, 'stop'),
+    ];
+    const lb = await server((_req, res) => writeEvents(res, [...events, '[DONE]'], 2));
+    const client = createClient(
+      { baseUrl: lb.url, api: 'chat', model: 'm', timeoutMs: 5000, sampling, connections: 10 },
+      clock,
+    );
+    await client.warmup(10);
+    const records = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => client.send(item({ index: i, id: `r-${i}` }), { scheduledMs: 0 })),
+    );
+    await client.close();
+    expect(records.map((r) => r.outcome)).toEqual(Array(40).fill('success'));
+    expect(records.every((r) => r.chunkMs.length === 5 && r.connectMs === undefined)).toBe(true);
+    expect(new Set(records.map((r) => r.id)).size).toBe(40);
+  });
+
+  it('close() ends in-flight requests as INTERRUPTED records', async () => {
+    const lb = await server((_req, res) =>
+      writeEvents(res, Array(100).fill(chatChunk({ content: 'x' })), 20),
+    );
+    const client = createClient(
+      { baseUrl: lb.url, api: 'chat', model: 'm', timeoutMs: 5000, sampling },
+      clock,
+    );
+    const pending = client.send(item(), { scheduledMs: 0 });
+    await sleep(80);
+    await client.close();
+    const r = await pending;
+    expect(r.outcome).toBe('cancelled');
+    expect(r.error?.code).toBe('INTERRUPTED');
+    const after = await client.send(item(), { scheduledMs: 0 });
+    expect(after.error?.code).toBe('INTERRUPTED');
+  });
+});
+
 describe('client: connections', () => {
   it('records connect time for a new connection and none after warmup opened it', async () => {
     const lb = await server((_req, res) => {
