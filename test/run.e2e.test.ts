@@ -115,6 +115,37 @@ describe('goodput run in-process (embedded engine)', () => {
     expect(readSummary(out).load.dispatchLag.count).toBe(10);
   });
 
+  it('simulated users who give up are aborted, counted as cancelled and their tokens as wasted', async () => {
+    const out = join(work, 'cancel');
+    const args = parseArgv(runCommand, [
+      ...SMALL.slice(0, 4),
+      '--max-tokens',
+      '200',
+      '--ignore-eos',
+      '--cancel-after-ms',
+      '150',
+      '--cancel-rate',
+      '0.5',
+      '--out',
+      out,
+      '--quiet',
+    ]);
+    const ctx = context(args, work);
+    expect(await runCommand.run(ctx)).toBe(ExitCode.OK);
+    expect(ctx.stdout.text).toBe('');
+    const summary = readSummary(out);
+    const records = jsonlLines(join(out, 'requests.jsonl')).slice(1) as RequestRecord[];
+    const aborted = records.filter((r) => r.error?.code === 'ABORTED');
+    expect(aborted.length).toBe(summary.counts.cancelled);
+    expect(summary.counts.cancelled).toBeGreaterThan(0);
+    expect(summary.counts.cancelled).toBeLessThan(12);
+    // The user gives up 150 ms after the request was due (its scheduled time).
+    expect(aborted.every((r) => r.outcome === 'cancelled' && r.endMs - r.scheduledMs >= 149)).toBe(true);
+    expect(summary.goodput.wastedOutputTokens).toBeGreaterThan(0);
+    expect(summary.goodput.tokenGoodputRatio).toBeLessThan(1);
+    expect(summary.goodput.attainment).toBeCloseTo(summary.completed / summary.counts.attempted, 9);
+  });
+
   it('rejects an unknown flag with exit 2 and a did-you-mean hint', async () => {
     const io = {
       stdout: capture(),
