@@ -1,0 +1,147 @@
+/**
+ * Server metrics and diagnosis end to end against the simulated engine over real loopback
+ * HTTP: the scraped view must match the engine's own counts, and the diagnosis must name
+ * what the configuration provokes.
+ */
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BenchmarkConfig, runBenchmark } from '../src/runner/index.js';
+import { type EngineOptions, type SimServer, startSim } from '../src/sim/index.js';
+import type { LoadSpec, ServerSample } from '../src/types.js';
+
+let work: string;
+const sims: SimServer[] = [];
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'goodput-sm-e2e-'));
+});
+afterAll(async () => {
+  for (const s of sims) await s.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function sim(engine: EngineOptions, slowdown = 1): Promise<SimServer> {
+  const s = await startSim({ seed: 7, engine, slowdown });
+  sims.push(s);
+  return s;
+}
+
+function config(
+  url: string,
+  name: string,
+  over: Partial<BenchmarkConfig> & { load?: Partial<LoadSpec> } = {},
+) {
+  const { load, ...rest } = over;
+  const c: BenchmarkConfig = {
+    url,
+    api: 'chat',
+    sampling: { temperature: 0, maxTokens: 24, ignoreEos: true, seed: 1 },
+    workload: { promptTokens: 128 },
+    load: {
+      mode: 'closed',
+      concurrency: 4,
+      requests: 16,
+      warmup: 0,
+      timeoutMs: 30_000,
+      maxRetries: 0,
+      ...load,
+    },
+    slo: {},
+    seed: 1,
+    outDir: join(work, name),
+    serverMetrics: { enabled: true, intervalMs: 100 },
+    ...rest,
+  };
+  return c;
+}
+
+const io = () => ({ cwd: work, quiet: true });
+
+function samplesOf(dir: string): ServerSample[] {
+  const lines = readFileSync(join(dir, 'server-metrics.jsonl'), 'utf8').trim().split('\n');
+  expect(JSON.parse(lines[0]!)).toMatchObject({ schemaVersion: 1, kind: 'goodput.server-metrics' });
+  return lines.slice(1).map((l) => JSON.parse(l) as ServerSample);
+}
+
+/** The incident of DESIGN.md: long prompts fill a small paged KV cache, requests queue and get preempted. */
+const INCIDENT: EngineOptions = { numGpuBlocksOverride: 160, maxNumSeqs: 16, blockSize: 16 };
+
+describe('server metrics against the simulator', () => {
+  it('records preemptions, generated tokens and KV usage that match the engine', async () => {
+    const s = await sim(INCIDENT, 0.5);
+    // The engine's own KV usage, read in-process while the run goes.
+    let engineKvMax = 0;
+    const poll = setInterval(() => {
+      engineKvMax = Math.max(engineKvMax, s.engine.kv.usage());
+    }, 2);
+    const { summary, dir } = await runBenchmark(
+      config(s.url, 'match', {
+        // 600 + 48 tokens = 41 blocks: four requests are admitted (38 blocks each) but cannot all grow.
+        workload: { promptTokens: 600 },
+        sampling: { temperature: 0, maxTokens: 48, ignoreEos: true, seed: 1 },
+        load: { concurrency: 8, requests: 16 },
+      }),
+      io(),
+    );
+    clearInterval(poll);
+    const server = summary.server!;
+    expect(server.engine).toBe('goodput-sim');
+    // Counters: the final scrape comes after the last request, so they equal the engine's.
+    expect(s.engine.counters.preemptions).toBeGreaterThan(0);
+    expect(server.preemptions).toBe(s.engine.counters.preemptions);
+    expect(server.generatedTokens).toBe(s.engine.counters.generationTokens);
+    expect(summary.goodput.tokenSource).toBe('server');
+    // KV usage: what was scraped is what the engine held (never above its own peak, near it).
+    const kv = server.series.kvUsage!;
+    expect(kv.max).toBeLessThanOrEqual(engineKvMax + 1e-9);
+    expect(kv.max).toBeGreaterThan(0.5 * engineKvMax);
+    expect(server.series.numBlocks?.last).toBe(160);
+    // The file holds the same samples the summary counted.
+    expect(samplesOf(dir).length).toBe(server.samples);
+  });
+
+  it('the incident replay is diagnosed as KV pressure and queueing', async () => {
+    const s = await sim(INCIDENT, 0.5);
+    const { summary } = await runBenchmark(
+      config(s.url, 'incident', {
+        workload: { promptTokens: 600 },
+        sampling: { temperature: 0, maxTokens: 64, ignoreEos: true, seed: 1 },
+        load: { concurrency: 12, requests: 24 },
+      }),
+      io(),
+    );
+    const kinds = (summary.diagnosis ?? []).map((f) => f.kind);
+    expect(kinds).toContain('kv-pressure');
+    expect(kinds).toContain('queueing');
+    for (const f of summary.diagnosis!) {
+      expect(f.evidence.length).toBeGreaterThan(10);
+      expect(f.knob.length).toBeGreaterThan(10);
+    }
+    const kv = summary.diagnosis!.find((f) => f.kind === 'kv-pressure')!;
+    expect(kv.evidence).toMatch(/preemption/);
+    expect(kv.fromMs).toBeDefined();
+  });
+
+  it('with --no-abort-on-disconnect, cancelling clients lower the token goodput ratio and show as wasted work', async () => {
+    const cancelling = {
+      workload: { promptTokens: 128, cancelAfterMs: 120, cancelRate: 0.5 },
+      sampling: { temperature: 0, maxTokens: 64, ignoreEos: true, seed: 1 },
+      load: { concurrency: 6, requests: 24 },
+    };
+    const aborting = await sim({ abortOnDisconnect: true });
+    const a = await runBenchmark(config(aborting.url, 'abort', cancelling), io());
+    const keeping = await sim({ abortOnDisconnect: false });
+    const k = await runBenchmark(config(keeping.url, 'keep', cancelling), io());
+
+    expect(k.summary.counts.cancelled).toBeGreaterThan(0);
+    expect(k.summary.goodput.tokenSource).toBe('server');
+    expect(k.summary.goodput.tokenGoodputRatio).toBeLessThan(a.summary.goodput.tokenGoodputRatio);
+    // The server kept generating for clients that had gone: its counter says how much.
+    expect(k.summary.server!.wastedTokens!).toBeGreaterThan(a.summary.server!.wastedTokens ?? 0);
+    const wasted = k.summary.diagnosis?.find((f) => f.kind === 'wasted-work');
+    expect(wasted).toBeDefined();
+    expect(wasted!.evidence).toMatch(/after the client had gone/);
+  });
+});

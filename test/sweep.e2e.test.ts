@@ -1,0 +1,75 @@
+/**
+ * `goodput sweep` end to end against the simulated engine: the capacity at SLO it finds
+ * must hold up when re-run, and one step above must miss.
+ */
+
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseArgv } from '../src/cli/parse.js';
+import { ExitCode } from '../src/errors.js';
+import { type BenchmarkConfig, runBenchmark } from '../src/runner/index.js';
+import { type SimServer, startSim } from '../src/sim/index.js';
+import { sweepCommand } from '../src/sweep/command.js';
+import type { SweepResult } from '../src/sweep/index.js';
+import { context } from './helpers/cli.js';
+
+let work: string;
+let sim: SimServer;
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'goodput-sweep-e2e-'));
+  // 4 sequences at most: a fifth request waits a whole request, so its TTFT jumps past the SLO.
+  sim = await startSim({ seed: 7, engine: { maxNumSeqs: 4 }, slowdown: 2 });
+});
+afterAll(async () => {
+  await sim.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function followUp(concurrency: number): BenchmarkConfig {
+  return {
+    url: sim.url,
+    api: 'chat',
+    sampling: { temperature: 0, maxTokens: 24, ignoreEos: true, seed: 1 },
+    workload: { promptTokens: 128 },
+    load: { mode: 'closed', concurrency, requests: 12, warmup: 0, timeoutMs: 30_000, maxRetries: 0 },
+    slo: { ttftMs: 200 },
+    seed: 1,
+    outDir: join(work, `follow-${concurrency}`),
+    serverMetrics: { enabled: true, intervalMs: 200 },
+  };
+}
+
+describe('sweep against the simulator', () => {
+  it('finds a capacity at SLO that a follow-up run confirms, and one step above misses', async () => {
+    const out = join(work, 'sweep');
+    const common = ['--url', sim.url, '--prompt-tokens', '128', '--max-tokens', '24', '--ignore-eos'];
+    const slo = ['--slo', 'ttft=200', '--requests', '12', '--scrape-interval', '200ms'];
+    const args = parseArgv(sweepCommand, [
+      ...common,
+      ...slo,
+      '--concurrency',
+      '2,4,8',
+      '--min-attainment',
+      '0.9',
+      '--out',
+      out,
+    ]);
+    const ctx = context(args, work);
+    expect(await sweepCommand.run(ctx)).toBe(ExitCode.OK);
+    const result = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as SweepResult;
+    expect(result).toMatchObject({ schemaVersion: 1, kind: 'goodput.sweep', mode: 'concurrency' });
+    expect(ctx.stdout.text).toMatch(/Capacity at SLO: concurrency \d+/);
+    const cap = result.capacity!;
+    expect(cap.resolved).toBe(true);
+    // Every point is a normal result directory.
+    for (const p of result.points)
+      expect(JSON.parse(readFileSync(join(p.dir, 'summary.json'), 'utf8')).kind).toBe('goodput.run');
+
+    const at = async (concurrency: number) =>
+      (await runBenchmark(followUp(concurrency), { cwd: work, quiet: true })).summary.goodput.attainment;
+    expect(await at(cap.load)).toBeGreaterThanOrEqual(0.9);
+    expect(await at(cap.load + 1)).toBeLessThan(0.9);
+  });
+});
