@@ -38,7 +38,10 @@ describe('virtual time', () => {
     events.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     let inFlight = 0;
     let most = 0;
-    for (const [, d] of events) most = Math.max(most, (inFlight += d!));
+    for (const [, d] of events) {
+      inFlight += d!;
+      most = Math.max(most, inFlight);
+    }
     expect(most).toBe(4);
   });
 
