@@ -65,3 +65,53 @@ export const DEFAULT_WORKLOAD = {
 } as const;
 
 export const DEFAULT_SEED = 1;
+
+/** A BenchmarkConfig given in part: nested groups may be partial too. */
+export interface BenchmarkConfigInput
+  extends Partial<Omit<BenchmarkConfig, 'load' | 'sampling' | 'workload' | 'serverMetrics'>> {
+  load?: Partial<LoadSpec>;
+  sampling?: Partial<Sampling>;
+  workload?: Partial<BenchmarkWorkload>;
+  serverMetrics?: Partial<BenchmarkConfig['serverMetrics']>;
+}
+
+/**
+ * A complete BenchmarkConfig from a partial one, with the same defaults as `goodput run`:
+ * closed loop of 8 (open loop when a rate is given, Poisson arrivals), 80 requests unless a
+ * count or a duration is given, 256-token prompts, 128 output tokens, temperature 0, seed 1.
+ * For commands and tests that build a run without parsing flags.
+ *
+ * @example
+ * await runBenchmark(benchmarkConfig({ url: sim.url, load: { concurrency: 4, requests: 20 } }), { cwd });
+ */
+export function benchmarkConfig(input: BenchmarkConfigInput = {}): BenchmarkConfig {
+  const seed = input.seed ?? input.sampling?.seed ?? DEFAULT_SEED;
+  const l = input.load ?? {};
+  const open = l.mode === 'open' || (l.mode === undefined && l.rate !== undefined);
+  const load: LoadSpec = {
+    ...l,
+    mode: open ? 'open' : 'closed',
+    warmup: l.warmup ?? DEFAULT_LOAD.warmup,
+    timeoutMs: l.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
+    maxRetries: l.maxRetries ?? DEFAULT_LOAD.maxRetries,
+  };
+  if (open) load.burstiness = l.burstiness ?? 1;
+  else load.concurrency = l.concurrency ?? DEFAULT_LOAD.concurrency;
+  if (load.requests === undefined && load.durationMs === undefined) load.requests = DEFAULT_LOAD.requests;
+  return {
+    ...input,
+    api: input.api ?? 'chat',
+    sampling: {
+      temperature: 0,
+      maxTokens: DEFAULT_WORKLOAD.maxTokens,
+      ignoreEos: false,
+      ...input.sampling,
+      seed,
+    },
+    workload: { promptTokens: DEFAULT_WORKLOAD.promptTokens, ...input.workload },
+    load,
+    slo: input.slo ?? {},
+    seed,
+    serverMetrics: { enabled: true, ...input.serverMetrics },
+  };
+}

@@ -7,7 +7,9 @@
 export { type BenchmarkIo, type BenchmarkResult, runBenchmark } from './benchmark.js';
 export {
   type BenchmarkConfig,
+  type BenchmarkConfigInput,
   type BenchmarkWorkload,
+  benchmarkConfig,
   DEFAULT_LOAD,
   DEFAULT_SEED,
   DEFAULT_WORKLOAD,
