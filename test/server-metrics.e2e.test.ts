@@ -31,7 +31,7 @@ async function sim(engine: EngineOptions, slowdown = 1): Promise<SimServer> {
 function config(
   url: string,
   name: string,
-  over: Partial<BenchmarkConfig> & { load?: Partial<LoadSpec> } = {},
+  over: Omit<Partial<BenchmarkConfig>, 'load'> & { load?: Partial<LoadSpec> } = {},
 ) {
   const { load, ...rest } = over;
   const c: BenchmarkConfig = {
