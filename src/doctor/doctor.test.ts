@@ -2,9 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/dispatch.js';
+import { parseArgv } from '../cli/parse.js';
 import { ExitCode } from '../errors.js';
 import { type SimServer, startSim } from '../sim/index.js';
 import { doctorCommand } from './command.js';
+import { runDoctor } from './doctor.js';
 import type { DoctorReport } from './types.js';
 
 const KEY = 'sk-doctor-canary-0123456789abcdef';
@@ -169,33 +171,51 @@ describe('goodput doctor with injected failures', () => {
     }
   });
 
-  it('an error object inside a 200 stream fails streaming', async () => {
+  // Stream-only failures: the simulator answers a non-streamed request with their
+  // non-streamed equivalent (500, truncated JSON), as real engines do, so the failure is
+  // switched on once the non-streaming stage has passed.
+  async function streamFailure(failures: Parameters<SimServer['setFailures']>[0]) {
     const s = await startSim({ host: '127.0.0.1', port: 0, seed: 1, slowdown: 0.05 });
     try {
-      s.setFailures({ errorObject: 1 });
-      const r = await doctor(['--url', s.url]);
-      expect(r.out).toMatch(/error object inside a 200 stream/);
-      expect([ExitCode.DOCTOR_NON_STREAMING, ExitCode.DOCTOR_STREAMING]).toContain(r.code);
+      const args = parseArgv(doctorCommand, ['--url', s.url]);
+      return await runDoctor({
+        args,
+        env: {},
+        cwd: process.cwd(),
+        onStep: (step) => {
+          if (step.stage === 'non-streaming') s.setFailures(failures);
+        },
+      });
     } finally {
       await s.close();
     }
+  }
+
+  it('an error object inside a 200 stream fails streaming with the server message', async () => {
+    const report = await streamFailure({ errorObject: 1 });
+    expect(report.exitCode).toBe(ExitCode.DOCTOR_STREAMING);
+    const step = report.steps.at(-1)!;
+    expect(step.cause).toMatch(/error object inside a 200 stream: .*simulated engine failure/);
+    expect(step.fix).toMatch(/read the server's message/);
   });
 
   it('a malformed SSE line fails streaming as bad JSON', async () => {
-    const s = await startSim({
-      host: '127.0.0.1',
-      port: 0,
-      seed: 1,
-      slowdown: 0.05,
-      failures: { malformed: 1 },
-    });
-    try {
-      const r = await doctor(['--url', s.url]);
-      expect(r.code).toBe(ExitCode.DOCTOR_STREAMING);
-      expect(r.out).toMatch(/not valid JSON/);
-    } finally {
-      await s.close();
-    }
+    const report = await streamFailure({ malformed: 1 });
+    expect(report.exitCode).toBe(ExitCode.DOCTOR_STREAMING);
+    expect(report.steps.at(-1)!.cause).toMatch(/1 stream event\(s\) were not valid JSON/);
+  });
+
+  it('a stream cut mid-way fails streaming as truncated', async () => {
+    const report = await streamFailure({ disconnect: 1 });
+    expect(report.exitCode).toBe(ExitCode.DOCTOR_STREAMING);
+    expect(report.steps.at(-1)!.cause).toMatch(/without \[DONE\]|closed the connection/);
+  });
+
+  it('empty-choices chunks pass, and conformance notes them', async () => {
+    const report = await streamFailure({ emptyChoices: 1 });
+    expect(report.exitCode).toBe(ExitCode.OK);
+    const conformance = report.steps.find((x) => x.stage === 'conformance')!;
+    expect(conformance.details.join('\n')).toMatch(/chunk\(s\) with empty choices/);
   });
 });
 
