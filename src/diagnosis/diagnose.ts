@@ -51,7 +51,7 @@ export function diagnose(input: DiagnosisInput): Finding[] {
   const openLoop =
     input.summary?.meta?.load?.mode === undefined ? undefined : input.summary.meta.load.mode === 'open';
   const findings = [
-    queueingFinding(slices),
+    queueingFinding(observations, samples),
     kvPressureFinding(slices, input.summary),
     prefillFinding(observations),
     decodeFinding(slices),

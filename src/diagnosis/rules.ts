@@ -4,8 +4,9 @@
  * evidence (numbers and time range) and the tuning knob it points to, or nothing.
  *
  * Thresholds are deliberately plain and named here, so a finding can be argued with:
- * - queueing: requests waited on the server (mean waiting ≥ 0.5 in some slice) and TTFT in
- *   those slices is ≥ 1.5× TTFT elsewhere, or waiting and TTFT correlate (r ≥ 0.5);
+ * - queueing: requests that met a queue on the server (mean `waiting` ≥ 0.5 between their
+ *   send and first token) have TTFT ≥ 1.5× that of the others (or of the fastest tenth),
+ *   or waiting and TTFT correlate over requests (r ≥ 0.5);
  * - kv-pressure: KV usage ≥ 0.9 in some sample, or any preemption;
  * - prefill-bound: mean TTFT of the longest-prompt bucket ≥ 2× the shortest's, rising
  *   (r ≥ 0.6 between log2 prompt length and TTFT over buckets);
@@ -19,7 +20,7 @@
  */
 
 import { REQUEST_ERRORS } from '../errors.js';
-import type { Finding, RequestErrorCode, RunSummary } from '../types.js';
+import type { Finding, RequestErrorCode, RunSummary, ServerSample } from '../types.js';
 import { correlation, type RequestObservation, type TimeSlice } from './observations.js';
 
 export const KV_PRESSURE_USAGE = 0.9;
@@ -44,31 +45,69 @@ function span(slices: readonly TimeSlice[]): { fromMs: number; toMs: number } {
   return { fromMs: slices[0]!.fromMs, toMs: slices.at(-1)!.toMs };
 }
 
-/** Queueing: requests wait on the server while TTFT rises. */
-export function queueingFinding(slices: readonly TimeSlice[]): Finding | undefined {
-  const withWait = slices.filter((s) => s.waiting !== undefined);
-  const queued = withWait.filter((s) => s.waiting! >= 0.5);
-  if (queued.length === 0) return undefined;
-  const ttftQueued = queued.filter((s) => s.ttftMs !== undefined).map((s) => s.ttftMs!);
-  const calm = withWait.filter((s) => s.waiting! < 0.5 && s.ttftMs !== undefined).map((s) => s.ttftMs!);
-  const allTtft = withWait.filter((s) => s.ttftMs !== undefined).map((s) => s.ttftMs!);
-  if (ttftQueued.length === 0 || allTtft.length === 0) return undefined;
-  const base = calm.length > 0 ? meanOf(calm) : Math.min(...allTtft);
-  const high = meanOf(ttftQueued);
+/** Mean of the samples' `waiting` within [from, to], else the last value before `to`; undefined without any. */
+function waitingDuring(samples: readonly ServerSample[], fromMs: number, toMs: number): number | undefined {
+  let sum = 0;
+  let n = 0;
+  let before: number | undefined;
+  for (const s of samples) {
+    const w = s.values.waiting;
+    if (w === undefined) continue;
+    if (s.tMs < fromMs) before = w;
+    else if (s.tMs <= toMs) {
+      sum += w;
+      n++;
+    } else break;
+  }
+  return n > 0 ? sum / n : before;
+}
+
+/**
+ * Queueing: requests wait on the server while TTFT rises. Each successful request is paired
+ * with the server's `waiting` gauge over its own wait for the first token ([sent, first
+ * token]); the TTFT of requests that met a queue is compared with that of requests that did
+ * not (or, when every request met one, with the fastest tenth).
+ */
+export function queueingFinding(
+  observations: readonly RequestObservation[],
+  samples: readonly ServerSample[],
+): Finding | undefined {
+  if (!samples.some((s) => s.values.waiting !== undefined)) return undefined;
+  const queued: Array<[number, number, RequestObservation]> = [];
+  const free: number[] = [];
+  const pairs: Array<[number, number]> = [];
+  for (const o of observations) {
+    if (o.outcome !== 'success' || o.ttftMs === undefined) continue;
+    const w = waitingDuring(samples, o.sentMs, o.sentMs + o.ttftMs);
+    if (w === undefined) continue;
+    pairs.push([w, o.ttftMs]);
+    if (w >= 0.5) queued.push([w, o.ttftMs, o]);
+    else free.push(o.ttftMs);
+  }
+  if (queued.length === 0 || pairs.length === 0) return undefined;
+  const ttfts = pairs.map((p) => p[1]).sort((a, b) => a - b);
+  const fastest = ttfts.slice(0, Math.max(1, Math.ceil(ttfts.length / 10)));
+  const base = free.length > 0 ? meanOf(free) : meanOf(fastest);
+  const high = meanOf(queued.map((q) => q[1]));
   const ratio = base > 0 ? high / base : 1;
-  const r = correlation(withWait.filter((s) => s.ttftMs !== undefined).map((s) => [s.waiting!, s.ttftMs!]));
+  const r = correlation(pairs);
   if (ratio < QUEUE_TTFT_RATIO && (r === undefined || r < 0.5)) return undefined;
-  const share = queued.length / withWait.length;
-  const peak = Math.max(...queued.map((s) => s.waiting!));
-  const range = span(queued);
+  const share = queued.length / pairs.length;
+  const waitingSamples = samples.filter((s) => (s.values.waiting ?? 0) >= 1);
+  const peak = Math.max(...samples.map((s) => s.values.waiting ?? 0));
+  const range =
+    waitingSamples.length > 0
+      ? { fromMs: waitingSamples[0]!.tMs, toMs: waitingSamples.at(-1)!.tMs }
+      : { fromMs: queued[0]![2].sentMs, toMs: queued.at(-1)![2].sentMs };
   return {
     kind: 'queueing',
     score: clamp01(0.3 + 0.4 * share + 0.3 * clamp01((ratio - 1) / 3)),
     title: 'Requests queue on the server',
     evidence:
-      `waiting averaged ${meanOf(queued.map((s) => s.waiting!)).toFixed(1)} (peak ${peak.toFixed(0)}) ` +
-      `in ${pct(share)} of the run (${sec(range.fromMs)}–${sec(range.toMs)}); ` +
-      `mean TTFT there ${ms(high)} vs ${ms(base)} ${calm.length > 0 ? 'elsewhere' : 'at best'}` +
+      `${queued.length} of ${pairs.length} requests met a queue (waiting averaged ` +
+      `${meanOf(queued.map((q) => q[0])).toFixed(1)} while they waited, peak ${peak.toFixed(0)}, ` +
+      `${sec(range.fromMs)}–${sec(range.toMs)}); their mean TTFT ${ms(high)} vs ${ms(base)} ` +
+      `${free.length > 0 ? 'without a queue' : 'for the fastest tenth'}` +
       (r !== undefined ? ` (r=${r.toFixed(2)} between waiting and TTFT)` : ''),
     knob: 'admission: lower the load or add replicas; --max-num-seqs / --max-num-batched-tokens let more requests run at once when KV memory allows',
     ...range,
