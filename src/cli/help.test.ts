@@ -102,10 +102,9 @@ describe('help', () => {
         );
     const readme = rows(readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')).join('\n');
     for (const [group, opts] of groupOptions(BENCHMARK_OPTIONS)) {
-      expect(
-        readme,
-        `README flags table for ${group} is stale: regenerate it with renderOptionsMarkdown`,
-      ).toContain(rows(renderOptionsMarkdown(opts)).join('\n'));
+      expect(readme, `README flags table for ${group} is stale: run npm run docs:flags`).toContain(
+        rows(renderOptionsMarkdown(opts)).join('\n'),
+      );
     }
   });
 });

@@ -93,6 +93,14 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     group: 'Target',
     description: 'Time between two scrapes of the server metrics [default: 1s]',
   },
+  {
+    name: 'sim-profile',
+    type: 'string',
+    valueName: 'GPU:MODEL',
+    group: 'Target',
+    description:
+      'Profile of the embedded engine (without --url), e.g. a100:llama-3.1-8b or h100x4:llama-3.1-70b [default: h100:llama-3.1-8b]',
+  },
 ];
 
 /** What each request asks: prompts, lengths, sampling, simulated users who give up. */

@@ -78,6 +78,12 @@ describe('resolveBenchmarkConfig errors', () => {
     ],
     ['label without =', ['--label', 'oops'], /--label expects KEY=VALUE/],
     ['not an http url', ['--url', 'localhost:8000'], /http:\/\/ or https:\/\//],
+    ['unknown sim profile', ['--sim-profile', 'tpu:llama-3.1-8b'], /--sim-profile: unknown GPU "tpu"/],
+    [
+      'sim profile with a url',
+      ['--url', 'http://h:1', '--sim-profile', 'a100:llama-3.1-8b'],
+      /embedded engine only/,
+    ],
   ];
   it.each(cases)('%s', async (_name, argv, message) => {
     const e = await resolve(argv).catch((x: unknown) => x);
@@ -178,6 +184,10 @@ describe('resolveBenchmarkConfig target and workload', () => {
     expect(config.slo).toEqual({ ttftMs: 500, e2elMs: 5000 });
     expect(config.serverMetrics).toEqual({ enabled: false });
     expect(config.url).toBeUndefined();
+    expect(config.sim).toBeUndefined();
+    expect((await resolve(['--sim-profile', 'a100:llama-3.1-8b'])).sim).toEqual({
+      profile: 'a100:llama-3.1-8b',
+    });
   });
 
   it('a dataset takes its output lengths unless --max-tokens is given', async () => {

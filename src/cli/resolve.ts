@@ -10,6 +10,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { resolveTarget, type TargetConfig } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
+import { resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import type { ParsedArgs } from './spec.js';
 
@@ -179,6 +180,22 @@ export async function resolveBenchmarkConfig(
   if (labels) config.labels = labels;
   const metricsUrl = str('metricsUrl');
   if (metricsUrl !== undefined) config.serverMetrics.url = metricsUrl;
+  const simProfile = str('simProfile');
+  if (simProfile !== undefined) {
+    if (config.url !== undefined) {
+      throw usage(
+        '--sim-profile applies to the embedded engine only',
+        'drop --url to run the embedded engine, or drop --sim-profile',
+      );
+    }
+    try {
+      resolveProfile(simProfile);
+    } catch (e) {
+      const err = e as GoodputError;
+      throw usage(`--sim-profile: ${err.message}`, err.hint.replace('--profile', '--sim-profile'));
+    }
+    config.sim = { profile: simProfile };
+  }
   const scrapeInterval = num('scrapeInterval');
   if (scrapeInterval !== undefined) {
     if (!(scrapeInterval >= 10))
