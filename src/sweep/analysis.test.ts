@@ -51,7 +51,7 @@ describe('plans', () => {
     for (const [x, r] of [
       [1234.5, 1230],
       [0.012345, 0.0123],
-      [3.14159, 3.14],
+      [6.54321, 6.54],
       [0, 0],
     ] as const) {
       expect(round3(x)).toBe(r);
@@ -66,6 +66,16 @@ describe('findKnee (Kneedle on mean E2EL vs throughput)', () => {
       point(c, { requestThroughput: Math.min(c, 8), meanE2elMs: c <= 8 ? 1000 + c * 10 : 1000 * (c / 8) }),
     );
     expect(findKnee(pts)?.load).toBe(8);
+  });
+  it('reports none when latency stays flat or bends only at the last point', () => {
+    const flat = [1, 2, 4, 8].map((c) =>
+      point(c, { requestThroughput: c, meanE2elMs: c === 2 ? 1100 : 1000 }),
+    );
+    expect(findKnee(flat)).toBeUndefined();
+    const rising = [1, 2, 4, 8].map((c) =>
+      point(c, { requestThroughput: c, meanE2elMs: c === 8 ? 1500 : 1000 }),
+    );
+    expect(findKnee(rising)).toBeUndefined();
   });
   it('reports none for a straight line or too few points', () => {
     const line = [1, 2, 3, 4].map((c) => point(c, { requestThroughput: c, meanE2elMs: 100 * c }));

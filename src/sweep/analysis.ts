@@ -7,7 +7,9 @@
  * normalised to [0, 1] over the points, and the knee is the point furthest below the chord
  * from the first to the last point, i.e. the one maximising x̂ − ŷ. Before the knee, more
  * load buys throughput at little latency; after it, latency grows while throughput stalls.
- * No knee is reported with fewer than 3 points or when the curve bends by less than 0.1.
+ * No knee is reported with fewer than 3 points, when the curve bends by less than 0.1, when
+ * mean E2EL rose by less than 25% over the sweep (noise, not saturation), or when the knee
+ * would be the highest load (saturation not reached yet).
  *
  * Capacity at SLO: the highest load whose SLO attainment is ≥ the target, below the first
  * load that misses it (the search assumes attainment falls as load rises); the gap between
@@ -64,6 +66,9 @@ export interface Capacity {
   /** True when the search narrowed the gap to its resolution. */
   resolved: boolean;
 }
+
+/** Latency must rise by at least this factor over the sweep for a knee to mean anything. */
+export const MIN_LATENCY_RISE = 1.25;
 
 /** Point figures from a run summary. */
 export function pointFromSummary(
@@ -154,7 +159,9 @@ export function findKnee(points: readonly SweepPointSummary[]): Knee | undefined
       best = i;
     }
   });
-  if (best < 0 || bestGap < 0.1) return undefined;
+  // No bend, latency that barely moved, or a "knee" at the highest load: saturation not reached.
+  if (best < 0 || bestGap < 0.1 || best === pts.length - 1 || !(yhi >= MIN_LATENCY_RISE * ylo))
+    return undefined;
   const p = pts[best]!;
   return {
     load: p.load,

@@ -14,6 +14,7 @@ export {
   explosion,
   findKnee,
   type Knee,
+  MIN_LATENCY_RISE,
   pointFromSummary,
   round3,
   type SweepMode,

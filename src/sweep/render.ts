@@ -50,11 +50,11 @@ export function renderSweep(result: SweepResult): string {
   const out = [`Sweep (${result.mode}), SLO attainment target ${result.minAttainment}`, line(head)];
   for (const r of rows) out.push(line(r));
   out.push('');
-  const unit = result.mode === 'concurrency' ? 'concurrency' : 'req/s';
+  const at = (load: number) => (result.mode === 'concurrency' ? `concurrency ${load}` : `rate ${load} req/s`);
   out.push(
     result.knee
-      ? `Saturation point (knee): ${unit} ${result.knee.load} — ${f2(result.knee.requestThroughput)} req/s at mean E2EL ${f0(result.knee.meanE2elMs)} ms`
-      : 'Saturation point (knee): not reached (fewer than 3 points, or no bend in latency vs throughput)',
+      ? `Saturation point (knee): ${at(result.knee.load)} — ${f2(result.knee.requestThroughput)} req/s at mean E2EL ${f0(result.knee.meanE2elMs)} ms`
+      : 'Saturation point (knee): not reached (fewer than 3 points, or latency did not bend upward)',
   );
   const c = result.capacity;
   if (c) {
@@ -62,7 +62,7 @@ export function renderSweep(result: SweepResult): string {
       c.firstFailingLoad === undefined
         ? ' (no load missed: capacity is at least this)'
         : `; ${c.firstFailingLoad} misses${c.resolved ? '' : ' (not fully bisected)'}`;
-    out.push(`Capacity at SLO: ${unit} ${c.load} (attainment ${f2(c.attainment)})${bound}`);
+    out.push(`Capacity at SLO: ${at(c.load)} (attainment ${f2(c.attainment)})${bound}`);
   } else {
     out.push('Capacity at SLO: none — the lowest load already misses the attainment target');
   }
