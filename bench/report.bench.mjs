@@ -308,6 +308,7 @@ try {
     await page.close();
   }
   const best = Math.min(...times);
+  if (best >= 2 || sizeMb >= 5) process.exitCode = 1;
   console.log(
     `browser load-to-rendered: ${times.map((t) => t.toFixed(2)).join(' / ')} s, best ${best.toFixed(2)} s (target < 2 s, ratio ${(best / 2).toFixed(2)})`,
   );

@@ -34,6 +34,8 @@ export interface ChartSpec {
   yLabel: string;
   y2Label?: string;
   xLog?: boolean;
+  /** Lowest x shown (log CDFs start at their 1st percentile: below it lie only sub-ms read artefacts). */
+  xMin?: number;
   /** Fixed x range (the client and server timelines of a run share it). */
   xRange?: [number, number];
   /** Fixed range of the left axis, e.g. [0, 100] for percentiles. */
@@ -104,6 +106,9 @@ export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
       }))
       .filter(nonEmpty);
     if (series.length === 0) continue;
+    const p1 = Math.min(
+      ...series.map((s) => s.data.x[s.data.y.findIndex((y) => y >= 1)] ?? Number.POSITIVE_INFINITY),
+    );
     const sloKey = SLO_KEY[name];
     const slo = sloKey ? runs[0]!.summary.goodput?.slo?.[sloKey] : undefined;
     specs.push({
@@ -111,8 +116,9 @@ export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
       title: CDF_TITLES[name],
       group: 'cdf',
       xLabel: `${name.toUpperCase()} (ms${xLog ? ', log scale' : ''})`,
-      yLabel: 'requests at or below (%)',
+      yLabel: name === 'itl' ? 'token gaps at or below (%)' : 'requests at or below (%)',
       ...(xLog ? { xLog } : {}),
+      ...(xLog && Number.isFinite(p1) ? { xMin: p1 } : {}),
       yRange: [0, 100],
       series,
       markers: slo !== undefined ? [{ x: slo, label: `SLO ${slo} ms`, color: '#6b7280' }] : [],
@@ -132,9 +138,10 @@ export function scatterChart(runs: ReportRun[]): ChartSpec[] {
       data: compact(run.charts.scatter.points),
       style: 'points',
     });
+    // One run: the medians in near-black stand out from the cloud; several: each run's colour.
     series.push({
       label: `${name}bucket median`,
-      color: runColor(i),
+      color: runs.length === 1 ? '#0f172a' : runColor(i),
       data: compact(run.charts.scatter.medians),
       style: 'dashed',
     });

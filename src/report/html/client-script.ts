@@ -12,17 +12,27 @@ export const CHART_SCRIPT = `
   'use strict';
   var specs = JSON.parse(document.getElementById('goodput-charts').textContent);
 
-  // uPlot wants one x array shared by all series: merge every series' points into rows
-  // sorted by x, with null where a series has no point (spanGaps joins the line across them).
+  // uPlot wants one x array shared by all series: merge every series' points into rows sorted
+  // by x, one row per distinct x where the series allow it (uPlot's auto-range looks up the x
+  // window by binary search, so repeated x values at the edge would hide points from it), null
+  // where a series has no point (spanGaps joins the line across them).
   function align(series) {
-    var rows = [];
+    var points = [];
     series.forEach(function (s, si) {
-      for (var i = 0; i < s.x.length; i++) rows.push([s.x[i], si, s.y[i]]);
+      for (var i = 0; i < s.x.length; i++) points.push([s.x[i], si, s.y[i]]);
     });
-    rows.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
-    var xs = new Array(rows.length);
-    var ys = series.map(function () { return new Array(rows.length).fill(null); });
-    rows.forEach(function (r, i) { xs[i] = r[0]; ys[r[1]][i] = r[2]; });
+    points.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    var xs = [];
+    var ys = series.map(function () { return []; });
+    points.forEach(function (p) {
+      var row = xs.length - 1;
+      if (row < 0 || xs[row] !== p[0] || ys[p[1]][row] !== null) {
+        xs.push(p[0]);
+        ys.forEach(function (col) { col.push(null); });
+        row++;
+      }
+      ys[p[1]][row] = p[2];
+    });
     return [xs].concat(ys);
   }
 
@@ -66,10 +76,10 @@ export const CHART_SCRIPT = `
 
   function seriesOpts(s) {
     var o = { label: s.label, stroke: s.color, width: 2, scale: s.axis === 1 ? 'y2' : 'y', spanGaps: true,
-      value: function (u, v) { return fmt(v); }, points: { show: false } };
+      value: function (u, v) { return fmt(v); } };
     if (s.style === 'points') {
       o.paths = function () { return null; };
-      o.points = { show: true, space: 0, size: 5, width: 0, stroke: s.color, fill: s.color + '88' };
+      o.points = { show: true, space: 0, size: 4, width: 0, stroke: s.color, fill: s.color + '66' };
     } else if (s.style === 'dashed') {
       o.dash = [6, 4];
       o.points = { show: true, space: 0, size: 7, stroke: s.color, fill: '#fff', width: 2 };
@@ -93,7 +103,7 @@ export const CHART_SCRIPT = `
     // The x range takes in the markers, so that an SLO beyond the data still shows.
     var marks = spec.markers.map(function (m) { return m.x; });
     var scales = { x: { time: false, range: spec.xRange ? spec.xRange.slice() : function (u, min, max) {
-      var lo = Math.min.apply(null, [min].concat(marks));
+      var lo = Math.min.apply(null, [spec.xMin != null ? Math.max(min, spec.xMin) : min].concat(marks));
       var hi = Math.max.apply(null, [max].concat(marks));
       if (spec.xLog) return uPlot.rangeLog(lo, hi, 10, true);
       var pad = (hi - lo) * 0.02 || 1;
@@ -126,6 +136,7 @@ export const CHART_SCRIPT = `
       charts.forEach(function (c) { c.plot.setSize({ width: Math.max(320, c.el.clientWidth), height: 300 }); });
     });
   });
+  window.goodputCharts = charts;
   document.body.setAttribute('data-charts', String(charts.length));
 })();
 `;

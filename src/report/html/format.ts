@@ -29,7 +29,7 @@ export function fmtNum(v: number | undefined): string {
   if (v === undefined || !Number.isFinite(v)) return '–';
   const a = Math.abs(v);
   if (a === 0) return '0';
-  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Number.isInteger(v) || a >= 1000) return Math.round(v).toLocaleString('en-US');
   if (a >= 100) return v.toFixed(0);
   if (a >= 10) return v.toFixed(1);
   if (a >= 1) return v.toFixed(2);

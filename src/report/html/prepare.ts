@@ -13,7 +13,7 @@ import type { LatencySamples, RunChartData } from './model.js';
 import { bucketMedians, cdfPoints, LogHistogram, NumberColumn, TimeBuckets, thinScatter } from './series.js';
 
 /** Points kept per series after downsampling. */
-export const CHART_POINTS = { cdf: 1000, timeline: 800, server: 800, scatterCols: 120, scatterRows: 80 };
+export const CHART_POINTS = { cdf: 1000, timeline: 800, server: 800, scatter: 2500 };
 
 /**
  * TTFT, TPOT, E2EL and the ITL gaps of one successful request (DESIGN.md's definitions), or
@@ -160,7 +160,7 @@ export class RunChartBuilder {
         e2el: cdfPoints(this.e2el.sorted(), CHART_POINTS.cdf),
       },
       scatter: {
-        points: thinScatter(promptXs, ttftYs, CHART_POINTS.scatterCols, CHART_POINTS.scatterRows),
+        points: thinScatter(promptXs, ttftYs, CHART_POINTS.scatter),
         medians: this.bucketMediansOf(promptXs, ttftYs),
       },
       timeline: {

@@ -136,21 +136,33 @@ describe('TimeBuckets', () => {
 });
 
 describe('thinScatter', () => {
-  it('keeps outliers and at most one point per cell, sorted by x', () => {
-    const rnd = seeded(9);
-    const xs: number[] = [];
-    const ys: number[] = [];
-    for (let i = 0; i < 50_000; i++) {
-      xs.push(100 + rnd() * 10);
-      ys.push(50 + rnd() * 5);
-    }
-    xs.push(500);
-    ys.push(9000);
-    const out = thinScatter(xs, ys, 20, 10);
-    expect(out.x.length).toBeLessThanOrEqual(200);
+  const rnd = seeded(9);
+  const xs: number[] = [];
+  const ys: number[] = [];
+  // A dense band (90% of points with y < 10) and a sparse tail up to 100, plus one far outlier.
+  for (let i = 0; i < 50_000; i++) {
+    xs.push(rnd() * 1000);
+    ys.push(rnd() < 0.9 ? rnd() * 10 : 10 + rnd() * 90);
+  }
+  xs.push(500);
+  ys.push(9000);
+  const out = thinScatter(xs, ys, 2000, 50, 30, 2);
+
+  it('keeps about the target count, sorted by x, and the outlier', () => {
+    expect(out.x.length).toBeGreaterThan(1900);
+    expect(out.x.length).toBeLessThan(2600);
     expect(out.x).toContain(500);
     expect(out.y).toContain(9000);
     for (let i = 1; i < out.x.length; i++) expect(out.x[i]!).toBeGreaterThanOrEqual(out.x[i - 1]!);
+  });
+
+  it('keeps the density: the share of points in the dense band stays close to the input', () => {
+    const share = (v: number[]) => v.filter((y) => y < 10).length / v.length;
+    expect(Math.abs(share(out.y) - share(ys))).toBeLessThan(0.03);
+  });
+
+  it('keeps every point of a small input', () => {
+    expect(thinScatter([3, 1, 2], [30, 10, 20])).toEqual({ x: [1, 2, 3], y: [10, 20, 30] });
   });
 });
 

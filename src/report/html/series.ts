@@ -184,10 +184,18 @@ export class TimeBuckets {
 }
 
 /**
- * Thins a scatter to at most one point per cell of a cols×rows grid over its range, so that a
- * dense cloud keeps its shape and every outlier survives.
+ * Thins a scatter for drawing: an evenly spaced subsample of about `target` points keeps the
+ * density of the cloud, and every point in a sparse cell of a cols×rows grid over the range
+ * (at most `sparse` points in it) is kept too, so that outliers survive. Sorted by x.
  */
-export function thinScatter(xs: ArrayLike<number>, ys: ArrayLike<number>, cols = 120, rows = 80): XY {
+export function thinScatter(
+  xs: ArrayLike<number>,
+  ys: ArrayLike<number>,
+  target = 2500,
+  cols = 100,
+  rows = 60,
+  sparse = 1,
+): XY {
   const n = Math.min(xs.length, ys.length);
   if (n === 0) return { x: [], y: [] };
   let x0 = Number.POSITIVE_INFINITY;
@@ -202,15 +210,15 @@ export function thinScatter(xs: ArrayLike<number>, ys: ArrayLike<number>, cols =
   }
   const cw = (x1 - x0) / cols || 1;
   const ch = (y1 - y0) / rows || 1;
-  const seen = new Set<number>();
+  const cellOf = (i: number) =>
+    Math.min(rows - 1, Math.floor((ys[i]! - y0) / ch)) * cols +
+    Math.min(cols - 1, Math.floor((xs[i]! - x0) / cw));
+  const counts = new Uint32Array(cols * rows);
+  for (let i = 0; i < n; i++) counts[cellOf(i)]!++;
+  const stride = Math.max(1, Math.ceil(n / target));
   const points: Array<[number, number]> = [];
   for (let i = 0; i < n; i++) {
-    const cx = Math.min(cols - 1, Math.floor((xs[i]! - x0) / cw));
-    const cy = Math.min(rows - 1, Math.floor((ys[i]! - y0) / ch));
-    const cell = cy * cols + cx;
-    if (seen.has(cell)) continue;
-    seen.add(cell);
-    points.push([xs[i]!, ys[i]!]);
+    if (i % stride === 0 || counts[cellOf(i)]! <= sparse) points.push([xs[i]!, ys[i]!]);
   }
   points.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
   return { x: points.map((p) => p[0]), y: points.map((p) => p[1]) };
