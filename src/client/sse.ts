@@ -7,9 +7,10 @@
  * and CRLF line ends, comments (`: ping`), multi-line `data:`, several events in one read
  * and an event spread over many reads, and enforces a maximum event size.
  *
- * Hot path: line ends are found with `Buffer#indexOf` (native), each complete line of a
- * read is decoded straight from the read's buffer, and only an incomplete trailing line
- * is copied. No regex, no per-byte JavaScript loop.
+ * Hot path: the complete lines of a read are found with `Buffer#lastIndexOf` (native) and
+ * decoded with one UTF-8 decode per read; lines are then cut from that string with
+ * `indexOf`/`slice` (no copy). Only an incomplete trailing line is kept as bytes (copied).
+ * No regex, no per-byte JavaScript loop.
  *
  * @module
  */
@@ -80,33 +81,79 @@ export class SseParser {
       this.skipLeadingLf = false;
       if (chunk[0] === LF) pos = 1;
     }
-    let nextLf = -2;
-    let nextCr = -2;
-    while (pos < len) {
-      if (nextLf !== -1 && nextLf < pos) nextLf = chunk.indexOf(LF, pos);
-      if (nextCr !== -1 && nextCr < pos) nextCr = chunk.indexOf(CR, pos);
-      const end = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextLf, nextCr);
+    if (this.partial !== null && pos < len) {
+      // Finish the line begun in an earlier read (bytes: it may end inside a UTF-8 character).
+      const end = firstLineEnd(chunk, pos);
       if (end === -1) {
         this.keepPartial(chunk, pos, len);
         return;
       }
-      if (this.partial === null) {
-        this.line(chunk, pos, end);
-      } else {
-        const line = Buffer.concat([this.partial, chunk.subarray(pos, end)]);
-        this.partial = null;
-        this.line(line, 0, line.length);
-      }
+      const bytes = Buffer.concat([this.partial, chunk.subarray(pos, end)]);
+      this.partial = null;
+      const text = bytes.toString('utf8');
+      this.line(text, 0, text.length);
       if (this.stopped) return;
-      pos = end + 1;
-      if (chunk[end] === CR) {
-        if (pos < len) {
-          if (chunk[pos] === LF) pos++;
-        } else {
-          this.skipLeadingLf = true;
-        }
+      pos = this.afterLineEnd(chunk, end);
+    }
+    if (pos >= len) return;
+    // Every complete line of this read, decoded at once (line ends are ASCII, never inside a
+    // UTF-8 sequence); the incomplete tail is kept as bytes.
+    const lastLf = chunk.lastIndexOf(LF);
+    const lastCr = chunk.lastIndexOf(CR);
+    const last = Math.max(lastLf, lastCr);
+    if (last < pos) {
+      this.keepPartial(chunk, pos, len);
+      return;
+    }
+    const text = chunk.toString('utf8', pos, last + 1);
+    if (lastCr < pos) this.linesLf(text);
+    else this.linesAny(text);
+    if (this.stopped) return;
+    if (last + 1 < len) this.keepPartial(chunk, last + 1, len);
+    else if (chunk[last] === CR) this.skipLeadingLf = true;
+  }
+
+  /** Lines of a decoded text that ends with a line end and holds no CR. */
+  private linesLf(text: string): void {
+    let start = 0;
+    let nl = text.indexOf('\n');
+    while (nl !== -1) {
+      this.line(text, start, nl);
+      if (this.stopped) return;
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+  }
+
+  /** Lines of a decoded text that ends with a line end, with CR, LF or CRLF line ends. */
+  private linesAny(text: string): void {
+    const n = text.length;
+    let start = 0;
+    let nextLf = -2;
+    let nextCr = -2;
+    while (start < n) {
+      if (nextLf !== -1 && nextLf < start) nextLf = text.indexOf('\n', start);
+      if (nextCr !== -1 && nextCr < start) nextCr = text.indexOf('\r', start);
+      const end = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextLf, nextCr);
+      if (end === -1) return;
+      this.line(text, start, end);
+      if (this.stopped) return;
+      start = end + 1;
+      if (end === nextCr && start < n && text.charCodeAt(start) === LF) start++;
+    }
+  }
+
+  /** Position after the line end at `end` (a CRLF pair counts as one; a CR at the end of the read may pair with the next). */
+  private afterLineEnd(chunk: Buffer, end: number): number {
+    let pos = end + 1;
+    if (chunk[end] === CR) {
+      if (pos < chunk.length) {
+        if (chunk[pos] === LF) pos++;
+      } else {
+        this.skipLeadingLf = true;
       }
     }
+    return pos;
   }
 
   /**
@@ -117,9 +164,9 @@ export class SseParser {
   end(): void {
     if (this.stopped) return;
     if (this.partial !== null) {
-      const line = this.partial;
+      const text = this.partial.toString('utf8');
       this.partial = null;
-      this.line(line, 0, line.length);
+      this.line(text, 0, text.length);
     }
     if (!this.stopped) this.dispatch();
     this.stopped = true;
@@ -142,13 +189,11 @@ export class SseParser {
     this.data = null;
   }
 
-  private line(buf: Buffer, start: number, end: number): void {
+  private line(text: string, start: number, end: number): void {
     if (this.atStart) {
-      // A UTF-8 byte-order mark may open the stream (the line is complete here, so never split).
+      // A byte-order mark may open the stream.
       this.atStart = false;
-      if (end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) {
-        start += 3;
-      }
+      if (start < end && text.charCodeAt(start) === 0xfeff) start++;
     }
     if (start === end) {
       this.dispatch();
@@ -159,28 +204,22 @@ export class SseParser {
       this.fail(`an event exceeded ${this.maxEventBytes} bytes`);
       return;
     }
-    if (buf[start] === COLON) return; // comment, e.g. ": ping"
+    const first = text.charCodeAt(start);
+    if (first === COLON) return; // comment, e.g. ": ping"
     this.fieldLines++;
     // Fast path for the line that matters: "data:".
-    if (
-      end - start >= 5 &&
-      buf[start] === 100 &&
-      buf[start + 1] === 97 &&
-      buf[start + 2] === 116 &&
-      buf[start + 3] === 97 &&
-      buf[start + 4] === COLON
-    ) {
+    if (first === 100 && text.startsWith('data:', start) && start + 5 <= end) {
       let from = start + 5;
-      if (from < end && buf[from] === SPACE) from++;
-      this.appendData(buf.toString('utf8', from, end));
+      if (from < end && text.charCodeAt(from) === SPACE) from++;
+      this.appendData(text.slice(from, end));
       return;
     }
-    let colon = buf.indexOf(COLON, start);
+    let colon = text.indexOf(':', start);
     if (colon === -1 || colon > end) colon = end;
-    const field = buf.toString('latin1', start, colon);
+    const field = text.slice(start, colon);
     let from = colon + 1;
-    if (from < end && buf[from] === SPACE) from++;
-    const value = from < end ? buf.toString('utf8', from, end) : '';
+    if (from < end && text.charCodeAt(from) === SPACE) from++;
+    const value = from < end ? text.slice(from, end) : '';
     if (field === 'data') this.appendData(value);
     else if (field === 'event') this.eventType = value;
     // "id", "retry" and unknown fields are ignored, as the SSE spec says.
@@ -203,4 +242,11 @@ export class SseParser {
     this.eventType = '';
     this.onEvent(data, type);
   }
+}
+
+/** Index of the first CR or LF at or after `from`, or -1. */
+function firstLineEnd(chunk: Buffer, from: number): number {
+  const lf = chunk.indexOf(LF, from);
+  const cr = chunk.indexOf(CR, from);
+  return cr === -1 ? lf : lf === -1 ? cr : Math.min(lf, cr);
 }
