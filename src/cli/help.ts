@@ -59,8 +59,8 @@ export function groupOptions(options: readonly OptionSpec[]): Array<[string, Opt
   return ordered;
 }
 
-function columns(rows: Array<[string, string]>, width = 110): string[] {
-  const left = Math.min(34, Math.max(...rows.map(([l]) => l.length)) + 2);
+function columns(rows: Array<[string, string]>, width = 110, leftWidth?: number): string[] {
+  const left = leftWidth ?? Math.min(34, Math.max(...rows.map(([l]) => l.length)) + 2);
   const wrapAt = Math.max(40, width - left - INDENT.length);
   const out: string[] = [];
   for (const [l, r] of rows) {
@@ -117,9 +117,17 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
     ...spec.options,
     ...BUILTIN_OPTIONS.filter((b) => !spec.options.some((o) => o.name === b.name)),
   ];
+  // One left column for every group, so that descriptions line up across sections.
+  const leftWidth = Math.min(34, Math.max(...table.map((o) => optionSignature(o).length)) + 2);
   for (const [group, opts] of groupOptions(table)) {
     out.push('', `${group}:`);
-    out.push(...columns(opts.map((o) => [optionSignature(o), describe(o)])));
+    out.push(
+      ...columns(
+        opts.map((o) => [optionSignature(o), describe(o)]),
+        110,
+        leftWidth,
+      ),
+    );
   }
   return `${out.join('\n')}\n`;
 }
