@@ -230,6 +230,11 @@ function parseLabels(line: string, start: number): ParsedLabels | undefined {
 
 /** Reads a double-quoted string starting at `start` (the quote), unescaping \\, \" and \n. */
 function readQuoted(line: string, start: number): { value: string; end: number } | undefined {
+  // Fast path: no escape before the closing quote (nearly every label value).
+  const quote = line.indexOf('"', start + 1);
+  if (quote === -1) return undefined;
+  const slash = line.indexOf('\\', start + 1);
+  if (slash === -1 || slash > quote) return { value: line.slice(start + 1, quote), end: quote + 1 };
   let i = start + 1;
   const n = line.length;
   let value = '';
