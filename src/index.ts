@@ -18,6 +18,8 @@ export * from './results/index.js';
 export * from './runner/index.js';
 export * from './server-metrics/index.js';
 export * from './sim/index.js';
+export * from './store/index.js';
 export * from './sweep/index.js';
 export * from './types.js';
+export * from './watch/index.js';
 export * from './workload/index.js';

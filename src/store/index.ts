@@ -1,0 +1,30 @@
+/**
+ * store: the SQLite history of `goodput watch` — rounds with compact mergeable histograms,
+ * rollbacks, resumable watch state, retention, and windows recomputed from merged histograms.
+ *
+ * @module
+ */
+export {
+  bucketIndex,
+  bucketRange,
+  type HistogramMoments,
+  STORE_SUB_BUCKET_BITS,
+  StoreHistogram,
+} from './histogram.js';
+export { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
+export {
+  DEFAULT_STORE_FILE,
+  type OpenStoreOptions,
+  packHistograms,
+  type RoundQuery,
+  unpackHistograms,
+  WatchStore,
+} from './store.js';
+export {
+  type RoundServerFigures,
+  STORED_LATENCIES,
+  type StoredLatency,
+  type StoredRollback,
+  type StoredRound,
+  type WindowFigures,
+} from './types.js';

@@ -1,0 +1,430 @@
+/**
+ * WatchStore: the SQLite history of `goodput watch` (better-sqlite3, WAL mode, so that
+ * `goodput history` and other readers can read while watch writes). Rounds, rollbacks and
+ * the per-target watch state (rollback streak, cooldown, token budget) that lets a restarted
+ * watch resume. No API key is ever written: targets are stored by name, URL (without
+ * credentials) and model.
+ *
+ * @module
+ */
+
+import Database from 'better-sqlite3';
+import { GoodputError } from '../errors.js';
+import type { RequestErrorCode } from '../types.js';
+import { readVarint, StoreHistogram, writeVarint } from './histogram.js';
+import { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
+import {
+  STORED_LATENCIES,
+  type StoredLatency,
+  type StoredRollback,
+  type StoredRound,
+  type WindowFigures,
+} from './types.js';
+
+/** The default store file, in the working directory. */
+export const DEFAULT_STORE_FILE = 'goodput.db';
+
+export interface OpenStoreOptions {
+  /** Open for reading only (history): never migrates, never writes. */
+  readonly?: boolean;
+}
+
+/** Packs the four histograms of a round: for each, a varint length then its encoding. */
+export function packHistograms(h: Record<StoredLatency, StoreHistogram>): Buffer {
+  const parts: Buffer[] = [];
+  for (const name of STORED_LATENCIES) {
+    const enc = h[name].encode();
+    const len: number[] = [];
+    writeVarint(len, enc.length);
+    parts.push(Buffer.from(len), enc);
+  }
+  return Buffer.concat(parts);
+}
+
+/** The inverse of packHistograms. */
+export function unpackHistograms(blob: Uint8Array): Record<StoredLatency, StoreHistogram> {
+  const out = {} as Record<StoredLatency, StoreHistogram>;
+  const cursor = { pos: 0 };
+  for (const name of STORED_LATENCIES) {
+    const len = readVarint(blob, cursor);
+    out[name] = StoreHistogram.decode(blob.subarray(cursor.pos, cursor.pos + len));
+    cursor.pos += len;
+  }
+  return out;
+}
+
+interface RoundRow {
+  target_id: number;
+  started_at: number;
+  round: number;
+  duration_ms: number;
+  valid: number;
+  invalid_reason: string | null;
+  attempted: number;
+  completed: number;
+  failed: number;
+  good: number;
+  output_tokens: number;
+  prober_lag_ms: number;
+  errors: string | null;
+  server: string | null;
+  hist: Buffer;
+}
+
+/** Query of rounds: one target (all when absent), from `since` (ms epoch) on. */
+export interface RoundQuery {
+  target?: string;
+  since?: number;
+  until?: number;
+}
+
+/** The history of watch rounds in one SQLite file. */
+export class WatchStore {
+  readonly db: Database.Database;
+  readonly path: string;
+  private readonly targetIds = new Map<string, number>();
+
+  private constructor(db: Database.Database, path: string) {
+    this.db = db;
+    this.path = path;
+  }
+
+  /** Opens (creating and migrating unless readonly) a store. Throws E_STORE naming the cause. */
+  static open(path: string, options: OpenStoreOptions = {}): WatchStore {
+    let db: Database.Database;
+    try {
+      db = new Database(path, {
+        readonly: options.readonly === true,
+        fileMustExist: options.readonly === true,
+      });
+    } catch (e) {
+      throw new GoodputError(
+        'E_STORE',
+        `cannot open the store ${path}: ${(e as Error).message}`,
+        options.readonly
+          ? 'run goodput watch first, or pass --store with the file it writes'
+          : 'check the path and its permissions',
+      );
+    }
+    const store = new WatchStore(db, path);
+    try {
+      db.pragma('busy_timeout = 5000');
+      if (!options.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        store.migrate();
+      } else {
+        store.checkVersion(store.version());
+      }
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return store;
+  }
+
+  /** The schema version recorded in the store (0 for an empty file). */
+  version(): number {
+    const hasMeta = this.db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+      .get();
+    if (!hasMeta) return 0;
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schemaVersion'").get() as
+      | { value: string }
+      | undefined;
+    return row ? Number(row.value) : 0;
+  }
+
+  private checkVersion(version: number): void {
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new GoodputError(
+        'E_STORE',
+        `the store ${this.path} has schema version ${version}, newer than this goodput's ${STORE_SCHEMA_VERSION}`,
+        'upgrade goodput, or point --store at another file',
+      );
+    }
+  }
+
+  private migrate(): void {
+    const from = this.version();
+    this.checkVersion(from);
+    if (from === STORE_SCHEMA_VERSION) return;
+    this.db.transaction(() => {
+      for (let v = from; v < STORE_SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]!);
+      this.db
+        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schemaVersion', ?)")
+        .run(String(STORE_SCHEMA_VERSION));
+    })();
+  }
+
+  /** The id of a target, registering it (name, URL without credentials, model) on first use. */
+  targetId(name: string, url = '', model = ''): number {
+    const known = this.targetIds.get(name);
+    if (known !== undefined) return known;
+    const row = this.db.prepare('SELECT id FROM targets WHERE name = ?').get(name) as
+      | { id: number }
+      | undefined;
+    let id = row?.id;
+    if (id === undefined) {
+      id = Number(
+        this.db.prepare('INSERT INTO targets (name, url, model) VALUES (?, ?, ?)').run(name, url, model)
+          .lastInsertRowid,
+      );
+    } else if (url !== '') {
+      this.db.prepare('UPDATE targets SET url = ?, model = ? WHERE id = ?').run(url, model, id);
+    }
+    this.targetIds.set(name, id);
+    return id;
+  }
+
+  /** Target names with their URL and model. */
+  targets(): Array<{ name: string; url: string; model: string }> {
+    return this.db.prepare('SELECT name, url, model FROM targets ORDER BY name').all() as Array<{
+      name: string;
+      url: string;
+      model: string;
+    }>;
+  }
+
+  /** Writes one round. */
+  addRound(r: StoredRound): void {
+    const id = this.targetId(r.target);
+    const errors = Object.keys(r.errors).length > 0 ? JSON.stringify(r.errors) : null;
+    const server = r.server && Object.keys(r.server).length > 0 ? JSON.stringify(r.server) : null;
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO rounds (target_id, started_at, round, duration_ms, valid, invalid_reason, attempted,
+         completed, failed, good, output_tokens, prober_lag_ms, errors, server, hist)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        Math.round(r.startedAt),
+        r.round,
+        Math.round(r.durationMs),
+        r.valid ? 1 : 0,
+        r.invalidReason ?? null,
+        r.attempted,
+        r.completed,
+        r.failed,
+        r.good,
+        r.outputTokens,
+        Math.round(r.proberLagMs * 1000) / 1000,
+        errors,
+        server,
+        packHistograms(r.histograms),
+      );
+  }
+
+  /** Rounds matching the query, oldest first. */
+  rounds(q: RoundQuery = {}): StoredRound[] {
+    const names = new Map(
+      (this.db.prepare('SELECT id, name FROM targets').all() as Array<{ id: number; name: string }>).map(
+        (t) => [t.id, t.name],
+      ),
+    );
+    return this.roundRows(q).map((row) => rowToRound(row, names.get(row.target_id) ?? '?'));
+  }
+
+  private roundRows(q: RoundQuery): RoundRow[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.target !== undefined) {
+      where.push('target_id = (SELECT id FROM targets WHERE name = ?)');
+      params.push(q.target);
+    }
+    if (q.since !== undefined) {
+      where.push('started_at >= ?');
+      params.push(Math.floor(q.since));
+    }
+    if (q.until !== undefined) {
+      where.push('started_at < ?');
+      params.push(Math.ceil(q.until));
+    }
+    const sql = `SELECT * FROM rounds ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY target_id, started_at`;
+    return this.db.prepare(sql).all(...params) as RoundRow[];
+  }
+
+  /** The last round number of a target (0 when it has none): a restarted watch continues from it. */
+  lastRound(target: string): number {
+    const row = this.db
+      .prepare('SELECT MAX(round) AS n FROM rounds WHERE target_id = (SELECT id FROM targets WHERE name = ?)')
+      .get(target) as { n: number | null };
+    return row.n ?? 0;
+  }
+
+  /** Records a triggered rollback. */
+  addRollback(r: StoredRollback): void {
+    this.db
+      .prepare(
+        'INSERT INTO rollbacks (target_id, at, round, adr_id, rule, evidence, command, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        this.targetId(r.target),
+        Math.round(r.at),
+        r.round,
+        r.adrId ?? null,
+        r.rule,
+        JSON.stringify(r.evidence),
+        r.command ?? null,
+        r.exitCode ?? null,
+      );
+  }
+
+  /** Rollbacks, oldest first. */
+  rollbacks(target?: string): StoredRollback[] {
+    const rows = this.db
+      .prepare(
+        `SELECT t.name AS target, r.at, r.round, r.adr_id, r.rule, r.evidence, r.command, r.exit_code
+         FROM rollbacks r JOIN targets t ON t.id = r.target_id ${target !== undefined ? 'WHERE t.name = ?' : ''} ORDER BY r.at`,
+      )
+      .all(...(target !== undefined ? [target] : [])) as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const out: StoredRollback = {
+        target: row.target as string,
+        at: row.at as number,
+        round: row.round as number,
+        rule: row.rule as string,
+        evidence: JSON.parse(row.evidence as string),
+      };
+      if (row.adr_id !== null) out.adrId = row.adr_id as string;
+      if (row.command !== null) out.command = row.command as string;
+      if (row.exit_code !== null) out.exitCode = row.exit_code as number;
+      return out;
+    });
+  }
+
+  /** Updates the exit code of the latest rollback of a target (the command ends after it was recorded). */
+  setRollbackExitCode(target: string, exitCode: number): void {
+    this.db
+      .prepare(
+        'UPDATE rollbacks SET exit_code = ? WHERE id = (SELECT MAX(id) FROM rollbacks WHERE target_id = (SELECT id FROM targets WHERE name = ?))',
+      )
+      .run(exitCode, target);
+  }
+
+  /** The saved watch state of a target (JSON), for resuming after a restart. */
+  loadState<T>(target: string): T | undefined {
+    const row = this.db
+      .prepare('SELECT state FROM watch_state WHERE target_id = (SELECT id FROM targets WHERE name = ?)')
+      .get(target) as { state: string } | undefined;
+    return row ? (JSON.parse(row.state) as T) : undefined;
+  }
+
+  saveState(target: string, state: unknown): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO watch_state (target_id, state) VALUES (?, ?)')
+      .run(this.targetId(target), JSON.stringify(state));
+  }
+
+  /** Deletes rounds and rollbacks older than `before` (ms epoch); returns the rounds deleted. */
+  prune(before: number): number {
+    const t = Math.floor(before);
+    const n = this.db.prepare('DELETE FROM rounds WHERE started_at < ?').run(t).changes;
+    this.db.prepare('DELETE FROM rollbacks WHERE at < ?').run(t);
+    return n;
+  }
+
+  /**
+   * Windows of `windowMs` (aligned to multiples of it since the epoch) with figures recomputed
+   * from the merged histograms of their valid rounds: exact percentiles of the window's values,
+   * within the store histogram's bucket precision.
+   */
+  windows(windowMs: number, q: RoundQuery = {}): WindowFigures[] {
+    const out: WindowFigures[] = [];
+    const names = new Map(
+      (this.db.prepare('SELECT id, name FROM targets').all() as Array<{ id: number; name: string }>).map(
+        (t) => [t.id, t.name],
+      ),
+    );
+    let current: { key: string; fig: WindowFigures; hist: Record<StoredLatency, StoreHistogram> } | undefined;
+    const flush = () => {
+      if (!current) return;
+      const { fig, hist } = current;
+      for (const name of STORED_LATENCIES) {
+        const h = hist[name];
+        fig.latency[name] = {
+          count: h.count,
+          p50: h.percentile(50),
+          p90: h.percentile(90),
+          p99: h.percentile(99),
+          mean: h.mean,
+        };
+      }
+      fig.attainment = fig.attempted > 0 ? fig.good / fig.attempted : Number.NaN;
+      out.push(fig);
+    };
+    for (const row of this.roundRows(q)) {
+      const start = Math.floor(row.started_at / windowMs) * windowMs;
+      const key = `${row.target_id}:${start}`;
+      if (current?.key !== key) {
+        flush();
+        current = {
+          key,
+          fig: {
+            target: names.get(row.target_id) ?? '?',
+            start,
+            rounds: 0,
+            invalidRounds: 0,
+            attempted: 0,
+            failed: 0,
+            good: 0,
+            attainment: 0,
+            errors: {},
+            latency: {} as WindowFigures['latency'],
+          },
+          hist: {
+            ttft: new StoreHistogram(),
+            tpot: new StoreHistogram(),
+            itl: new StoreHistogram(),
+            e2el: new StoreHistogram(),
+          },
+        };
+      }
+      const { fig, hist } = current;
+      fig.rounds++;
+      if (!row.valid) {
+        fig.invalidRounds++;
+        continue;
+      }
+      fig.attempted += row.attempted;
+      fig.failed += row.failed;
+      fig.good += row.good;
+      if (row.errors) {
+        for (const [code, n] of Object.entries(JSON.parse(row.errors) as Record<string, number>)) {
+          const c = code as RequestErrorCode;
+          fig.errors[c] = (fig.errors[c] ?? 0) + n;
+        }
+      }
+      const h = unpackHistograms(row.hist);
+      for (const name of STORED_LATENCIES) hist[name].merge(h[name]);
+    }
+    flush();
+    return out;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function rowToRound(row: RoundRow, target: string): StoredRound {
+  const r: StoredRound = {
+    target,
+    round: row.round,
+    startedAt: row.started_at,
+    durationMs: row.duration_ms,
+    valid: row.valid === 1,
+    attempted: row.attempted,
+    completed: row.completed,
+    failed: row.failed,
+    good: row.good,
+    outputTokens: row.output_tokens,
+    proberLagMs: row.prober_lag_ms,
+    errors: row.errors ? JSON.parse(row.errors) : {},
+    histograms: unpackHistograms(row.hist),
+  };
+  if (row.invalid_reason !== null) r.invalidReason = row.invalid_reason;
+  if (row.server !== null) r.server = JSON.parse(row.server);
+  return r;
+}

@@ -1,0 +1,74 @@
+/**
+ * What the store keeps per round and per rollback, and what its readers return.
+ *
+ * @module
+ */
+
+import type { RequestErrorCode } from '../types.js';
+import type { StoreHistogram } from './histogram.js';
+
+/** The latencies whose distributions every round keeps. */
+export const STORED_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+export type StoredLatency = (typeof STORED_LATENCIES)[number];
+
+/** Server figures of a round, when the server's metrics were scraped. */
+export interface RoundServerFigures {
+  kvUsage?: number;
+  waiting?: number;
+  running?: number;
+  /** Preemptions during the round (counter delta). */
+  preemptions?: number;
+}
+
+/** One probing round of one target, as stored. */
+export interface StoredRound {
+  /** Target name (unique in the store). */
+  target: string;
+  /** 1-based, counted per target across restarts. */
+  round: number;
+  /** Wall-clock start, ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  /** False when the prober itself was the bottleneck: not counted against the target. */
+  valid: boolean;
+  invalidReason?: string;
+  attempted: number;
+  completed: number;
+  failed: number;
+  /** Requests that met every SLO. */
+  good: number;
+  outputTokens: number;
+  /** The prober's own lag this round (worst of event-loop delay p99, dispatch lag, timer drift), ms. */
+  proberLagMs: number;
+  errors: Partial<Record<RequestErrorCode, number>>;
+  server?: RoundServerFigures;
+  histograms: Record<StoredLatency, StoreHistogram>;
+}
+
+/** A rollback that was triggered. */
+export interface StoredRollback {
+  target: string;
+  at: number;
+  round: number;
+  adrId?: string;
+  rule: string;
+  evidence: unknown;
+  command?: string;
+  exitCode?: number;
+}
+
+/** Figures of one window of rounds, recomputed from merged histograms. */
+export interface WindowFigures {
+  target: string;
+  /** Window start, ms since the epoch (aligned to the window size). */
+  start: number;
+  rounds: number;
+  invalidRounds: number;
+  attempted: number;
+  failed: number;
+  good: number;
+  /** good / attempted over valid rounds (NaN when nothing was attempted). */
+  attainment: number;
+  errors: Partial<Record<RequestErrorCode, number>>;
+  latency: Record<StoredLatency, { count: number; p50: number; p90: number; p99: number; mean: number }>;
+}

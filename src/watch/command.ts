@@ -1,0 +1,240 @@
+/**
+ * `goodput watch`: flags → WatchConfig → runWatch. Thin; see watcher.ts for the loop.
+ *
+ * @module
+ */
+
+import { resolve as resolvePath } from 'node:path';
+import { readAdr } from '../adr/index.js';
+import { LOAD_OPTIONS, resolveBenchmarkConfig, TARGET_OPTIONS, WORKLOAD_OPTIONS } from '../cli/options.js';
+import type { CommandSpec, OptionSpec } from '../cli/spec.js';
+import { toolVersion } from '../cli/version.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { DEFAULT_STORE_FILE } from '../store/index.js';
+import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
+import { readTargetsFile, type WatchTarget } from './targets.js';
+import { runWatch, type WatchConfig } from './watcher.js';
+
+/** Requests per round when --requests is not given. */
+export const DEFAULT_WATCH_REQUESTS = 10;
+/** Output tokens per probe request when --max-tokens is not given (probes stay small). */
+export const DEFAULT_WATCH_MAX_TOKENS = 32;
+/** Prompt tokens per probe request when --prompt-tokens is not given. */
+export const DEFAULT_WATCH_PROMPT_TOKENS = 128;
+
+const WATCH_OPTIONS: OptionSpec[] = [
+  {
+    name: 'every',
+    type: 'duration',
+    default: '5m',
+    group: 'Watch',
+    valueName: 'DURATION',
+    description: 'Time between two rounds (each start moves by up to ±--jitter of it)',
+  },
+  {
+    name: 'jitter',
+    type: 'number',
+    default: 0.1,
+    group: 'Watch',
+    valueName: 'FRACTION',
+    description:
+      'Seeded random shift of each round start, as a fraction of --every (0..0.5), so watchers do not align',
+  },
+  {
+    name: 'rounds',
+    type: 'integer',
+    group: 'Watch',
+    valueName: 'N',
+    description: 'Stop after N rounds (for cron and tests) [default: until SIGTERM/Ctrl-C]',
+  },
+  {
+    name: 'targets',
+    type: 'string',
+    group: 'Watch',
+    valueName: 'FILE',
+    description:
+      'Several targets from a YAML/JSON file: targets: [{name, url, model, key_env: VAR_NAME, slo}]',
+  },
+  {
+    name: 'adr',
+    type: 'string',
+    group: 'Watch',
+    valueName: 'FILE',
+    description: 'ADR whose rollback rule (and gate thresholds, as histogram boundaries) watch applies',
+  },
+  {
+    name: 'rollback',
+    type: 'string',
+    group: 'Watch',
+    valueName: 'RULE',
+    description:
+      "Rollback rule, e.g. 'p99(ttft)>500 for 5 windows' or 'attainment<0.9 for 10m' (overrides the ADR's)",
+  },
+  {
+    name: 'on-breach',
+    type: 'string',
+    group: 'Watch',
+    valueName: 'CMD',
+    description:
+      'Shell command run once when the rollback rule triggers; evidence as JSON on stdin and in GOODPUT_BREACH_* variables',
+  },
+  {
+    name: 'cooldown',
+    type: 'duration',
+    default: '1h',
+    group: 'Watch',
+    valueName: 'DURATION',
+    description: 'No second rollback within this time of the last',
+  },
+  {
+    name: 'daily-token-budget',
+    type: 'integer',
+    group: 'Watch',
+    valueName: 'N',
+    description: 'Skip rounds that could take a target past N prompt+output tokens in a UTC day',
+  },
+  {
+    name: 'store',
+    type: 'string',
+    default: DEFAULT_STORE_FILE,
+    group: 'Watch',
+    valueName: 'FILE',
+    description: 'SQLite history file (WAL mode; readable while watch writes)',
+  },
+  {
+    name: 'retain',
+    type: 'duration',
+    default: '30d',
+    group: 'Watch',
+    valueName: 'DURATION',
+    description: 'Delete rounds older than this',
+  },
+  {
+    name: 'metrics-port',
+    type: 'integer',
+    group: 'Watch',
+    valueName: 'PORT',
+    description: 'Serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 = any free port)',
+  },
+  { name: 'quiet', type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
+];
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+export const watchCommand: CommandSpec = {
+  name: 'watch',
+  summary: 'Probe endpoints on a schedule: history in SQLite, Prometheus exporter, ADR rollback rule',
+  description: [
+    'Each round sends a small bounded sample (--requests, default 10; --max-tokens, default 32) and records',
+    'TTFT/TPOT/ITL/E2EL distributions, goodput and errors by code in --store. Without --url, the embedded engine.',
+    'A round where the prober itself lagged is marked invalid and not held against the target.',
+    'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
+  ].join('\n'),
+  options: [
+    ...TARGET_OPTIONS,
+    ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
+    ...LOAD_OPTIONS,
+    ...WATCH_OPTIONS,
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const given = ctx.args.given;
+    const base = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
+    const everyMs = o.every as number;
+    if (!(everyMs > 0)) throw usage('--every must be longer than 0', 'e.g. --every 5m');
+    const jitter = o.jitter as number;
+    if (!(jitter >= 0 && jitter <= 0.5))
+      throw usage(`--jitter must be in [0, 0.5], got ${jitter}`, 'e.g. --jitter 0.1');
+    const load = { ...base.load };
+    if (!given.has('requests') && !given.has('duration')) load.requests = DEFAULT_WATCH_REQUESTS;
+    if (load.mode === 'closed' && !given.has('concurrency'))
+      load.concurrency = Math.min(load.requests ?? 4, 4);
+    const sampling = { ...base.sampling };
+    if (!given.has('maxTokens')) sampling.maxTokens = DEFAULT_WATCH_MAX_TOKENS;
+    const promptTokens = given.has('promptTokens') ? base.workload.promptTokens : DEFAULT_WATCH_PROMPT_TOKENS;
+
+    let targets: WatchTarget[];
+    if (typeof o.targets === 'string') {
+      if (given.has('url'))
+        throw usage('--targets and --url cannot be used together', 'list every target in the file');
+      targets = await readTargetsFile(resolvePath(ctx.cwd, o.targets), ctx.env);
+      for (const t of targets) if (Object.keys(t.slo).length === 0) t.slo = base.slo;
+    } else {
+      const t: WatchTarget = { name: base.url ? new URL(base.url).host : 'embedded', slo: base.slo };
+      if (base.url !== undefined) t.url = base.url;
+      if (base.model !== undefined) t.model = base.model;
+      if (base.apiKey !== undefined) t.apiKey = base.apiKey;
+      targets = [t];
+    }
+
+    let rule: RollbackRule | undefined;
+    const thresholdsMs: WatchConfig['thresholdsMs'] = { ttft: [], tpot: [], itl: [], e2el: [] };
+    if (typeof o.adr === 'string') {
+      const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
+      const fm = doc.frontMatter;
+      if (fm.rollback) rule = rollbackFromAdr(fm.rollback, fm.id);
+      if (fm.gate?.ttft_p99_ms) thresholdsMs.ttft!.push(fm.gate.ttft_p99_ms);
+      if (fm.gate?.tpot_p99_ms) thresholdsMs.tpot!.push(fm.gate.tpot_p99_ms);
+      if (fm.gate?.e2el_p99_ms) thresholdsMs.e2el!.push(fm.gate.e2el_p99_ms);
+    }
+    if (typeof o.rollback === 'string') rule = parseRollbackFlag(o.rollback);
+    if (rule?.threshold.subject.kind === 'latency') {
+      const lat = rule.threshold.subject.latency;
+      if (lat === 'ttft' || lat === 'tpot' || lat === 'itl' || lat === 'e2el')
+        thresholdsMs[lat]!.push(rule.threshold.limit);
+    }
+    for (const t of targets) {
+      if (t.slo.ttftMs) thresholdsMs.ttft!.push(t.slo.ttftMs);
+      if (t.slo.tpotMs) thresholdsMs.tpot!.push(t.slo.tpotMs);
+      if (t.slo.e2elMs) thresholdsMs.e2el!.push(t.slo.e2elMs);
+    }
+    if (typeof o.onBreach === 'string' && !rule) {
+      throw usage(
+        '--on-breach needs a rollback rule',
+        "add --adr FILE (with rollback:) or --rollback 'p99(ttft)>500 for 5 windows'",
+      );
+    }
+
+    const config: WatchConfig = {
+      targets,
+      api: base.api,
+      sampling,
+      promptTokens,
+      load,
+      seed: base.seed,
+      everyMs,
+      jitter,
+      storePath: resolvePath(ctx.cwd, o.store as string),
+      retainMs: o.retain as number,
+      thresholdsMs,
+      cooldownMs: o.cooldown as number,
+      serverMetrics: base.serverMetrics,
+      toolVersion: toolVersion(),
+    };
+    if (typeof o.rounds === 'number') {
+      if (o.rounds < 1) throw usage('--rounds must be at least 1', 'e.g. --rounds 3');
+      config.rounds = o.rounds;
+    }
+    if (typeof o.metricsPort === 'number') config.metricsPort = o.metricsPort;
+    if (rule) config.rule = rule;
+    if (typeof o.onBreach === 'string') config.onBreach = o.onBreach;
+    if (typeof o.dailyTokenBudget === 'number') config.dailyTokenBudget = o.dailyTokenBudget;
+
+    const quiet = o.quiet === true;
+    if (!quiet) for (const w of base.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    const outcome = await runWatch(config, {
+      stderr: ctx.stderr,
+      signal: ctx.signal,
+      cwd: ctx.cwd,
+      env: ctx.env,
+      quiet,
+    });
+    if (!quiet)
+      ctx.stderr.write(
+        `watch: ${outcome.rounds} round(s), ${outcome.rollbacks} rollback(s); history in ${config.storePath}\n`,
+      );
+    return ExitCode.OK;
+  },
+};

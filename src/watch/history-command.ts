@@ -1,0 +1,90 @@
+/**
+ * `goodput history`: the trend of what watch stored, per window, from merged histograms.
+ *
+ * @module
+ */
+
+import { writeFile } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import type { CommandSpec } from '../cli/spec.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { loadChartAssets } from '../report/html/index.js';
+import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
+import { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
+
+export const historyCommand: CommandSpec = {
+  name: 'history',
+  summary: 'Trend of the watch history: p50/p99 per window recomputed from merged histograms',
+  description:
+    'Reads the store that goodput watch writes (it may be running). --report -o FILE writes a self-contained HTML page with charts.',
+  options: [
+    {
+      name: 'store',
+      type: 'string',
+      default: DEFAULT_STORE_FILE,
+      valueName: 'FILE',
+      description: 'SQLite history file written by goodput watch',
+    },
+    {
+      name: 'since',
+      type: 'duration',
+      default: '24h',
+      valueName: 'DURATION',
+      description: 'Rounds from this long ago until now',
+    },
+    { name: 'target', type: 'string', valueName: 'NAME', description: 'Only this target [default: all]' },
+    {
+      name: 'window',
+      type: 'duration',
+      default: '1h',
+      valueName: 'DURATION',
+      description: 'Window size of the trend',
+    },
+    { name: 'json', type: 'boolean', description: 'Print the windows as JSON on stdout' },
+    { name: 'report', type: 'boolean', description: 'Write an HTML trend page (with -o)' },
+    {
+      name: 'out',
+      type: 'string',
+      short: 'o',
+      valueName: 'FILE',
+      description: 'HTML file for --report [default: trend.html]',
+    },
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const windowMs = o.window as number;
+    if (!(windowMs > 0))
+      throw new GoodputError('E_USAGE', '--window must be longer than 0', 'e.g. --window 1h');
+    const store = WatchStore.open(resolvePath(ctx.cwd, o.store as string), { readonly: true });
+    try {
+      const query: { since: number; target?: string } = { since: Date.now() - (o.since as number) };
+      if (typeof o.target === 'string') {
+        if (!store.targets().some((t) => t.name === o.target)) {
+          throw new GoodputError(
+            'E_USAGE',
+            `no target '${o.target}' in ${store.path}`,
+            `known targets: ${
+              store
+                .targets()
+                .map((t) => t.name)
+                .join(', ') || '(none)'
+            }`,
+          );
+        }
+        query.target = o.target;
+      }
+      const windows = store.windows(windowMs, query);
+      const rollbacks = store.rollbacks(query.target).filter((r) => r.at >= query.since);
+      if (o.report === true) {
+        const out = resolvePath(ctx.cwd, typeof o.out === 'string' ? o.out : 'trend.html');
+        await writeFile(out, renderHistoryHtml(windows, rollbacks, await loadChartAssets()));
+        ctx.stderr.write(`trend report: ${out}\n`);
+      }
+      if (o.json === true) ctx.stdout.write(renderHistoryJson(windows, rollbacks, windowMs));
+      else if (o.report !== true) ctx.stdout.write(renderHistoryTable(windows, rollbacks));
+      return ExitCode.OK;
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * watch: periodic small probes of one or more targets, with the prober's own lag measured,
+ * history in the store, a Prometheus exporter, and the ADR's rollback rule.
+ *
+ * @module
+ */
+export { type BreachEvidence, breachEnv, runBreachCommand, withoutKeys } from './breach.js';
+export {
+  DEFAULT_WATCH_MAX_TOKENS,
+  DEFAULT_WATCH_PROMPT_TOKENS,
+  DEFAULT_WATCH_REQUESTS,
+  watchCommand,
+} from './command.js';
+export {
+  bucketsWithThresholds,
+  E2EL_BUCKETS,
+  type ExporterOptions,
+  TPOT_BUCKETS,
+  TTFT_BUCKETS,
+  WatchExporter,
+} from './exporter.js';
+export { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
+export { historyCommand } from './history-command.js';
+export {
+  adrMetricSubject,
+  initialRollbackState,
+  parseRollbackFlag,
+  type RollbackRule,
+  type RollbackState,
+  type RollbackStep,
+  rollbackFromAdr,
+  stepRollback,
+  windowIsBad,
+  windowsNeeded,
+} from './rollback.js';
+export { type ProbeTarget, type RoundOptions, type RoundResult, runRound } from './round.js';
+export { parseTargetsText, readTargetsFile, type WatchTarget } from './targets.js';
+export { runWatch, type WatchConfig, type WatchIo, type WatchOutcome } from './watcher.js';

@@ -1,0 +1,359 @@
+/**
+ * runWatch: the probing loop of `goodput watch`. Rounds start on a seeded, jittered schedule
+ * (t0 + k·every ± jitter·every, so several watchers do not align and no drift accumulates;
+ * ticks missed while a long round ran are skipped, not crowded). Each round probes every
+ * target at once, writes the round to the store, feeds the exporter and the rollback
+ * tracker, and saves the tracker's state, so that a restart resumes round numbering, the
+ * streak of bad windows, the cooldown and the daily token budget. Aborting `signal`
+ * (SIGTERM, Ctrl-C) lets the round in flight finish, then returns.
+ *
+ * @module
+ */
+
+import { type Client, createClient, listModels } from '../client/index.js';
+import { redactUrl } from '../config/index.js';
+import { GoodputError } from '../errors.js';
+import { RunClock, sleepUntil } from '../runner/index.js';
+import { chooseMetricsUrl } from '../server-metrics/index.js';
+import { type SimServer, startSim } from '../sim/index.js';
+import { WatchStore } from '../store/index.js';
+import type { ApiKind, LoadSpec, RunMeta, Sampling, Slo, WorkloadSpec } from '../types.js';
+import { createRng, createTokenizer } from '../workload/index.js';
+import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
+import { WatchExporter } from './exporter.js';
+import {
+  initialRollbackState,
+  type RollbackRule,
+  type RollbackState,
+  stepRollback,
+  windowIsBad,
+  windowsNeeded,
+} from './rollback.js';
+import { type ProbeTarget, type RoundResult, runRound } from './round.js';
+import type { WatchTarget } from './targets.js';
+
+export interface WatchConfig {
+  targets: WatchTarget[];
+  api: ApiKind;
+  sampling: Sampling;
+  /** Synthetic prompt length (tokens). */
+  promptTokens: number;
+  load: LoadSpec;
+  seed: number;
+  everyMs: number;
+  /** Fraction of `every` by which a round start may move either way (default 0.1). */
+  jitter: number;
+  /** Stop after this many rounds (undefined: until signalled). */
+  rounds?: number;
+  storePath: string;
+  /** Rounds older than this are deleted (ms). */
+  retainMs: number;
+  /** Exporter port (0 = any free port); undefined: no exporter. */
+  metricsPort?: number;
+  /** Extra histogram boundaries in ms (ADR and SLO thresholds). */
+  thresholdsMs?: Partial<Record<'ttft' | 'tpot' | 'itl' | 'e2el', number[]>>;
+  rule?: RollbackRule;
+  onBreach?: string;
+  cooldownMs: number;
+  dailyTokenBudget?: number;
+  serverMetrics: { enabled: boolean; url?: string };
+  toolVersion?: string;
+}
+
+export interface WatchIo {
+  stderr: { write(chunk: string): unknown };
+  signal?: AbortSignal;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  quiet?: boolean;
+  /** Called when the exporter listens (its port). */
+  onListening?: (port: number) => void;
+  /** Called after every round of every target is stored. */
+  onRound?: (target: string, result: RoundResult) => void;
+}
+
+/** Per-target state persisted in the store. */
+interface TargetState {
+  rollback: RollbackState;
+  budget: { day: string; used: number };
+}
+
+export interface WatchOutcome {
+  rounds: number;
+  rollbacks: number;
+}
+
+interface Live {
+  probe: ProbeTarget;
+  round: number;
+  state: TargetState;
+  url: string;
+}
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Runs the watch loop until `rounds` are done or the signal aborts; see the module comment. */
+export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchOutcome> {
+  const log = (text: string) => {
+    if (!io.quiet) io.stderr.write(`${text}\n`);
+  };
+  const store = WatchStore.open(config.storePath);
+  let sim: SimServer | undefined;
+  let exporter: WatchExporter | undefined;
+  const clients: Client[] = [];
+  const outcome: WatchOutcome = { rounds: 0, rollbacks: 0 };
+  try {
+    const pruned = store.prune(Date.now() - config.retainMs);
+    if (pruned > 0) log(`store: ${pruned} round(s) older than the retention removed`);
+    if (config.targets.some((t) => t.url === undefined)) {
+      sim = await startSim({ host: '127.0.0.1', port: 0, seed: config.seed });
+      log(`embedded engine: ${sim.url}, model ${sim.model}`);
+    }
+    const tokenizer = createTokenizer();
+    const live: Live[] = [];
+    for (const t of config.targets) {
+      const baseUrl = t.url ?? sim!.url;
+      let model = t.model;
+      if (model === undefined) {
+        const models = await listModels(baseUrl, t.apiKey).catch((e: Error) => {
+          throw new GoodputError(
+            'E_NO_MODEL',
+            `${t.name}: cannot list the models at ${redactUrl(baseUrl)} (${e.message})`,
+            'pass --model (or model: in the targets file) so watch can start while the target is down',
+          );
+        });
+        model = models[0];
+        if (model === undefined)
+          throw new GoodputError(
+            'E_NO_MODEL',
+            `${t.name}: /v1/models is empty`,
+            'pass --model with the served id',
+          );
+      }
+      const clock = new RunClock();
+      const client = createClient(
+        {
+          baseUrl,
+          api: config.api,
+          model,
+          apiKey: t.apiKey,
+          timeoutMs: config.load.timeoutMs,
+          ttftTimeoutMs: config.load.ttftTimeoutMs,
+          maxRetries: config.load.maxRetries,
+          connections: config.load.concurrency ?? config.load.maxConcurrency,
+          sampling: config.sampling,
+          countTokens: (text) => tokenizer.count(text),
+        },
+        clock,
+      );
+      clients.push(client);
+      const spec: WorkloadSpec = {
+        kind: 'synthetic',
+        api: config.api,
+        promptTokens: config.promptTokens,
+        maxTokens: config.sampling.maxTokens,
+        tokenizer: tokenizer.name,
+      };
+      const meta: RunMeta = {
+        tool: { name: 'goodput', version: config.toolVersion ?? '0.0.0' },
+        runId: '',
+        startedAt: '',
+        target: { baseUrl: redactUrl(baseUrl), api: config.api, embedded: t.url === undefined },
+        model,
+        sampling: config.sampling,
+        workload: spec,
+        load: config.load,
+        slo: t.slo as Slo,
+        seed: config.seed,
+      };
+      const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
+      const probe: ProbeTarget = { name: t.name, model, client, clock, tokenizer, meta, load: config.load };
+      if (metrics.url) probe.metricsUrl = metrics.url;
+      store.targetId(t.name, redactUrl(baseUrl), model);
+      const saved = store.loadState<TargetState>(t.name);
+      const state: TargetState = saved ?? { rollback: initialRollbackState(), budget: { day: '', used: 0 } };
+      const round = store.lastRound(t.name);
+      if (round > 0)
+        log(`${t.name}: resuming after round ${round} (bad-window streak ${state.rollback.streak.length})`);
+      live.push({ probe, round, state, url: redactUrl(baseUrl) });
+    }
+
+    if (config.metricsPort !== undefined) {
+      exporter = new WatchExporter({ thresholdsMs: config.thresholdsMs });
+      for (const l of live) exporter.declareTarget(l.probe.name, l.probe.model);
+      const port = await exporter.listen(config.metricsPort);
+      log(`exporter: http://127.0.0.1:${port}/metrics`);
+      io.onListening?.(port);
+    }
+
+    const needed = config.rule ? windowsNeeded(config.rule, config.everyMs) : 0;
+    if (config.rule)
+      log(
+        `rollback rule: ${config.rule.condition} for ${needed} consecutive window(s)${config.onBreach ? '' : ' (no --on-breach: recorded only)'}`,
+      );
+    const keyVars = config.targets.flatMap((t) => (t.keyEnv ? [t.keyEnv] : []));
+    const breachEnvBase = withoutKeys(io.env, keyVars);
+    const rng = createRng(`${config.seed}/watch-jitter`);
+    const wall = { now: () => Date.now() };
+    const t0 = Date.now();
+    let tick = 0;
+    const worstTokens = (config.load.requests ?? 1) * (config.promptTokens + config.sampling.maxTokens);
+
+    while (!io.signal?.aborted && (config.rounds === undefined || outcome.rounds < config.rounds)) {
+      // The next tick that is still ahead (ticks missed by a long round are skipped).
+      let due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
+      while (tick > 0 && due < Date.now()) {
+        tick++;
+        due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
+      }
+      tick++;
+      if (outcome.rounds > 0 || tick > 1) {
+        const slept = await sleepUntil(wall, due, io.signal);
+        if (!slept || io.signal?.aborted) break;
+      }
+      const driftMs = outcome.rounds === 0 && tick === 1 ? 0 : Math.max(0, Date.now() - due);
+      const driftToleranceMs = Math.max(100, 0.1 * config.everyMs);
+      const results = await Promise.all(
+        live.map(async (l): Promise<RoundResult | undefined> => {
+          const today = utcDay(Date.now());
+          if (l.state.budget.day !== today) l.state.budget = { day: today, used: 0 };
+          if (
+            config.dailyTokenBudget !== undefined &&
+            l.state.budget.used + worstTokens > config.dailyTokenBudget
+          ) {
+            log(
+              `${l.probe.name}: daily token budget reached (${l.state.budget.used}/${config.dailyTokenBudget}); round skipped`,
+            );
+            return undefined;
+          }
+          l.round++;
+          const result = await runRound(l.probe, {
+            round: l.round,
+            seed: config.seed * 1_000_003 + l.round,
+            timerDriftMs: driftMs,
+            driftToleranceMs,
+            onRecord: (record) => {
+              if (!exporter) return;
+              exporter.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
+            },
+          });
+          l.state.budget.used += result.tokensSpent;
+          return result;
+        }),
+      );
+      for (const [i, result] of results.entries()) {
+        if (!result) continue;
+        const l = live[i]!;
+        const { stored, summary } = result;
+        store.addRound(stored);
+        if (exporter) {
+          for (const name of ['ttft', 'tpot', 'itl', 'e2el'] as const) {
+            for (const ms of result.values[name])
+              exporter.observeLatency(l.probe.name, l.probe.model, name, ms);
+          }
+          exporter.endRound(l.probe.name, l.probe.model, {
+            valid: stored.valid,
+            attainment: stored.attempted > 0 ? stored.good / stored.attempted : Number.NaN,
+            proberLagMs: stored.proberLagMs,
+            endedAt: Date.now(),
+            server: stored.server,
+          });
+        }
+        const errs = Object.entries(stored.errors)
+          .map(([c, n]) => `${c}×${n}`)
+          .join(' ');
+        log(
+          `${l.probe.name} round ${stored.round}: ${stored.completed}/${stored.attempted} ok, ` +
+            `ttft p99 ${summary.latency.ttft.p99.toFixed(1)} ms, tpot p99 ${summary.latency.tpot.p99.toFixed(1)} ms` +
+            `${errs ? `, errors ${errs}` : ''}${stored.valid ? '' : ` [invalid: ${stored.invalidReason}]`}`,
+        );
+        if (config.rule) {
+          const verdict = windowIsBad(config.rule, summary);
+          const step = stepRollback(
+            l.state.rollback,
+            {
+              round: stored.round,
+              startedAt: stored.startedAt,
+              valid: stored.valid,
+              bad: verdict.bad,
+              value: verdict.value,
+            },
+            needed,
+            config.cooldownMs,
+            Date.now(),
+          );
+          l.state.rollback = step.state;
+          if (step.trigger && step.evidence) {
+            outcome.rollbacks++;
+            await triggerRollback(l, config, step.evidence, needed, breachEnvBase, io, store, exporter, log);
+          }
+        }
+        store.saveState(l.probe.name, l.state);
+        io.onRound?.(l.probe.name, result);
+      }
+      outcome.rounds++;
+      if (outcome.rounds % 100 === 0) store.prune(Date.now() - config.retainMs);
+    }
+    return outcome;
+  } finally {
+    await exporter?.close().catch(() => undefined);
+    for (const c of clients) await c.close().catch(() => undefined);
+    await sim?.close().catch(() => undefined);
+    store.close();
+  }
+}
+
+async function triggerRollback(
+  l: Live,
+  config: WatchConfig,
+  streak: RollbackState['streak'],
+  needed: number,
+  envBase: Record<string, string>,
+  io: WatchIo,
+  store: WatchStore,
+  exporter: WatchExporter | undefined,
+  log: (text: string) => void,
+): Promise<void> {
+  const rule = config.rule!;
+  const evidence: BreachEvidence = {
+    schemaVersion: 1,
+    kind: 'goodput.breach',
+    target: l.probe.name,
+    model: l.probe.model,
+    rule: rule.source,
+    condition: rule.condition,
+    windows: needed,
+    evidence: streak.map((w) => ({
+      round: w.round,
+      startedAt: new Date(w.startedAt).toISOString(),
+      value: w.value,
+    })),
+    window: {
+      from: new Date(streak[0]!.startedAt).toISOString(),
+      to: new Date(streak[streak.length - 1]!.startedAt).toISOString(),
+    },
+    triggeredAt: new Date().toISOString(),
+  };
+  if (rule.adrId !== undefined) evidence.adrId = rule.adrId;
+  log(
+    `${l.probe.name}: ROLLBACK — ${rule.condition} held for ${needed} window(s) (rounds ${streak.map((w) => w.round).join(', ')})`,
+  );
+  const stored = {
+    target: l.probe.name,
+    at: Date.now(),
+    round: l.round,
+    rule: rule.source,
+    evidence,
+    ...(rule.adrId !== undefined ? { adrId: rule.adrId } : {}),
+    ...(config.onBreach !== undefined ? { command: config.onBreach } : {}),
+  };
+  store.addRollback(stored);
+  exporter?.countRollback(l.probe.name, l.probe.model);
+  if (config.onBreach !== undefined) {
+    const code = await runBreachCommand(config.onBreach, evidence, { env: envBase, cwd: io.cwd, log });
+    store.setRollbackExitCode(l.probe.name, code);
+    log(`${l.probe.name}: on-breach command exited with ${code}`);
+  }
+}
