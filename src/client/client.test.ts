@@ -326,4 +326,49 @@ describe('client: connections', () => {
     expect(second.resends).toBe(1);
     expect(second.failedAttempts).toBeUndefined();
   });
+
+  it('never resends once a byte of the response arrived, even on a reused connection', async () => {
+    const served = new WeakSet<object>();
+    const lb = await server(async (_req, res, _body, socket) => {
+      if (!served.has(socket)) {
+        served.add(socket);
+        return writeEvents(res, [chatChunk({ content: 'k' }, 'stop'), '[DONE]']);
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${chatChunk({ content: 'partial' })}\n\n`);
+      await sleep(20);
+      socket.destroy();
+    });
+    const client = createClient(
+      { baseUrl: lb.url, api: 'chat', model: 'm', timeoutMs: 5000, sampling, connections: 1, maxRetries: 2 },
+      clock,
+    );
+    await client.send(item(), { scheduledMs: 0 });
+    const r = await client.send(item({ index: 1 }), { scheduledMs: 0 });
+    await client.close();
+    expect(r.error?.code).toBe('CONNECTION_RESET');
+    expect(r.resends).toBeUndefined();
+    expect(r.attempts).toBe(1);
+    expect(r.chunkChars).toEqual([7]);
+    expect(lb.requests).toHaveLength(2);
+  });
+
+  it('a request cancelled while it waits for a pooled connection ends without reaching the server', async () => {
+    const events = [...Array(20).fill(chatChunk({ content: 'x' })), '[DONE]'];
+    const lb = await server((_req, res) => writeEvents(res, events, 20));
+    const client = createClient(
+      { baseUrl: lb.url, api: 'chat', model: 'm', timeoutMs: 5000, sampling, connections: 1 },
+      clock,
+    );
+    const first = client.send(item(), { scheduledMs: 0 });
+    const queued = await client.send(item({ index: 1, id: 'queued', cancelAfterMs: 50 }), { scheduledMs: 0 });
+    expect(queued.outcome).toBe('cancelled');
+    expect(queued.error?.code).toBe('ABORTED');
+    expect(queued.chunkMs).toEqual([]);
+    const firstRecord = await first;
+    expect(firstRecord.error).toBeUndefined();
+    expect(firstRecord.outcome).toBe('success');
+    await client.close();
+    expect(lb.requests).toHaveLength(1);
+  });
 });
