@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Client, createClient, listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
-import { diagnose, ObservationCollector } from '../diagnosis/index.js';
+import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
@@ -30,11 +30,15 @@ import {
   type TargetInfo,
   type WorkloadSpec,
 } from '../types.js';
-import { createTokenizer, createWorkload, loadDataset } from '../workload/index.js';
+import { createRng, createTokenizer, createWorkload, loadDataset } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
+import { Reservoir } from './reservoir.js';
 import { RunClock } from './timer.js';
+
+/** Requests diagnosis looks at (a uniform sample beyond this): enough for its time slices, flat in memory. */
+export const MAX_DIAGNOSIS_OBSERVATIONS = 10_000;
 
 export interface BenchmarkIo {
   /** Notes (result directory, embedded engine) and the progress bar (when a TTY). */
@@ -192,7 +196,14 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         ? new ProgressBar(io.stderr, config.load.requests, config.load.durationMs)
         : undefined;
     const sink = writer;
-    const observations = new ObservationCollector();
+    // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
+    const observations = new Reservoir<RequestObservation>(
+      MAX_DIAGNOSIS_OBSERVATIONS,
+      (() => {
+        const rng = createRng(config.seed).fork('diagnosis');
+        return () => rng.next();
+      })(),
+    );
     let draining: Promise<void> | undefined;
     const result = await runLoad({
       load: config.load,
@@ -212,7 +223,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         sink.write(record);
         accumulator.add(record);
         recorder?.observe(record);
-        observations.add(record);
+        if (!record.warmup) observations.offer(() => observe(record));
         progress?.add(record);
         io.onRecord?.(record);
       },
@@ -233,7 +244,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       serverGeneratedTokens: server ? recorder!.measuredGeneratedTokens(server) : undefined,
     });
     recorder = undefined;
-    const findings = diagnose({ observations: observations.observations, samples, summary });
+    const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;
     await writer.close();
     writer = undefined;
