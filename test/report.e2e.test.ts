@@ -284,6 +284,9 @@ describe('goodput report, end to end', () => {
     expect(md).toMatch(/\| h100 \| [\d.,]+ ms \|/);
     expect(md).toMatch(/\| a100 \| [\d.,]+ ms \|/);
     expect(md).toContain('## Comparison against h100');
+    // Each run in full through the run renderer, nested under its label.
+    expect(md).toMatch(/## h100\n\n### goodput run [^\n]+\n[\s\S]*#### Latency/);
+    expect(md).toMatch(/## a100\n\n### goodput run /);
   });
 
   it('fails with a coded error naming a directory that is not a run', async () => {

@@ -10,8 +10,9 @@ import { resolve } from 'node:path';
 import type { CommandSpec } from '../../cli/spec.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { buildComparison } from './compare-view.js';
+import { deltaComparison } from './comparison.js';
 import { renderReportMarkdown } from './markdown.js';
-import type { HtmlReportInput, ReportRun, SweepView } from './model.js';
+import type { ComparisonView, HtmlReportInput, ReportRun, SweepView } from './model.js';
 import { isSweepDir, loadChartAssets, readReportRun, readSweep } from './read.js';
 import { renderHtmlReport } from './render.js';
 
@@ -104,7 +105,7 @@ export const reportCommand: CommandSpec = {
       runs[i]!.label = label;
     });
     const format = String(ctx.args.options.format ?? 'html');
-    const comparison = runs.length > 1 && !sweep ? buildComparison(runs) : undefined;
+    const comparison = runs.length > 1 && !sweep ? comparisonOf(runs) : undefined;
     if (comparison?.note) ctx.stderr.write(`${comparison.note}\n`);
     const input: HtmlReportInput = {
       title: typeof ctx.args.options.title === 'string' ? ctx.args.options.title : defaultTitle(runs, sweep),
@@ -126,6 +127,17 @@ export const reportCommand: CommandSpec = {
     return ExitCode.OK;
   },
 };
+
+/** compare's statistics; when they cannot be computed, plain deltas (and the report says why). */
+function comparisonOf(runs: ReportRun[]): ComparisonView {
+  try {
+    return buildComparison(runs);
+  } catch (e) {
+    const view = deltaComparison(runs);
+    view.note = `${view.note} (compare could not run: ${(e as Error).message})`;
+    return view;
+  }
+}
 
 async function writeOut(path: string, text: string): Promise<void> {
   try {

@@ -1,22 +1,15 @@
 /**
  * The HTML report: `renderHtmlReport` (self-contained page with uPlot charts),
  * `renderReportMarkdown`, the pure data preparation that streams records into small chart
- * series (LTTB, CDF points, time buckets), and the `report` command.
+ * series (LTTB, CDF points, time buckets), and the `report` command. Helpers stay internal
+ * (imported from their files by tests), so that the library index has no name clashes.
  *
  * @module
  */
-export {
-  allCharts,
-  type ChartMarker,
-  type ChartSeries,
-  type ChartSpec,
-  roundSig,
-  wantsLogAxis,
-} from './charts.js';
-export { defaultTitle, reportCommand, uniqueLabels } from './command.js';
-export { buildComparison, overallVerdict } from './compare-view.js';
-export { deltaComparison, relativeDelta } from './comparison.js';
-export { escapeHtml, headlines, jsonForScript, runFacts } from './format.js';
+export { allCharts, type ChartMarker, type ChartSeries, type ChartSpec } from './charts.js';
+export { reportCommand } from './command.js';
+export { buildComparison } from './compare-view.js';
+export { deltaComparison } from './comparison.js';
 export { lttb, type XY } from './lttb.js';
 export { renderReportMarkdown } from './markdown.js';
 export type {
@@ -29,14 +22,7 @@ export type {
   SweepPoint,
   SweepView,
 } from './model.js';
-export {
-  RunChartBuilder,
-  requestLatencies,
-  StrideSample,
-  serverSeries,
-  timelineBucketMs,
-} from './prepare.js';
-export { isSweepDir, loadChartAssets, readReportRun, readSweep, runLabel, SWEEP_FILE } from './read.js';
+export { RunChartBuilder } from './prepare.js';
+export { isSweepDir, loadChartAssets, readReportRun, readSweep, SWEEP_FILE } from './read.js';
 export { renderHtmlReport } from './render.js';
-export { bucketMedians, cdfPoints, LogHistogram, TimeBuckets, thinScatter } from './series.js';
 export { sweepView } from './sweep.js';

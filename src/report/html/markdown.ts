@@ -1,13 +1,19 @@
 /**
- * The report's headline tables as Markdown (for ADRs and PR comments): run facts, headline
- * numbers, the comparison, errors by code and diagnosis findings. Returns a string.
+ * The report's headline tables as Markdown (for ADRs and PR comments): headline numbers, the
+ * comparison, the sweep, diagnosis findings, then each run through the run renderer
+ * (renderRunMarkdown). Returns a string.
  *
  * @module
  */
 
-import { REQUEST_ERRORS } from '../../errors.js';
-import { fmtNum, headlines, runFacts } from './format.js';
+import { renderRunMarkdown } from '../markdown.js';
+import { fmtNum, headlines } from './format.js';
 import type { HtmlReportInput } from './model.js';
+
+/** Moves every ATX heading one level down (## → ###), so that a run nests under its label. */
+export function demoteHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,5}) /gm, '#$1 ');
+}
 
 /** Escapes the characters that break a Markdown table cell. */
 export function mdCell(text: string): string {
@@ -70,23 +76,6 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
     out.push('');
   }
 
-  const errorRows = runs.flatMap((r) =>
-    (r.summary.errors ?? []).map((e) => [
-      r.label,
-      e.code,
-      String(e.count),
-      e.example,
-      (REQUEST_ERRORS[e.code] ?? REQUEST_ERRORS.UNKNOWN).hint,
-    ]),
-  );
-  out.push('## Errors', '');
-  out.push(
-    errorRows.length > 0
-      ? table(['Run', 'Code', 'Count', 'Example', 'Fix'], errorRows)
-      : 'No request failed.',
-    '',
-  );
-
   const findings = runs.flatMap((r) =>
     (r.summary.diagnosis ?? [])
       .slice()
@@ -101,9 +90,10 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
     out.push('');
   }
 
-  out.push('## Runs', '');
+  // Each run in full (context, latency, throughput, goodput, requests, errors with cause and
+  // fix, server, prompt buckets): the run renderer's own Markdown, one heading level down.
   for (const r of runs) {
-    out.push(`### ${r.label}`, '', table(['', ''], runFacts(r.summary)), '');
+    out.push(`## ${r.label}`, '', demoteHeadings(renderRunMarkdown(r.summary)).trimEnd(), '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
