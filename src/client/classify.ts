@@ -101,7 +101,11 @@ export function classifyNetworkError(err: unknown): RequestError {
 }
 
 function firstMessage(root: ErrorLike, outer: ErrorLike): string {
-  if (typeof root.message === 'string' && root.message) return root.message;
+  if (typeof root.message === 'string' && root.message) {
+    // OpenSSL: "80CC…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/…" → the reason.
+    const openssl = /SSL routines:[^:]*:([^:]+)/.exec(root.message);
+    return openssl ? openssl[1]! : root.message;
+  }
   if (typeof outer.message === 'string' && outer.message) return outer.message;
   return String(outer.name ?? 'unknown error');
 }

@@ -83,6 +83,8 @@ describe('client: network failures are records with codes', () => {
     const lb = await server((_q, res) => json(res, 200, {}));
     const r = await send(`https://127.0.0.1:${lb.port}`);
     expectError(r, 'TLS_FAILURE');
+    expect(r.error!.message).toMatch(/wrong version number/i);
+    expect(r.error!.message).not.toMatch(/deps\/openssl/);
   });
 
   it('CONNECTION_RESET when the server drops the connection mid-request', async () => {
