@@ -22,6 +22,7 @@ async function drive(
   load: LoadSpec,
   serverOpts: Parameters<typeof startTinyServer>[0],
   signal?: AbortSignal,
+  backpressure?: () => Promise<void> | undefined,
 ): Promise<{ result: LoadResult; records: RequestRecord[]; elapsedMs: number }> {
   server = await startTinyServer(serverOpts);
   const clock = new RunClock();
@@ -48,6 +49,7 @@ async function drive(
     send: (item, o) => client!.send(item, o),
     clock,
     signal,
+    backpressure,
     onRecord: (r) => records.push(r),
   });
   return { result, records, elapsedMs: performance.now() - t0 };
@@ -71,6 +73,18 @@ describe('runLoad closed loop', () => {
     expect(result.stopReason).toBe('requests');
     expect(records.every((r) => r.outcome === 'success')).toBe(true);
     expect(result.dispatchLag.count).toBe(0);
+  });
+
+  it('sends exactly the requested count when workers wait on a backlogged sink', async () => {
+    const { result, records } = await drive(
+      { ...base, concurrency: 8, requests: 20 },
+      { chunks: 1 },
+      undefined,
+      () => new Promise((resolve) => setTimeout(resolve, 3)),
+    );
+    expect(result.sent).toBe(20);
+    expect(records).toHaveLength(20);
+    expect(server!.completed).toBe(20);
   });
 
   it('stops at the duration and interrupts what is in flight', async () => {

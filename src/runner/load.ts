@@ -184,7 +184,8 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
           while (!stopSending.signal.aborted && next < limit) {
             const wait = opts.backpressure?.();
             if (wait) await wait;
-            if (stopSending.signal.aborted) break;
+            // Re-check both stop rules: other workers went on while this one waited.
+            if (stopSending.signal.aborted || next >= limit) break;
             const item = opts.workItem(next++);
             sent++;
             await dispatch(item, clock.now());
