@@ -10,6 +10,7 @@ export * from './compare/index.js';
 export * from './config/index.js';
 export * from './diagnosis/index.js';
 export * from './doctor/index.js';
+export * from './emit/index.js';
 export * from './errors.js';
 export * from './gate/index.js';
 export * from './metrics/index.js';

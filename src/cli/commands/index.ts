@@ -8,6 +8,7 @@
 import { adrCommand } from '../../adr/command.js';
 import { compareCommand } from '../../compare/command.js';
 import { doctorCommand } from '../../doctor/command.js';
+import { emitCommand } from '../../emit/command.js';
 import { gateCommand } from '../../gate/command.js';
 import { reportCommand } from '../../report/html/command.js';
 import { simCommand } from '../../sim/command.js';
@@ -29,4 +30,5 @@ export const COMMANDS: CommandSpec[] = [
   adrCommand,
   watchCommand,
   historyCommand,
+  emitCommand,
 ];

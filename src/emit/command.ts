@@ -1,0 +1,91 @@
+/**
+ * `goodput emit prometheus-rules --adr FILE [-o rules.yml]`: alerting rules from an ADR's
+ * gate and rollback, and beside them (FILE.test.yml) a `promtool test rules` case.
+ *
+ * @module
+ */
+
+import { writeFile } from 'node:fs/promises';
+import { basename, resolve as resolvePath } from 'node:path';
+import { readAdr } from '../adr/index.js';
+import type { CommandSpec } from '../cli/spec.js';
+import { ExitCode, GoodputError } from '../errors.js';
+import { alertsFromAdr, renderRulesTest, renderRulesYaml } from './rules.js';
+
+/** rules.yml → rules.test.yml */
+export function testFileFor(rulesPath: string): string {
+  return rulesPath.replace(/(\.ya?ml)?$/, '.test.yml');
+}
+
+const prometheusRules: CommandSpec = {
+  name: 'prometheus-rules',
+  summary: "Prometheus alerting rules from an ADR's gate and rollback, with a promtool test",
+  description:
+    'Writes the rules (stdout without -o) and, with -o FILE, FILE.test.yml for `promtool test rules`. Latency alerts read the goodput watch exporter (goodput_*_seconds histograms).',
+  options: [
+    {
+      name: 'adr',
+      type: 'string',
+      valueName: 'FILE',
+      description: 'The ADR to read (gate thresholds and rollback)',
+    },
+    {
+      name: 'out',
+      type: 'string',
+      short: 'o',
+      valueName: 'FILE',
+      description: 'Rules file to write [default: stdout]',
+    },
+    {
+      name: 'range',
+      type: 'string',
+      default: '5m',
+      valueName: 'RANGE',
+      description: 'rate() window of the expressions',
+    },
+    {
+      name: 'gate-for',
+      type: 'string',
+      default: '5m',
+      valueName: 'DURATION',
+      description: 'for: of the gate-threshold alerts',
+    },
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    if (typeof o.adr !== 'string') {
+      throw new GoodputError(
+        'E_USAGE',
+        'emit prometheus-rules needs --adr FILE',
+        'e.g. goodput emit prometheus-rules --adr docs/adr/ADR-20250102-001-x.md',
+      );
+    }
+    const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
+    const alerts = alertsFromAdr(doc.frontMatter, { range: o.range as string, gateFor: o.gateFor as string });
+    const rules = renderRulesYaml(doc.frontMatter, alerts);
+    if (typeof o.out !== 'string') {
+      ctx.stdout.write(rules);
+      return ExitCode.OK;
+    }
+    const out = resolvePath(ctx.cwd, o.out);
+    const testOut = testFileFor(out);
+    await writeFile(out, rules);
+    await writeFile(testOut, renderRulesTest(basename(out), alerts, doc.frontMatter));
+    ctx.stderr.write(`rules: ${out}\ntest: ${testOut} (promtool test rules ${basename(testOut)})\n`);
+    return ExitCode.OK;
+  },
+};
+
+export const emitCommand: CommandSpec = {
+  name: 'emit',
+  summary: 'Generate artefacts from an ADR (prometheus-rules)',
+  options: [],
+  subcommands: [prometheusRules],
+  async run() {
+    throw new GoodputError(
+      'E_USAGE',
+      'emit needs a subcommand',
+      'e.g. goodput emit prometheus-rules --adr FILE',
+    );
+  },
+};

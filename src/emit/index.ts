@@ -1,0 +1,7 @@
+/**
+ * emit: artefacts generated from an ADR — Prometheus alerting rules and their promtool test.
+ *
+ * @module
+ */
+export { emitCommand, testFileFor } from './command.js';
+export { alertsFromAdr, type EmittedAlert, renderRulesTest, renderRulesYaml } from './rules.js';
