@@ -8,6 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../src/cli/commands/run.js';
+import { resolveBenchmarkConfig } from '../src/cli/options.js';
+import { parseArgv } from '../src/cli/parse.js';
 import { type BenchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { type EngineOptions, type SimServer, startSim } from '../src/sim/index.js';
 import type { LoadSpec, ServerSample } from '../src/types.js';
@@ -98,6 +101,9 @@ describe('server metrics against the simulator', () => {
     expect(kv.max).toBeLessThanOrEqual(engineKvMax + 1e-9);
     expect(kv.max).toBeGreaterThan(0.5 * engineKvMax);
     expect(server.series.numBlocks?.last).toBe(160);
+    // The simulator exposes fragmentation itself; it is read, not derived.
+    expect(server.fragmentationSource).toBe('server');
+    expect(server.kvFragmentation).toBeGreaterThanOrEqual(0);
     // The file holds the same samples the summary counted.
     expect(samplesOf(dir).length).toBe(server.samples);
   });
@@ -143,5 +149,29 @@ describe('server metrics against the simulator', () => {
     const wasted = k.summary.diagnosis?.find((f) => f.kind === 'wasted-work');
     expect(wasted).toBeDefined();
     expect(wasted!.evidence).toMatch(/after the client had gone/);
+  });
+});
+
+describe('--buckets', () => {
+  const resolve = (argv: string[]) => resolveBenchmarkConfig(parseArgv(runCommand, argv), {}, work);
+  it('takes pow2 (default), none, or ascending edges, and names the flag when wrong', async () => {
+    expect((await resolve([])).promptBuckets).toBeUndefined();
+    expect((await resolve(['--buckets', 'none'])).promptBuckets).toBe(false);
+    expect((await resolve(['--buckets', '512,2048'])).promptBuckets).toEqual([512, 2048]);
+    await expect(resolve(['--buckets', '2048,512'])).rejects.toThrow(/--buckets/);
+  });
+  it('breaks TTFT and E2EL down by the given edges', async () => {
+    const s = await sim({}, 0.5);
+    const c = config(s.url, 'buckets', {
+      workload: { promptTokens: 300, promptTokensRange: 0.9 },
+      load: { concurrency: 4, requests: 16 },
+      promptBuckets: [128, 512],
+    });
+    const { summary } = await runBenchmark(c, io());
+    const buckets = summary.buckets!;
+    expect(buckets.map((b) => b.minTokens)).toEqual(
+      [0, 128, 512].filter((m) => buckets.some((b) => b.minTokens === m)),
+    );
+    expect(buckets.reduce((a, b) => a + b.count, 0)).toBe(16);
   });
 });

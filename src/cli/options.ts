@@ -267,6 +267,15 @@ export const OUTPUT_OPTIONS: OptionSpec[] = [
     description: 'Label the run (repeatable), e.g. --label gpu-mem=0.9 --label build=42',
   },
   {
+    name: 'buckets',
+    type: 'list',
+    valueName: 'EDGES',
+    group: 'Output',
+    default: ['pow2'],
+    description:
+      'Prompt-length buckets for TTFT and E2EL: pow2, none, or ascending token edges (e.g. 512,2048,8192)',
+  },
+  {
     name: 'quiet',
     type: 'boolean',
     short: 'q',

@@ -34,6 +34,20 @@ function parseLabels(items: string[] | undefined): Record<string, string> | unde
   return labels;
 }
 
+/** --buckets: pow2 | none | ascending token edges. */
+function parseBuckets(items: string[] | undefined): BenchmarkConfig['promptBuckets'] {
+  if (!items || items.length === 0 || (items.length === 1 && items[0] === 'pow2')) return undefined;
+  if (items.length === 1 && items[0] === 'none') return false;
+  const edges = items.map((s) => Number(s));
+  if (edges.some((e, i) => !Number.isInteger(e) || e < 0 || (i > 0 && e <= edges[i - 1]!))) {
+    throw usage(
+      `--buckets expects pow2, none or ascending whole token counts, got '${items.join(',')}'`,
+      'e.g. --buckets 512,2048,8192',
+    );
+  }
+  return edges;
+}
+
 function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {
   const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
   const rate = num('rate');
@@ -196,6 +210,8 @@ export async function resolveBenchmarkConfig(
     }
     config.sim = { profile: simProfile };
   }
+  const buckets = parseBuckets(o.buckets as string[] | undefined);
+  if (buckets !== undefined) config.promptBuckets = buckets;
   const scrapeInterval = num('scrapeInterval');
   if (scrapeInterval !== undefined) {
     if (!(scrapeInterval >= 10))

@@ -190,7 +190,10 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     };
     if (config.labels) meta.labels = config.labels;
 
-    const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
+    const accumulator = RunAccumulator.fromMeta(meta, {
+      lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
+      promptBuckets: config.promptBuckets,
+    });
     const progress =
       !io.quiet && ProgressBar.wanted(io.stderr)
         ? new ProgressBar(io.stderr, config.load.requests, config.load.durationMs)

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { PromptBucketing } from '../metrics/index.js';
 import type { ApiKind, LoadSpec, Sampling, Slo } from '../types.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
@@ -46,6 +47,8 @@ export interface BenchmarkConfig {
   serverMetrics: { enabled: boolean; url?: string; intervalMs?: number };
   /** Things the user should know about the configuration (printed on stderr; never the key). */
   warnings?: string[];
+  /** Prompt-length buckets of the summary (--buckets): 'pow2' (default), edges, or false. */
+  promptBuckets?: PromptBucketing;
   /** Embedded engine options (only used without url). */
   sim?: { profile?: string };
 }
