@@ -7,11 +7,12 @@
  * @module
  */
 
-import { buildConnector, Pool } from 'undici';
+import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import { redactKey } from './classify.js';
 import type { Client, ClientConfig, SendOptions } from './config.js';
+import { proxyFor, proxyLabel } from './proxy.js';
 import { toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
 
@@ -54,31 +55,48 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   // Connect time: undici calls the connector's callback and then, synchronously, writes the
   // first queued request on the new socket, so the attempt's onRequestStart can take it.
   let justConnectedMs: number | undefined;
-  const baseConnector = buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) });
-  const connector: buildConnector.connector = (options, callback) => {
-    const t0 = clock.now();
-    baseConnector(options, (err, socket) => {
-      if (err) {
-        callback(err, null);
-        return;
-      }
-      justConnectedMs = roundMs(clock.now() - t0);
-      try {
-        callback(null, socket!);
-      } finally {
-        justConnectedMs = undefined;
-      }
-    });
-  };
-  const pool = new Pool(url.origin, {
+  const timed =
+    (inner: buildConnector.connector): buildConnector.connector =>
+    (options, callback) => {
+      const t0 = clock.now();
+      inner(options, (err, socket) => {
+        if (err) {
+          callback(err, null);
+          return;
+        }
+        justConnectedMs = roundMs(clock.now() - t0);
+        try {
+          callback(null, socket!);
+        } finally {
+          justConnectedMs = undefined;
+        }
+      });
+    };
+  const poolOptions = {
     connections: cfg.connections ?? null,
     pipelining: 1,
     keepAliveTimeout: 60_000,
     keepAliveMaxTimeout: 600_000,
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: connector,
-  });
+  };
+  const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? proxyFor(url));
+  const dispatcher: Dispatcher = proxy
+    ? new ProxyAgent({
+        uri: proxy,
+        ...poolOptions,
+        // Each origin's pool times the tunnel (TCP to the proxy + CONNECT + TLS) as its connect.
+        factory: (origin, opts) =>
+          new Pool(origin, {
+            ...opts,
+            connect: timed((opts as { connect: buildConnector.connector }).connect),
+          }),
+      })
+    : new Pool(url.origin, {
+        ...poolOptions,
+        connect: timed(buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) })),
+      });
+  const secrets = [cfg.apiKey, proxySecret(proxy)];
 
   const ctx: AttemptContext = {
     clock,
@@ -123,7 +141,10 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
         }, ttftTimeoutMs);
       }
       try {
-        pool.dispatch({ method: 'POST', path, headers: postHeaders, body }, attempt);
+        dispatcher.dispatch(
+          { origin: url.origin, method: 'POST', path, headers: postHeaders, body },
+          attempt,
+        );
       } catch (err) {
         attempt.onResponseError(undefined as never, err as Error);
       }
@@ -190,6 +211,9 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       for (;;) {
         attempts++;
         const a = await runAttempt(state, body);
+        if (proxy && a.error && !a.started && PROXIED_CONNECT_CODES.has(a.error.code)) {
+          a.error = { code: 'PROXY_FAILURE', message: `${proxyLabel(proxy)}: ${a.error.message}` };
+        }
         firstSentMs ??= a.sentMs;
         last = a;
         if (!a.error || a.outcome === 'cancelled' || state.stop) break;
@@ -224,7 +248,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       record.error = { code: state.stop.code, message: state.stop.message };
       record.endMs = roundMs(clock.now());
     }
-    scrub(record, cfg.apiKey);
+    scrub(record, secrets);
     return record;
   }
 
@@ -233,7 +257,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       try {
         return await sendInner(item, opts);
       } catch (err) {
-        return internalFailure(item, opts, roundMs(clock.now()), err, cfg.apiKey);
+        return internalFailure(item, opts, roundMs(clock.now()), err, secrets);
       }
     },
     async warmup(n) {
@@ -241,8 +265,9 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       const open = [];
       for (let i = 0; i < count; i++) {
         open.push(
-          pool
+          dispatcher
             .request({
+              origin: url.origin,
               method: 'GET',
               path: models.pathname + models.search,
               headers: getHeaders,
@@ -262,16 +287,39 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       closed = true;
       const busy = inFlight.size > 0;
       for (const a of [...inFlight]) a.fail('INTERRUPTED', 'the client was closed', 'cancelled');
-      await (busy ? pool.destroy() : pool.close());
+      await (busy ? dispatcher.destroy() : dispatcher.close());
     },
   };
 }
 
-/** Remove the key from every message of a record (servers sometimes echo it). */
-function scrub(record: RequestRecord, apiKey: string | undefined): void {
-  if (!apiKey) return;
-  if (record.error) record.error.message = redactKey(record.error.message, apiKey);
-  for (const f of record.failedAttempts ?? []) f.error.message = redactKey(f.error.message, apiKey);
+/** Connection failures that, through a proxy, are failures to reach the proxy. */
+const PROXIED_CONNECT_CODES = new Set<RequestErrorCode>([
+  'CONNECTION_REFUSED',
+  'DNS_FAILURE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_RESET',
+]);
+
+/** The password of a proxy URL, if it carries one (it must not reach a message either). */
+function proxySecret(proxy: string | undefined): string | undefined {
+  if (!proxy) return undefined;
+  try {
+    return decodeURIComponent(new URL(proxy).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function redactAll(message: string, secrets: (string | undefined)[]): string {
+  let out = message;
+  for (const secret of secrets) out = redactKey(out, secret);
+  return out;
+}
+
+/** Remove the key (and a proxy password) from every message of a record (servers sometimes echo the key). */
+function scrub(record: RequestRecord, secrets: (string | undefined)[]): void {
+  if (record.error) record.error.message = redactAll(record.error.message, secrets);
+  for (const f of record.failedAttempts ?? []) f.error.message = redactAll(f.error.message, secrets);
 }
 
 function internalFailure(
@@ -279,9 +327,9 @@ function internalFailure(
   opts: SendOptions,
   nowMs: number,
   err: unknown,
-  apiKey: string | undefined,
+  secrets: (string | undefined)[],
 ): RequestRecord {
-  const message = redactKey(`internal client error: ${(err as Error)?.message ?? String(err)}`, apiKey);
+  const message = redactAll(`internal client error: ${(err as Error)?.message ?? String(err)}`, secrets);
   return {
     id: item.id,
     index: item.index,

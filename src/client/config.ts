@@ -36,6 +36,11 @@ export interface ClientConfig {
   retryBaseMs?: number;
   /** Longest wait before a retry (Retry-After beyond it: no retry). Default 60 s. */
   maxRetryWaitMs?: number;
+  /**
+   * Proxy URL (`http://user:pass@proxy:3128`). Undefined: from HTTPS_PROXY / HTTP_PROXY minus NO_PROXY
+   * (never for loopback); null: never use a proxy.
+   */
+  proxyUrl?: string | null;
   /** Random source for the backoff jitter, in [0, 1). Default Math.random. */
   random?: () => number;
 }

@@ -6,7 +6,7 @@
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 
 export interface Loopback {
   url: string;
@@ -117,4 +117,58 @@ export function json(
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+export interface ConnectProxy {
+  url: string;
+  /** CONNECT targets seen, and the Proxy-Authorization header of each. */
+  tunnels: { target: string; auth: string | undefined }[];
+  close(): Promise<void>;
+}
+
+/** A minimal HTTP CONNECT proxy on loopback; with `refuse`, answers every CONNECT with that status. */
+export async function startConnectProxy(refuse?: number): Promise<ConnectProxy> {
+  const sockets = new Set<Socket>();
+  const tunnels: ConnectProxy['tunnels'] = [];
+  const server = createServer((_req, res) => {
+    res.writeHead(405);
+    res.end();
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    const target = req.url ?? '';
+    tunnels.push({ target, auth: req.headers['proxy-authorization'] });
+    if (refuse) {
+      client.end(`HTTP/1.1 ${refuse} Refused\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    const [host, port] = [
+      target.slice(0, target.lastIndexOf(':')),
+      Number(target.slice(target.lastIndexOf(':') + 1)),
+    ];
+    const upstream = connect(port, host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tunnels,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
