@@ -40,7 +40,7 @@ export function buildComparison(runs: ReportRun[]): ComparisonView {
   const base = runs[0]!;
   const first = report.comparisons[0]!;
   const rows = first.deltas.map((d, metricIndex) => ({
-    metric: d.label,
+    metric: d.unit === 'ratio' || d.unit === 'count' ? d.label : `${d.label} (${d.unit})`,
     cells: [
       { text: formatValue(d.baseline, d.unit), tone: 'neutral' as Tone },
       ...report.comparisons.map((c) => {

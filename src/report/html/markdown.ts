@@ -42,7 +42,7 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
   if (input.comparison) {
     const c = input.comparison;
     out.push(`## Comparison against ${c.baseline}`, '');
-    for (const v of c.verdicts ?? []) out.push(`- **${v.verdict}**: ${v.run}`);
+    for (const v of c.verdicts ?? []) out.push(`- **${v.run}**: ${v.verdict}`);
     if (c.verdicts?.length) out.push('');
     out.push(
       table(

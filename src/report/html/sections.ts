@@ -121,7 +121,9 @@ export function comparisonSection(view: ComparisonView | undefined): string {
     )
     .join('');
   const verdicts = (view.verdicts ?? [])
-    .map((v) => `<li><span class="verdict ${v.tone}">${e(v.verdict)}</span> ${e(v.run)}</li>`)
+    .map(
+      (v) => `<li><strong>${e(v.run)}</strong>: <span class="verdict ${v.tone}">${e(v.verdict)}</span></li>`,
+    )
     .join('');
   return `<section id="comparison"><h2>Comparison against ${e(view.baseline)}</h2>${verdicts ? `<ul class="verdicts">${verdicts}</ul>` : ''}<div class="scroll"><table class="data"><thead>${head}</thead><tbody>${rows}</tbody></table></div>${view.note ? `<p class="muted">${e(view.note)}</p>` : ''}</section>`;
 }
