@@ -50,6 +50,12 @@ export const compareCommand: CommandSpec = {
       choices: ['any', ...COMPARE_METRIC_KEYS],
       description: 'Exit 6 when a candidate is significantly worse on one of these metrics (or any)',
     },
+    {
+      name: 'min-effect',
+      type: 'number',
+      default: 0.05,
+      description: 'Noise floor: relative changes below this (0.05 = 5%) are no significant change',
+    },
     { name: 'resamples', type: 'integer', default: 2000, description: 'Bootstrap resamples' },
     {
       name: 'seed',

@@ -133,6 +133,19 @@ describe('compareRuns', () => {
     expect(report.comparisons[0]?.hints.join(' ')).toContain('decode suffers');
   });
 
+  it('treats a significant change under the noise floor as no change', () => {
+    // Identical draws, the candidate 3% slower: the rank test rejects, the floor (5%) holds.
+    const base = run('A', 400, 100, 10, 1);
+    const slower = run('B', 400, 100, 10, 1);
+    const scale = (xs: Float64Array) => xs.map((x) => x * 1.03);
+    if (slower.samples) slower.samples = { ...slower.samples, ttft: scale(slower.samples.ttft) };
+    const floored = compareRuns([base, slower], { resamples: 200 }).comparisons[0]?.deltas[0];
+    expect(floored?.p).toBeLessThan(0.05);
+    expect(floored?.verdict).toBe('unchanged');
+    const strict = compareRuns([base, slower], { resamples: 200, minEffect: 0 }).comparisons[0]?.deltas[0];
+    expect([strict?.key, strict?.verdict]).toEqual(['ttft_p50', 'worse']);
+  });
+
   it('tests proportions in points and throughput as a rate ratio', () => {
     const base = run('A', 400, 100, 10, 1, { attempted: 400, failed: 0, durationS: 40 });
     const worse = run('B', 400, 100, 10, 1, { attempted: 400, failed: 40, durationS: 80 });

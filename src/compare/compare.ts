@@ -76,6 +76,8 @@ export interface CompareReport {
   confidence: number;
   resamples: number;
   seed: number;
+  /** Relative changes smaller than this are reported as no significant change (noise floor). */
+  minEffect: number;
   baseline: RunRef;
   comparisons: RunComparison[];
 }
@@ -87,7 +89,18 @@ export interface CompareOptions {
   seed?: number;
   /** Compare even when sampling, workload or load differ (the differences are still reported). */
   allowDifferent?: boolean;
+  /**
+   * Noise floor for relative changes (default 0.05): a latency or throughput change smaller
+   * than this is "no significant change" even when the test rejects. Requests of one run share
+   * the machine's state (load, clock phase), so runs differ by a few percent more than the
+   * per-request tests assume; the floor keeps that from being called a regression (criterion's
+   * noise threshold does the same). Proportions (points) have no floor.
+   */
+  minEffect?: number;
 }
+
+/** The default noise floor of relative changes. */
+export const DEFAULT_MIN_EFFECT = 0.05;
 
 const ALPHA = 0.05;
 
@@ -119,7 +132,19 @@ function relative(a: number | undefined, b: number | undefined): number | undefi
   return b / a - 1;
 }
 
-function deltaFor(def: MetricDef, base: RunInput, cand: RunInput, random: () => number, resamples: number) {
+/** A significant move smaller than the noise floor is no move. */
+function floored(move: -1 | 0 | 1, change: number | undefined, minEffect: number): -1 | 0 | 1 {
+  return change !== undefined && Math.abs(change) < minEffect ? 0 : move;
+}
+
+function deltaFor(
+  def: MetricDef,
+  base: RunInput,
+  cand: RunInput,
+  random: () => number,
+  resamples: number,
+  minEffect: number,
+) {
   const delta: MetricDelta = {
     key: def.key,
     label: def.label,
@@ -155,7 +180,7 @@ function deltaFor(def: MetricDef, base: RunInput, cand: RunInput, random: () => 
       );
       if (ci) {
         delta.ci = ci;
-        delta.verdict = verdictOf(def.direction, moveOfInterval(ci));
+        delta.verdict = verdictOf(def.direction, floored(moveOfInterval(ci), change, minEffect));
       }
     }
     return delta;
@@ -175,9 +200,9 @@ function deltaFor(def: MetricDef, base: RunInput, cand: RunInput, random: () => 
       const mw = mannWhitneyU(a, b);
       delta.p = mw.p;
       const move = mw.p < ALPHA ? (mw.probBGreater > 0.5 ? 1 : -1) : 0;
-      delta.verdict = verdictOf(def.direction, move);
+      delta.verdict = verdictOf(def.direction, floored(move, boot.change, minEffect));
     } else {
-      delta.verdict = verdictOf(def.direction, moveOfInterval(boot.ci));
+      delta.verdict = verdictOf(def.direction, floored(moveOfInterval(boot.ci), boot.change, minEffect));
     }
   }
   return delta;
@@ -202,6 +227,7 @@ export function compareRuns(runs: RunInput[], options: CompareOptions = {}): Com
   }
   const resamples = options.resamples ?? 2000;
   const seed = options.seed ?? 1;
+  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
   const differencesByRun = candidates.map((c) => comparabilityDiffs(base.summary.meta, c.summary.meta));
   if (!options.allowDifferent) {
     const lines = differencesByRun.flatMap((diffs, i) =>
@@ -219,7 +245,7 @@ export function compareRuns(runs: RunInput[], options: CompareOptions = {}): Com
   const defs = COMPARE_METRICS.filter((m) => hasServer || !m.server);
   const comparisons = candidates.map((cand, i): RunComparison => {
     const random = seededRandom(seed + i);
-    const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples));
+    const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples, minEffect));
     return {
       candidate: refOf(cand),
       differences: differencesByRun[i] ?? [],
@@ -233,6 +259,7 @@ export function compareRuns(runs: RunInput[], options: CompareOptions = {}): Com
     confidence: 1 - ALPHA,
     resamples,
     seed,
+    minEffect,
     baseline: refOf(base),
     comparisons,
   };

@@ -14,6 +14,7 @@ export {
   type CompareOptions,
   type CompareReport,
   compareRuns,
+  DEFAULT_MIN_EFFECT,
   type MetricDelta,
   type RunComparison,
   type RunInput,

@@ -83,7 +83,8 @@ export function renderCompareTable(report: CompareReport): string {
   out.push(
     '',
     `95% intervals: bootstrap (${report.resamples} resamples, seed ${report.seed}) for percentiles, ` +
-      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput.',
+      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput; ' +
+      `changes under ${report.minEffect * 100}% count as noise.`,
   );
   return `${out.join('\n')}\n`;
 }
@@ -105,7 +106,8 @@ export function renderCompareMarkdown(report: CompareReport): string {
   out.push(
     '',
     `_95% intervals: bootstrap (${report.resamples} resamples, seed ${report.seed}) for percentiles, ` +
-      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput._',
+      'Mann–Whitney U for medians, Newcombe for proportions (pp), log rate ratio for throughput; ' +
+      `changes under ${report.minEffect * 100}% count as noise._`,
   );
   return `${out.join('\n')}\n`;
 }
