@@ -5,16 +5,19 @@
  * @module
  */
 
-import { request } from 'undici';
+import { ProxyAgent, request } from 'undici';
 import { GoodputError, REQUEST_ERRORS } from '../errors.js';
 import type { RequestError } from '../types.js';
 import { classifyNetworkError, redactKey, serverErrorMessage } from './classify.js';
+import { proxyFor } from './proxy.js';
 import { modelsUrl } from './request.js';
 
 export interface ListModelsOptions {
   /** Whole-call timeout. Default 10 s. */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** As in ClientConfig: undefined = from the environment, null = never. */
+  proxyUrl?: string | null;
 }
 
 /**
@@ -37,12 +40,15 @@ export async function listModels(
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const proxy = opts.proxyUrl === null ? undefined : (opts.proxyUrl ?? proxyFor(new URL(url)));
+  const dispatcher = proxy ? new ProxyAgent(proxy) : undefined;
   let status: number;
   let text: string;
   try {
     const res = await request(url, {
       method: 'GET',
       headers,
+      dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),

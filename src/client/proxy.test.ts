@@ -10,7 +10,7 @@ import {
   writeEvents,
 } from '../../test/helpers/loopback.js';
 import type { Clock, WorkItem } from '../types.js';
-import { createClient, proxyFor } from './index.js';
+import { createClient, listModels, proxyFor } from './index.js';
 
 describe('proxyFor', () => {
   const env = { HTTPS_PROXY: 'http://p:3128', HTTP_PROXY: 'http://q:3128' };
@@ -93,5 +93,16 @@ describe('client through a proxy', () => {
     await dead.close();
     expect(r.error?.code).toBe('PROXY_FAILURE');
     expect(JSON.stringify(r)).not.toContain(secret);
+  });
+
+  it('listModels goes through the proxy too', async () => {
+    const lb = await startLoopback((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"data":[{"id":"via-proxy"}]}');
+    });
+    const proxy = await startConnectProxy();
+    open.push(lb, proxy);
+    expect(await listModels(lb.url, undefined, { proxyUrl: proxy.url })).toEqual(['via-proxy']);
+    expect(proxy.tunnels).toHaveLength(1);
   });
 });
