@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../types.js';
 import { startServerMetricsRecorder } from './recorder.js';
-import { probeMetricsUrl, serverRootUrl, startScraper } from './scraper.js';
+import { chooseMetricsUrl, probeMetricsUrl, serverRootUrl, startScraper } from './scraper.js';
 
 const clock: Clock = { now: () => performance.now() };
 
@@ -138,5 +138,47 @@ describe('startServerMetricsRecorder', () => {
     expect(header).toMatchObject({ schemaVersion: 1, kind: 'goodput.server-metrics', runId: 'run-1' });
     expect(lines.length - 1).toBe(summary.samples);
     expect(summary.preemptions).toBe(JSON.parse(lines.at(-1)!).values.preemptionsTotal);
+  });
+});
+
+describe('chooseMetricsUrl and the baseline scrape', () => {
+  it("uses the target's /metrics only when it answers, and returns its scrape as the baseline", async () => {
+    const srv = await metricsServer([{ status: 200, body: vllm(0, 5) }]);
+    cleanup.push(srv.close);
+    const base = srv.url.replace('/metrics', '/v1');
+    const chosen = await chooseMetricsUrl({ enabled: true }, base);
+    expect(chosen.url).toBe(srv.url);
+    expect(chosen.baseline?.values.preemptionsTotal).toBe(5);
+    expect(await chooseMetricsUrl({ enabled: false }, base)).toEqual({});
+
+    const dead = await metricsServer([{ status: 404, body: 'not found' }]);
+    cleanup.push(dead.close);
+    const none = await chooseMetricsUrl({ enabled: true }, dead.url.replace('/metrics', ''));
+    expect(none.url).toBeUndefined();
+    expect(none.note).toMatch(/no Prometheus metrics at .*\/metrics/);
+    // An explicit URL is kept even when it does not answer yet: its failures will be counted.
+    const explicit = await chooseMetricsUrl({ enabled: true, url: dead.url }, base);
+    expect(explicit.url).toBe(dead.url);
+    expect(explicit.baseline).toBeUndefined();
+  });
+
+  it('records the baseline as the first sample and waits an interval before scraping again', async () => {
+    const srv = await metricsServer([{ status: 200, body: vllm(2, 9) }]);
+    cleanup.push(srv.close);
+    let now = 1000;
+    const fixed: Clock = { now: () => now };
+    const scraper = startScraper({
+      url: srv.url,
+      intervalMs: 60_000,
+      clock: fixed,
+      baseline: { engine: 'vllm', values: { preemptionsTotal: 4 } },
+    });
+    expect(scraper.samples).toEqual([{ tMs: 1000, engine: 'vllm', values: { preemptionsTotal: 4 } }]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(srv.scrapes()).toBe(0);
+    now = 2000;
+    await scraper.stop();
+    expect(srv.scrapes()).toBe(1);
+    expect(scraper.samples.map((x) => x.values.preemptionsTotal)).toEqual([4, 9]);
   });
 });

@@ -168,13 +168,20 @@ export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
 /** The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run). */
 function benchmarkArgs(args: ParsedArgs): ParsedArgs {
   const options = { ...args.options };
+  // The sweep sets concurrency or rate per point; --max-concurrency caps its open-loop points.
   delete options.concurrency;
-  const given = new Set([...args.given].filter((k) => k !== 'concurrency'));
+  delete options.maxConcurrency;
+  const given = new Set([...args.given].filter((k) => k !== 'concurrency' && k !== 'maxConcurrency'));
   return { options, positionals: args.positionals, given };
 }
 
 /** The load of one point: the base load with the point's concurrency or rate. */
-export function pointLoad(base: LoadSpec, req: PointRequest, requestsGiven: boolean): LoadSpec {
+export function pointLoad(
+  base: LoadSpec,
+  req: PointRequest,
+  requestsGiven: boolean,
+  maxConcurrency?: number,
+): LoadSpec {
   const load: LoadSpec = { ...base };
   delete load.concurrency;
   delete load.rate;
@@ -187,6 +194,7 @@ export function pointLoad(base: LoadSpec, req: PointRequest, requestsGiven: bool
     load.mode = 'open';
     load.rate = req.rate;
     load.burstiness = base.burstiness ?? 1;
+    if (maxConcurrency !== undefined) load.maxConcurrency = maxConcurrency;
   }
   if (!requestsGiven && base.durationMs === undefined) {
     // About ten seconds' worth, at least 40 requests, as a plain run would.
@@ -237,7 +245,7 @@ export const sweepCommand: CommandSpec = {
         const name = `${String(req.ordinal).padStart(2, '0')}-${req.concurrency !== undefined ? `c${req.concurrency}` : `r${req.rate}`}`;
         const config: BenchmarkConfig = {
           ...base,
-          load: pointLoad(base.load, req, requestsGiven),
+          load: pointLoad(base.load, req, requestsGiven, o.maxConcurrency as number | undefined),
           outDir: join(dir, name),
           labels: { ...base.labels, 'sweep.phase': req.phase, 'sweep.point': name },
         };
@@ -265,6 +273,14 @@ export const sweepCommand: CommandSpec = {
     if (o.json === true) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (!quiet) ctx.stdout.write(renderSweep(result));
     if (!quiet) ctx.stderr.write(`sweep: ${dir}/sweep.json\n`);
-    return result.interrupted ? ExitCode.INTERRUPTED : ExitCode.OK;
+    if (result.interrupted) return ExitCode.INTERRUPTED;
+    if (!result.points.some((p) => p.completed > 0)) {
+      throw new GoodputError(
+        'E_ALL_FAILED',
+        `no request of the sweep succeeded (${result.points.length} point(s), see ${dir})`,
+        'run goodput doctor against the same --url to find which step fails',
+      );
+    }
+    return ExitCode.OK;
   },
 };
