@@ -31,7 +31,7 @@ export function renderSweep(result: SweepResult): string {
     'SLO',
   ];
   const widths = [12, 12, 8, 10, 10, 10, 10, 10, 7, 6, 4];
-  const rows = [...result.points]
+  const rows = [...(result.anchors ?? []), ...result.points]
     .sort((a, b) => (a.mode === b.mode ? a.load - b.load : a.mode === 'concurrency' ? -1 : 1))
     .map((p) => [
       p.phase,

@@ -69,8 +69,10 @@ export interface SweepResult {
   startedAt: string;
   slo: Slo;
   minAttainment: number;
-  /** Every point run, in the order run. */
+  /** The points of the sweep's own mode (steps and bisection), in the order run. */
   points: SweepPointSummary[];
+  /** Rate sweep: the closed-loop anchor runs (synchronous, throughput) the rates were spaced between. */
+  anchors?: SweepPointSummary[];
   knee?: Knee;
   capacity?: Capacity;
   /** Why the sweep stopped rising before its last planned load. */
@@ -166,9 +168,11 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
     startedAt,
     slo,
     minAttainment: plan.minAttainment,
-    points,
+    points: stepPoints(),
     interrupted: aborted(),
   };
+  const anchors = points.filter((p) => p.mode !== mode);
+  if (anchors.length > 0) result.anchors = anchors;
   const knee = findKnee(stepPoints());
   if (knee) result.knee = knee;
   const capacity = capacityAtSlo(stepPoints(), mode);
