@@ -12,7 +12,7 @@ import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } 
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import { redactKey } from './classify.js';
 import type { Client, ClientConfig, SendOptions } from './config.js';
-import { proxyFor, proxyLabel } from './proxy.js';
+import { proxyLabel, resolveProxy } from './proxy.js';
 import { toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
 
@@ -80,7 +80,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     headersTimeout: 0,
     bodyTimeout: 0,
   };
-  const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? proxyFor(url));
+  const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? resolveProxy(url));
   const dispatcher: Dispatcher = proxy
     ? new ProxyAgent({
         uri: proxy,

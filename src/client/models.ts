@@ -9,7 +9,7 @@ import { ProxyAgent, request } from 'undici';
 import { GoodputError, REQUEST_ERRORS } from '../errors.js';
 import type { RequestError } from '../types.js';
 import { classifyNetworkError, redactKey, serverErrorMessage } from './classify.js';
-import { proxyFor } from './proxy.js';
+import { resolveProxy } from './proxy.js';
 import { modelsUrl } from './request.js';
 
 export interface ListModelsOptions {
@@ -40,7 +40,7 @@ export async function listModels(
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  const proxy = opts.proxyUrl === null ? undefined : (opts.proxyUrl ?? proxyFor(new URL(url)));
+  const proxy = opts.proxyUrl === null ? undefined : (opts.proxyUrl ?? resolveProxy(new URL(url)));
   const dispatcher = proxy ? new ProxyAgent(proxy) : undefined;
   let status: number;
   let text: string;

@@ -10,9 +10,9 @@ import {
   writeEvents,
 } from '../../test/helpers/loopback.js';
 import type { Clock, WorkItem } from '../types.js';
-import { createClient, listModels, proxyFor } from './index.js';
+import { createClient, listModels, resolveProxy } from './index.js';
 
-describe('proxyFor', () => {
+describe('resolveProxy', () => {
   const env = { HTTPS_PROXY: 'http://p:3128', HTTP_PROXY: 'http://q:3128' };
   const cases: [string, Record<string, string>, string | undefined][] = [
     ['https://api.example.com', env, 'http://p:3128'],
@@ -31,7 +31,7 @@ describe('proxyFor', () => {
   ];
   for (const [target, e, want] of cases) {
     it(`${target} with ${JSON.stringify(e)} → ${want}`, () =>
-      expect(proxyFor(new URL(target), e)).toBe(want));
+      expect(resolveProxy(new URL(target), e)).toBe(want));
   }
 });
 

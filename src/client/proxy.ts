@@ -35,11 +35,11 @@ function bypassed(url: URL, noProxy: string): boolean {
  *
  * @example
  * ```ts
- * proxyFor(new URL('https://api.example.com/v1'), { HTTPS_PROXY: 'http://proxy:3128' }); // 'http://proxy:3128'
- * proxyFor(new URL('http://127.0.0.1:8000'), { HTTP_PROXY: 'http://proxy:3128' });       // undefined
+ * resolveProxy(new URL('https://api.example.com/v1'), { HTTPS_PROXY: 'http://proxy:3128' }); // 'http://proxy:3128'
+ * resolveProxy(new URL('http://127.0.0.1:8000'), { HTTP_PROXY: 'http://proxy:3128' });       // undefined
  * ```
  */
-export function proxyFor(
+export function resolveProxy(
   url: URL,
   env: Record<string, string | undefined> = process.env,
 ): string | undefined {
