@@ -420,6 +420,11 @@ export interface RunSummary extends VllmKeys {
     retries: number;
     /** Requests whose output count came from the client, the server sent no usage. */
     usageMissing: number;
+    /**
+     * Requests still in flight when the run was stopped (Ctrl-C, end of --duration): kept in
+     * `attempted` and the records, left out of SLO attainment (the run, not the server, ended them).
+     */
+    interrupted?: number;
     /** Requests whose usage.prompt_tokens differed from the client's count by more than 1%. */
     promptTokenMismatch: number;
   };

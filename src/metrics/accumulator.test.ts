@@ -106,6 +106,7 @@ describe('RunAccumulator.summarize', () => {
       retries: 1,
       usageMissing: 1,
       promptTokenMismatch: 1,
+      interrupted: 0,
     });
     expect(s.completed).toBe(5);
     expect(s.failed).toBe(4); // vLLM: everything not completed
@@ -275,6 +276,27 @@ describe('RunAccumulator.summarize', () => {
     expect(x.request_throughput).toBe(0.5);
     expect(x.load).toMatchObject({ dropped: 3, peakInFlight: 7, clientBound: true });
     expect(x.interrupted).toBe(true);
+  });
+});
+
+describe('requests the run itself stopped', () => {
+  test('INTERRUPTED requests are attempted but neither good nor misses in attainment', () => {
+    const base = scenario();
+    const interrupted = streamed({
+      index: 10,
+      sentMs: 3100,
+      outcome: 'cancelled',
+      error: { code: 'INTERRUPTED', message: 'run stopped' },
+      tokens: 2,
+      outputTokensSource: 'counted',
+    });
+    const before = summarizeRecords(base, runMeta({ slo: SLO }));
+    const after = summarizeRecords([...base, interrupted], runMeta({ slo: SLO }));
+    expect(after.counts.attempted).toBe(before.counts.attempted + 1);
+    expect(after.counts.interrupted).toBe(1);
+    expect(after.counts.cancelled).toBe(before.counts.cancelled);
+    expect(after.goodput.attempted).toBe(before.goodput.attempted);
+    expect(after.goodput.attainment).toBe(before.goodput.attainment);
   });
 });
 

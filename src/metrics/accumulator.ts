@@ -106,7 +106,9 @@ export class RunAccumulator {
     const bucket = s.buckets?.enter(record.promptTokens);
 
     if (record.outcome === 'cancelled') {
-      s.counts.cancelled++;
+      // The run was stopped with this request in flight: not the server's miss nor the user's.
+      if (record.error?.code === 'INTERRUPTED') s.counts.interrupted = (s.counts.interrupted ?? 0) + 1;
+      else s.counts.cancelled++;
       return;
     }
     if (record.outcome === 'error') {

@@ -80,7 +80,7 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
       decodeOrThrow(s.load.dispatchLagHistogram, s.load.dispatchLag, 'dispatch lag', id),
     );
     for (const key of Object.keys(state.counts) as Array<keyof RunState['counts']>) {
-      state.counts[key] += s.counts[key];
+      state.counts[key] = (state.counts[key] ?? 0) + (s.counts[key] ?? 0);
     }
     for (const e of s.errors) {
       const seen = state.errors.get(e.code);

@@ -107,6 +107,7 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
       retries: 0,
       usageMissing: 0,
       promptTokenMismatch: 0,
+      interrupted: 0,
     },
     errors: new Map(),
     inputTokens: 0,
@@ -152,7 +153,8 @@ export function vllmLatencyKeys(
  * - vLLM `failed` = attempted − completed (errors and cancels: vLLM has no cancel), while
  *   `counts.failed` counts errors only;
  * - goodput: a request is good when it succeeded and met every SLO set (every success when
- *   none is set); attainment = good / attempted; request goodput = good / duration;
+ *   none is set); attainment = good / (attempted − interrupted): requests the run itself
+ *   stopped (Ctrl-C, end of --duration) are neither good nor misses; request goodput = good / duration;
  * - token goodput ratio = useful / total output tokens, total = the server's generated-token
  *   delta when given (extras.serverGeneratedTokens, else extras.server.generatedTokens), else
  *   every token the client received; clamped to [0, 1].
@@ -214,8 +216,8 @@ export function buildSummary(
     goodput: {
       slo: { ...state.slo },
       goodRequests: state.goodRequests,
-      attempted: state.counts.attempted,
-      attainment: ratio(state.goodRequests, state.counts.attempted),
+      attempted: state.counts.attempted - (state.counts.interrupted ?? 0),
+      attainment: ratio(state.goodRequests, state.counts.attempted - (state.counts.interrupted ?? 0)),
       requestGoodput: ratio(state.goodRequests, duration),
       usefulOutputTokens: useful,
       totalOutputTokens,

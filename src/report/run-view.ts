@@ -226,6 +226,7 @@ export function buildRunView(s: RunSummary): RunView {
       ['completed', fmtInt(c.completed)],
       ['failed', fmtInt(c.failed)],
       ['cancelled', fmtInt(c.cancelled)],
+      ...(c.interrupted ? [['interrupted (run stopped)', fmtInt(c.interrupted)] as [string, string]] : []),
       ['warmup', fmtInt(c.warmup)],
       ['retries', fmtInt(c.retries)],
       ['input tokens', fmtInt(s.total_input_tokens)],
