@@ -66,6 +66,11 @@ export interface WatchIo {
   cwd: string;
   env: Record<string, string | undefined>;
   quiet?: boolean;
+  /**
+   * An exporter owned by the caller (already listening or not): watch feeds it and leaves it
+   * open when it returns. Without it, --metrics-port makes watch create and close its own.
+   */
+  exporter?: WatchExporter;
   /** Called when the exporter listens (its port). */
   onListening?: (port: number) => void;
   /** Called after every round of every target is stored. */
@@ -180,13 +185,16 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       live.push({ probe, round, state, url: redactUrl(baseUrl) });
     }
 
-    if (config.metricsPort !== undefined) {
+    if (io.exporter) {
+      for (const l of live) io.exporter.declareTarget(l.probe.name, l.probe.model);
+    } else if (config.metricsPort !== undefined) {
       exporter = new WatchExporter({ thresholdsMs: config.thresholdsMs });
       for (const l of live) exporter.declareTarget(l.probe.name, l.probe.model);
       const port = await exporter.listen(config.metricsPort);
       log(`exporter: http://127.0.0.1:${port}/metrics`);
       io.onListening?.(port);
     }
+    const feed = io.exporter ?? exporter;
 
     const needed = config.rule ? windowsNeeded(config.rule, config.everyMs) : 0;
     if (config.rule)
@@ -235,8 +243,8 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
             timerDriftMs: driftMs,
             driftToleranceMs,
             onRecord: (record) => {
-              if (!exporter) return;
-              exporter.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
+              if (!feed) return;
+              feed.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
             },
           });
           l.state.budget.used += result.tokensSpent;
@@ -248,12 +256,11 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         const l = live[i]!;
         const { stored, summary } = result;
         store.addRound(stored);
-        if (exporter) {
+        if (feed) {
           for (const name of ['ttft', 'tpot', 'itl', 'e2el'] as const) {
-            for (const ms of result.values[name])
-              exporter.observeLatency(l.probe.name, l.probe.model, name, ms);
+            for (const ms of result.values[name]) feed.observeLatency(l.probe.name, l.probe.model, name, ms);
           }
-          exporter.endRound(l.probe.name, l.probe.model, {
+          feed.endRound(l.probe.name, l.probe.model, {
             valid: stored.valid,
             attainment: stored.attempted > 0 ? stored.good / stored.attempted : Number.NaN,
             proberLagMs: stored.proberLagMs,
@@ -287,7 +294,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           l.state.rollback = step.state;
           if (step.trigger && step.evidence) {
             outcome.rollbacks++;
-            await triggerRollback(l, config, step.evidence, needed, breachEnvBase, io, store, exporter, log);
+            await triggerRollback(l, config, step.evidence, needed, breachEnvBase, io, store, feed, log);
           }
         }
         store.saveState(l.probe.name, l.state);
