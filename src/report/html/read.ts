@@ -111,8 +111,11 @@ export async function readSweep(dir: string): Promise<{ view: SweepView; runs: R
     runs.push(run);
     summaries.push(run.summary);
   }
+  // Runs in load order (bisection points were run last but belong between their neighbours).
+  const loadOf = (r: ReportRun) =>
+    (r.summary.meta.load.mode === 'open' ? r.summary.meta.load.rate : r.summary.meta.load.concurrency) ?? 0;
   return {
     view: sweepView(steps.length > 0 ? raw : runs.map((r) => ({ summary: r.summary })), summaries),
-    runs,
+    runs: runs.slice().sort((a, b) => loadOf(a) - loadOf(b)),
   };
 }
