@@ -72,4 +72,41 @@ describe('sweep against the simulator', () => {
     expect(await at(cap.load)).toBeGreaterThanOrEqual(0.9);
     expect(await at(cap.load + 1)).toBeLessThan(0.9);
   });
+
+  it('a rate sweep runs the synchronous and throughput anchors, then open-loop rates between them', async () => {
+    const out = join(work, 'rate-sweep');
+    const args = parseArgv(sweepCommand, [
+      ...['--url', sim.url, '--prompt-tokens', '64', '--max-tokens', '8', '--ignore-eos', '--requests', '8'],
+      ...[
+        '--rate-max',
+        'auto',
+        '--steps',
+        '2',
+        '--throughput-concurrency',
+        '8',
+        '--bisect',
+        '0',
+        '--out',
+        out,
+      ],
+    ]);
+    const ctx = context(args, work);
+    expect(await sweepCommand.run(ctx)).toBe(ExitCode.OK);
+    const result = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as SweepResult;
+    expect(result.mode).toBe('rate');
+    expect(result.anchors!.map((a) => [a.phase, a.load])).toEqual([
+      ['synchronous', 1],
+      ['throughput', 8],
+    ]);
+    const [sync, max] = result.anchors!;
+    expect(result.points.map((p) => p.phase)).toEqual(['step', 'step']);
+    const [low, high] = result.points.map((p) => p.load);
+    expect(low!).toBeGreaterThan(sync!.requestThroughput);
+    // the top rate is the measured throughput, to three significant digits
+    expect(Math.abs(high! - max!.requestThroughput) / max!.requestThroughput).toBeLessThan(0.01);
+    for (const p of result.points) {
+      const summary = JSON.parse(readFileSync(join(p.dir, 'summary.json'), 'utf8'));
+      expect(summary.meta.load).toMatchObject({ mode: 'open', rate: p.load });
+    }
+  });
 });
