@@ -68,12 +68,19 @@ function samplesOf(dir: string): ServerSample[] {
   return lines.slice(1).map((l) => JSON.parse(l) as ServerSample);
 }
 
-/** The incident of DESIGN.md: long prompts fill a small paged KV cache, requests queue and get preempted. */
-const INCIDENT: EngineOptions = { numGpuBlocksOverride: 160, maxNumSeqs: 16, blockSize: 16 };
+/** A paged KV cache of 160 blocks of 16 tokens: a few long prompts fill it. */
+const KV_TIGHT: EngineOptions = { numGpuBlocksOverride: 160, maxNumSeqs: 16, blockSize: 16 };
+
+/** The "bad" configuration of examples/incident-replay.sh (docs/simulator.md, "Incident replay"). */
+const INCIDENT_ENGINE: EngineOptions = {
+  gpuMemoryUtilization: 0.27,
+  enableChunkedPrefill: false,
+  maxNumBatchedTokens: 65536,
+};
 
 describe('server metrics against the simulator', () => {
   it('records preemptions, generated tokens and KV usage that match the engine', async () => {
-    const s = await sim(INCIDENT, 0.5);
+    const s = await sim(KV_TIGHT, 0.5);
     // The engine's own KV usage, read in-process while the run goes.
     let engineKvMax = 0;
     const poll = setInterval(() => {
@@ -109,12 +116,20 @@ describe('server metrics against the simulator', () => {
   });
 
   it('the incident replay is diagnosed as KV pressure and queueing', async () => {
-    const s = await sim(INCIDENT, 0.5);
+    // examples/incident-replay.sh's load (64 concurrent, 2000-token shared system prompt + 200,
+    // 128 output tokens) against its bad engine, 64 requests instead of 300, steps twice as fast.
+    const s = await startSim({
+      seed: 1,
+      profile: 'h100:llama-3.1-8b',
+      engine: INCIDENT_ENGINE,
+      slowdown: 0.5,
+    });
+    sims.push(s);
     const { summary } = await runBenchmark(
       config(s.url, 'incident', {
-        workload: { promptTokens: 600 },
-        sampling: { temperature: 0, maxTokens: 64, ignoreEos: true, seed: 1 },
-        load: { concurrency: 12, requests: 24 },
+        workload: { promptTokens: 200, systemPromptTokens: 2000 },
+        sampling: { temperature: 0, maxTokens: 128, ignoreEos: true, seed: 1 },
+        load: { concurrency: 64, requests: 64 },
       }),
       io(),
     );

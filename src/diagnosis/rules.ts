@@ -108,7 +108,7 @@ export function queueingFinding(
       `${meanOf(queued.map((q) => q[0])).toFixed(1)} while they waited, peak ${peak.toFixed(0)}, ` +
       `${sec(range.fromMs)}–${sec(range.toMs)}); their mean TTFT ${ms(high)} vs ${ms(base)} ` +
       `${free.length > 0 ? 'without a queue' : 'for the fastest tenth'}` +
-      (r !== undefined ? ` (r=${r.toFixed(2)} between waiting and TTFT)` : ''),
+      (r !== undefined && r >= 0.3 ? ` (r=${r.toFixed(2)} between waiting and TTFT)` : ''),
     knob: 'admission: lower the load or add replicas; --max-num-seqs / --max-num-batched-tokens let more requests run at once when KV memory allows',
     ...range,
   };
