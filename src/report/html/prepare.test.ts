@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeRecords } from '../../metrics/index.js';
 import type { ServerSample } from '../../types.js';
-import { RunChartBuilder, requestLatencies, StrideSample, serverSeries } from './prepare.js';
+import {
+  cdfFromHistogram,
+  RunChartBuilder,
+  requestLatencies,
+  StrideSample,
+  serverSeries,
+} from './prepare.js';
 import { syntheticMeta, syntheticRecord } from './testing.js';
 
 describe('requestLatencies', () => {
@@ -132,5 +138,29 @@ describe('StrideSample', () => {
     expect(kept.length).toBeGreaterThan(30);
     const gaps = new Set(kept.slice(1).map((v, i) => v - kept[i]!));
     expect(gaps.size).toBe(1);
+  });
+});
+
+describe('cdfFromHistogram', () => {
+  const records = Array.from({ length: 50 }, (_, i) => syntheticRecord(i));
+  const summary = summarizeRecords(records, syntheticMeta());
+
+  it('reads the distribution back from the summary histogram (within its precision)', () => {
+    const { x, y } = cdfFromHistogram(summary.histograms.ttft);
+    const ttfts = records.map((r) => r.firstTokenMs! - r.sentMs).sort((a, b) => a - b);
+    // Nearest rank of the plain sorted values, at a few percentiles.
+    for (const p of [10, 50, 90, 100]) {
+      const exact = ttfts[Math.ceil((p / 100) * ttfts.length) - 1]!;
+      expect(Math.abs(x[y.indexOf(p)]! - exact) / exact, `p${p}`).toBeLessThan(0.01);
+    }
+  });
+
+  it('is what a run without records charts', () => {
+    const builder = new RunChartBuilder(summary);
+    const charts = builder.finish();
+    expect(charts.recordsRead).toBe(0);
+    expect(charts.cdf.e2el.x.length).toBeGreaterThan(100);
+    expect(cdfFromHistogram(undefined)).toEqual({ x: [], y: [] });
+    expect(cdfFromHistogram('not base64 at all')).toEqual({ x: [], y: [] });
   });
 });

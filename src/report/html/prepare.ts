@@ -7,6 +7,7 @@
  * @module
  */
 
+import { LatencyHistogram } from '../../metrics/index.js';
 import type { RequestRecord, RunSummary, ServerSample } from '../../types.js';
 import { lttb, type XY } from './lttb.js';
 import type { LatencySamples, RunChartData } from './model.js';
@@ -153,12 +154,21 @@ export class RunChartBuilder {
     const promptXs = this.promptTokens.values();
     const ttftYs = this.ttft.values();
     return {
-      cdf: {
-        ttft: cdfPoints(ttftSorted, CHART_POINTS.cdf),
-        tpot: cdfPoints(this.tpot.sorted(), CHART_POINTS.cdf),
-        itl: this.itl.cdf(),
-        e2el: cdfPoints(this.e2el.sorted(), CHART_POINTS.cdf),
-      },
+      cdf:
+        this.records > 0
+          ? {
+              ttft: cdfPoints(ttftSorted, CHART_POINTS.cdf),
+              tpot: cdfPoints(this.tpot.sorted(), CHART_POINTS.cdf),
+              itl: this.itl.cdf(),
+              e2el: cdfPoints(this.e2el.sorted(), CHART_POINTS.cdf),
+            }
+          : {
+              // No requests.jsonl: the summary's mergeable histograms still give the distributions.
+              ttft: cdfFromHistogram(this.summary.histograms?.ttft),
+              tpot: cdfFromHistogram(this.summary.histograms?.tpot),
+              itl: cdfFromHistogram(this.summary.histograms?.itl),
+              e2el: cdfFromHistogram(this.summary.histograms?.e2el),
+            },
       scatter: {
         points: thinScatter(promptXs, ttftYs, CHART_POINTS.scatter),
         medians: this.bucketMediansOf(promptXs, ttftYs),
@@ -185,6 +195,38 @@ export class RunChartBuilder {
     }
     return bucketMedians(xs, ys, 10);
   }
+}
+
+/** Percentiles at which a CDF is read from a histogram: every 0.5% plus a dense tail. */
+const HISTOGRAM_CDF_PERCENTILES = [
+  0.1,
+  ...Array.from({ length: 199 }, (_, i) => (i + 1) / 2),
+  99.6,
+  99.7,
+  99.8,
+  99.9,
+  99.95,
+  99.99,
+  100,
+];
+
+/**
+ * CDF points from a summary's encoded latency histogram (HdrHistogram, as the metrics module
+ * writes it), for runs whose records are not at hand. Empty when there is no histogram.
+ */
+export function cdfFromHistogram(encoded: string | undefined): XY {
+  if (!encoded) return { x: [], y: [] };
+  let hist: LatencyHistogram;
+  try {
+    hist = LatencyHistogram.decode(encoded);
+  } catch {
+    return { x: [], y: [] };
+  }
+  if (hist.count === 0) return { x: [], y: [] };
+  return {
+    x: HISTOGRAM_CDF_PERCENTILES.map((p) => hist.percentile(p)),
+    y: HISTOGRAM_CDF_PERCENTILES.slice(),
+  };
 }
 
 /** The server's running / waiting / KV usage (%) / preemptions per scrape interval, downsampled. */

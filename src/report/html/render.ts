@@ -58,12 +58,12 @@ export function renderHtmlReport(input: HtmlReportInput, assets: ChartAssets): s
     : '';
   // Several runs: each run's client and server timelines side by side, one run per row.
   const timelineGrid = runs.length > 1 ? 'charts' : 'charts wide';
-  const timelinePart = `<section id="timeline"><h2>Timeline</h2><div class="${timelineGrid}">${chartCards(specs, 'timeline')}</div></section>`;
   const truncated = runs.filter((r) => r.charts.recordsRead === 0);
   const missingNote =
     truncated.length > 0
-      ? `<p class="muted">No request records for ${e(truncated.map((r) => r.label).join(', '))}: charts show only what the summary holds.</p>`
+      ? `<p class="muted">No request records (requests.jsonl) for ${e(truncated.map((r) => r.label).join(', '))}: its distributions come from the summary's histograms; it has no timeline and no per-request scatter.</p>`
       : '';
+  const timelinePart = `<section id="timeline"><h2>Timeline</h2>${missingNote}<div class="${timelineGrid}">${chartCards(specs, 'timeline')}</div></section>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -85,7 +85,6 @@ ${sweepPart}
 ${cdfPart}
 ${scatterPart}
 ${timelinePart}
-${missingNote}
 ${latencyTableSection(runs)}
 ${errorsSection(runs)}
 ${runs.length > 1 ? factsSection(runs) : ''}
