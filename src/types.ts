@@ -365,6 +365,8 @@ export interface ServerSummary {
   kvFragmentation?: number;
   generatedTokens?: number;
   wastedTokens?: number;
+  /** Preemptions per second over the scrape window (first to last sample). */
+  preemptionsPerS?: number;
   /** Where kvFragmentation came from: the server's own gauge, or derived (see server-metrics/fragmentation.ts). */
   fragmentationSource?: 'server' | 'derived';
   /** Mean TTFT and ITL from the server's own histograms (deltas over the run), when exported. */

@@ -116,6 +116,7 @@ describe('summarizeServer', () => {
     expect(s.samples).toBe(3);
     expect(s.scrapeFailures).toBe(1);
     expect(s.preemptions).toBe(3);
+    expect(s.preemptionsPerS).toBeCloseTo(3 / 2, 12); // samples span 0–2000 ms
     expect(s.prefixCacheHitRate).toBeCloseTo(300 / 1000, 12);
     expect(s.serverTtftMeanMs).toBeCloseTo((2 / 10) * 1000, 9);
     expect(s.generatedTokens).toBe(1000);

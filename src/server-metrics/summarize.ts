@@ -136,7 +136,11 @@ export function summarizeServer(
   }
 
   const preemptions = counterDelta(samples, 'preemptionsTotal');
-  if (preemptions !== undefined) summary.preemptions = preemptions;
+  if (preemptions !== undefined) {
+    summary.preemptions = preemptions;
+    const windowMs = samples.length >= 2 ? samples.at(-1)!.tMs - samples[0]!.tMs : 0;
+    if (windowMs > 0) summary.preemptionsPerS = preemptions / (windowMs / 1000);
+  }
 
   const queries = counterDelta(samples, 'prefixCacheQueriesTotal');
   const hits = counterDelta(samples, 'prefixCacheHitsTotal');
