@@ -6,21 +6,21 @@
  * Why not the metrics module's HdrHistogram encoding: at 4 significant digits a round of 10
  * requests with ~300 inter-token gaps encodes to several hundred bytes per latency, and a month
  * of 5-minute rounds would not fit the 2 MB budget (bench/store.bench.mjs measures this codec).
- * Here a bucket spans 1/128 of an octave (relative width ≤ 0.78 %), and a percentile is
+ * Here a bucket spans 1/64 of an octave (relative width ≤ 1.6 %), and a percentile is
  * reported as the middle of its bucket clamped to the exact min and max, so it is within
- * 0.4 % of the exact nearest-rank value, whatever the window: merging two histograms is an
+ * 0.8 % of the exact nearest-rank value, whatever the window: merging two histograms is an
  * exact addition of counts, so a week's p99 is the p99 of the week's values, not an average of
  * per-round percentiles.
  *
  * @module
  */
 
-/** Sub-buckets per octave, as a power of two (2^7 = 128). */
-export const STORE_SUB_BUCKET_BITS = 7;
+/** Sub-buckets per octave, as a power of two (2^6 = 64). */
+export const STORE_SUB_BUCKET_BITS = 6;
 const SUB = 1 << STORE_SUB_BUCKET_BITS;
 const MAX_MICROS = 2 ** 40;
 
-/** Bucket index of a value in microseconds (values below 2^7 µs have their own bucket each). */
+/** Bucket index of a value in microseconds (values below 2^6 µs have their own bucket each). */
 export function bucketIndex(micros: number): number {
   const v = Math.min(MAX_MICROS, Math.max(0, Math.round(micros)));
   if (v < SUB) return v;
@@ -45,7 +45,6 @@ export function bucketRange(index: number): [number, number] {
 export interface HistogramMoments {
   count: number;
   sum: number;
-  sumSquares: number;
   min: number;
   max: number;
 }
@@ -63,7 +62,6 @@ export class StoreHistogram {
   readonly buckets = new Map<number, number>();
   count = 0;
   sum = 0;
-  sumSquares = 0;
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
 
@@ -74,7 +72,6 @@ export class StoreHistogram {
     this.buckets.set(index, (this.buckets.get(index) ?? 0) + weight);
     this.count += weight;
     this.sum += ms * weight;
-    this.sumSquares += ms * ms * weight;
     if (ms < this.min) this.min = ms;
     if (ms > this.max) this.max = ms;
   }
@@ -84,7 +81,6 @@ export class StoreHistogram {
     for (const [i, c] of other.buckets) this.buckets.set(i, (this.buckets.get(i) ?? 0) + c);
     this.count += other.count;
     this.sum += other.sum;
-    this.sumSquares += other.sumSquares;
     if (other.min < this.min) this.min = other.min;
     if (other.max > this.max) this.max = other.max;
   }
@@ -124,12 +120,12 @@ export class StoreHistogram {
   }
 
   moments(): HistogramMoments {
-    return { count: this.count, sum: this.sum, sumSquares: this.sumSquares, min: this.min, max: this.max };
+    return { count: this.count, sum: this.sum, min: this.min, max: this.max };
   }
 
   /**
    * Compact binary form: varint bucket count, then per bucket (ascending) the varint index
-   * delta and varint count; then min, max, sum and sum of squares as float32/float64.
+   * delta and varint count; then min and max as float32 (the mean of a decoded histogram comes from its bucket middles).
    * Empty histograms encode to one byte.
    */
   encode(): Buffer {
@@ -143,15 +139,13 @@ export class StoreHistogram {
       previous = i;
     }
     if (indices.length === 0) return Buffer.from(out);
-    const tail = Buffer.alloc(4 + 4 + 8 + 8);
+    const tail = Buffer.alloc(8);
     tail.writeFloatLE(this.min, 0);
     tail.writeFloatLE(this.max, 4);
-    tail.writeDoubleLE(this.sum, 8);
-    tail.writeDoubleLE(this.sumSquares, 16);
     return Buffer.concat([Buffer.from(out), tail]);
   }
 
-  /** Decodes what encode() wrote (min and max keep float32 precision: ≤ 0.00001 % off). */
+  /** Decodes what encode() wrote (min and max keep float32 precision; the mean is within the bucket precision). */
   static decode(data: Uint8Array): StoreHistogram {
     const h = new StoreHistogram();
     const cursor = { pos: 0 };
@@ -164,11 +158,14 @@ export class StoreHistogram {
       h.count += c;
     }
     if (n === 0) return h;
-    const view = Buffer.from(data.buffer, data.byteOffset + cursor.pos, 24);
+    const view = Buffer.from(data.buffer, data.byteOffset + cursor.pos, 8);
     h.min = view.readFloatLE(0);
     h.max = view.readFloatLE(4);
-    h.sum = view.readDoubleLE(8);
-    h.sumSquares = view.readDoubleLE(16);
+    // The sum is not stored (bytes matter): rebuilt from bucket middles, within the bucket precision.
+    for (const [i, c] of h.buckets) {
+      const [lo, hi] = bucketRange(i);
+      h.sum += ((i < SUB ? lo : lo + (hi - lo) / 2) / 1000) * c;
+    }
     return h;
   }
 }

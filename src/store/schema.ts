@@ -35,7 +35,7 @@ export const MIGRATIONS: readonly string[] = [
     failed INTEGER NOT NULL,
     good INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
-    prober_lag_ms REAL NOT NULL,
+    prober_lag_ms REAL NOT NULL, -- rounded to 0.1 ms
     errors TEXT,
     server TEXT,
     hist BLOB NOT NULL,

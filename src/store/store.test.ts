@@ -30,18 +30,21 @@ describe('StoreHistogram', () => {
     [3, 5000, 400, 1.2],
     [4, 1, 0.05, 0.2],
     [5, 2000, 60_000, 0.5],
-  ])('seed %i, %i values around %f ms: percentiles within 0.4%% of the exact nearest rank', (seed, n, median, sigma) => {
-    const values = sample(seed, n, median, sigma);
-    const h = new StoreHistogram();
-    for (const v of values) h.record(v);
-    for (const p of [50, 90, 99, 99.9]) {
-      const exact = nearestRank(values, p);
-      // bucket middle: ≤ half a bucket (1/256 relative) off, plus 0.5 µs of rounding
-      expect(Math.abs(h.percentile(p) - exact)).toBeLessThanOrEqual(exact / 256 + 0.0015);
-    }
-    expect(h.count).toBe(n);
-    expect(h.mean).toBeCloseTo(values.reduce((a, b) => a + b, 0) / n, 6);
-  });
+  ])(
+    'seed %i, %i values around %f ms: percentiles within 0.8%% of the exact nearest rank',
+    (seed, n, median, sigma) => {
+      const values = sample(seed, n, median, sigma);
+      const h = new StoreHistogram();
+      for (const v of values) h.record(v);
+      for (const p of [50, 90, 99, 99.9]) {
+        const exact = nearestRank(values, p);
+        // bucket middle: ≤ half a bucket (1/128 relative) off, plus 0.5 µs of rounding
+        expect(Math.abs(h.percentile(p) - exact)).toBeLessThanOrEqual(exact / 128 + 0.0015);
+      }
+      expect(h.count).toBe(n);
+      expect(h.mean).toBeCloseTo(values.reduce((a, b) => a + b, 0) / n, 6);
+    },
+  );
 
   test('bucket indices are monotonic and ranges tile the axis', () => {
     let previous = -1;
@@ -92,7 +95,12 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function round(target: string, n: number, startedAt: number, values: number[], valid = true): StoredRound {
-  const h = { ttft: new StoreHistogram(), tpot: new StoreHistogram(), itl: new StoreHistogram(), e2el: new StoreHistogram() };
+  const h = {
+    ttft: new StoreHistogram(),
+    tpot: new StoreHistogram(),
+    itl: new StoreHistogram(),
+    e2el: new StoreHistogram(),
+  };
   for (const v of values) {
     h.ttft.record(v);
     h.e2el.record(v * 10);
@@ -164,7 +172,9 @@ describe('WatchStore', () => {
     const union = [...first, ...second];
     for (const p of [50, 99] as const) {
       const exact = nearestRank(union, p);
-      expect(Math.abs(w[0]!.latency.ttft[p === 50 ? 'p50' : 'p99'] - exact)).toBeLessThanOrEqual(exact / 256 + 0.001);
+      expect(Math.abs(w[0]!.latency.ttft[p === 50 ? 'p50' : 'p99'] - exact)).toBeLessThanOrEqual(
+        exact / 256 + 0.001,
+      );
     }
     expect(w[0]!.attainment).toBeCloseTo(19 / 20);
     expect(store.prune(t0 + hour)).toBe(3);
