@@ -10,10 +10,9 @@
 import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
-import { redactKey } from './classify.js';
 import type { Client, ClientConfig, SendOptions } from './config.js';
-import { proxyLabel, resolveProxy } from './proxy.js';
-import { toRecord } from './record.js';
+import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
+import { internalFailure, scrub, toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
 
 /** The per-send state the timers and the abort signal act on. */
@@ -289,63 +288,5 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       for (const a of [...inFlight]) a.fail('INTERRUPTED', 'the client was closed', 'cancelled');
       await (busy ? dispatcher.destroy() : dispatcher.close());
     },
-  };
-}
-
-/** Connection failures that, through a proxy, are failures to reach the proxy. */
-const PROXIED_CONNECT_CODES = new Set<RequestErrorCode>([
-  'CONNECTION_REFUSED',
-  'DNS_FAILURE',
-  'CONNECT_TIMEOUT',
-  'CONNECTION_RESET',
-]);
-
-/** The password of a proxy URL, if it carries one (it must not reach a message either). */
-function proxySecret(proxy: string | undefined): string | undefined {
-  if (!proxy) return undefined;
-  try {
-    return decodeURIComponent(new URL(proxy).password) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function redactAll(message: string, secrets: (string | undefined)[]): string {
-  let out = message;
-  for (const secret of secrets) out = redactKey(out, secret);
-  return out;
-}
-
-/** Remove the key (and a proxy password) from every message of a record (servers sometimes echo the key). */
-function scrub(record: RequestRecord, secrets: (string | undefined)[]): void {
-  if (record.error) record.error.message = redactAll(record.error.message, secrets);
-  for (const f of record.failedAttempts ?? []) f.error.message = redactAll(f.error.message, secrets);
-}
-
-function internalFailure(
-  item: WorkItem,
-  opts: SendOptions,
-  nowMs: number,
-  err: unknown,
-  secrets: (string | undefined)[],
-): RequestRecord {
-  const message = redactAll(`internal client error: ${(err as Error)?.message ?? String(err)}`, secrets);
-  return {
-    id: item.id,
-    index: item.index,
-    warmup: item.warmup,
-    outcome: 'error',
-    error: { code: 'UNKNOWN', message },
-    attempts: 1,
-    scheduledMs: roundMs(opts.scheduledMs),
-    sentMs: nowMs,
-    firstSentMs: nowMs,
-    endMs: nowMs,
-    chunkMs: [],
-    chunkChars: [],
-    promptTokens: item.promptTokens,
-    outputTokens: 0,
-    outputTokensSource: 'counted',
-    maxTokens: item.maxTokens,
   };
 }

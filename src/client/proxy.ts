@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { RequestErrorCode } from '../types.js';
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 /** True when `NO_PROXY` names the host (exact, a domain suffix with or without a leading dot, `*`), optionally with the port. */
@@ -62,5 +64,23 @@ export function proxyLabel(proxy: string): string {
     return `${u.protocol}//${u.host}`;
   } catch {
     return 'the proxy';
+  }
+}
+
+/** Connection failures that, through a proxy, are failures to reach the proxy. */
+export const PROXIED_CONNECT_CODES = new Set<RequestErrorCode>([
+  'CONNECTION_REFUSED',
+  'DNS_FAILURE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_RESET',
+]);
+
+/** The password of a proxy URL, if it carries one (it must not reach a message either). */
+export function proxySecret(proxy: string | undefined): string | undefined {
+  if (!proxy) return undefined;
+  try {
+    return decodeURIComponent(new URL(proxy).password) || undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -7,6 +7,8 @@
 
 import type { AttemptRecord, Ms, RequestRecord, WorkItem } from '../types.js';
 import { roundMs, type StreamAttempt } from './attempt.js';
+import { redactKey } from './classify.js';
+import type { SendOptions } from './config.js';
 
 /** Tokens received, counted by the client: with the tokenizer when there is one, else one per chunk. */
 function countedTokens(a: StreamAttempt, countTokens: ((text: string) => number) | undefined): number {
@@ -62,4 +64,46 @@ export function toRecord(
   if (a.finishReason !== undefined) record.finishReason = a.finishReason;
   if (a.connectMs !== undefined) record.connectMs = a.connectMs;
   return record;
+}
+
+/** Replace every secret (key, proxy password) in a message. */
+export function redactAll(message: string, secrets: (string | undefined)[]): string {
+  let out = message;
+  for (const secret of secrets) out = redactKey(out, secret);
+  return out;
+}
+
+/** Remove the key (and a proxy password) from every message of a record (servers sometimes echo the key). */
+export function scrub(record: RequestRecord, secrets: (string | undefined)[]): void {
+  if (record.error) record.error.message = redactAll(record.error.message, secrets);
+  for (const f of record.failedAttempts ?? []) f.error.message = redactAll(f.error.message, secrets);
+}
+
+/** The record of a request that failed inside the client itself (a bug: never a throw through the runner). */
+export function internalFailure(
+  item: WorkItem,
+  opts: SendOptions,
+  nowMs: number,
+  err: unknown,
+  secrets: (string | undefined)[],
+): RequestRecord {
+  const message = redactAll(`internal client error: ${(err as Error)?.message ?? String(err)}`, secrets);
+  return {
+    id: item.id,
+    index: item.index,
+    warmup: item.warmup,
+    outcome: 'error',
+    error: { code: 'UNKNOWN', message },
+    attempts: 1,
+    scheduledMs: roundMs(opts.scheduledMs),
+    sentMs: nowMs,
+    firstSentMs: nowMs,
+    endMs: nowMs,
+    chunkMs: [],
+    chunkChars: [],
+    promptTokens: item.promptTokens,
+    outputTokens: 0,
+    outputTokensSource: 'counted',
+    maxTokens: item.maxTokens,
+  };
 }
