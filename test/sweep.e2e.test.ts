@@ -109,4 +109,26 @@ describe('sweep against the simulator', () => {
       expect(summary.meta.load).toMatchObject({ mode: 'open', rate: p.load });
     }
   });
+
+  it('stops rising when errors explode, and diagnoses them', async () => {
+    const failing = await startSim({ seed: 3, failures: { serverError: 0.6 } });
+    try {
+      const out = join(work, 'exploding');
+      const args = parseArgv(sweepCommand, [
+        ...['--url', failing.url, '--prompt-tokens', '64', '--max-tokens', '4', '--requests', '10'],
+        ...['--max-retries', '0', '--concurrency', '1,2,4', '--max-error-rate', '0.2', '--out', out],
+      ]);
+      const ctx = context(args, work);
+      expect(await sweepCommand.run(ctx)).toBe(ExitCode.OK);
+      const result = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as SweepResult;
+      expect(result.points.map((p) => p.load)).toEqual([1]);
+      expect(result.stoppedEarly).toMatch(/errors exploded: \d+% failed at concurrency 1/);
+      expect(result.diagnosis?.some((f) => f.kind === 'errors' && /HTTP_SERVER_ERROR/.test(f.evidence))).toBe(
+        true,
+      );
+      expect(ctx.stdout.text).toMatch(/Stopped early: errors exploded/);
+    } finally {
+      await failing.close();
+    }
+  });
 });
