@@ -9,6 +9,7 @@ import { readAdr } from '../adr/index.js';
 import { LOAD_OPTIONS, resolveBenchmarkConfig, TARGET_OPTIONS, WORKLOAD_OPTIONS } from '../cli/options.js';
 import type { CommandSpec, OptionSpec } from '../cli/spec.js';
 import { toolVersion } from '../cli/version.js';
+import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
@@ -16,6 +17,11 @@ import { readTargetsFile, type WatchTarget } from './targets.js';
 import { runWatch, type WatchConfig } from './watcher.js';
 
 /** Requests per round when --requests is not given. */
+/** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
+function durationMs(value: unknown, flag: string): number {
+  return typeof value === 'number' ? value : parseDuration(String(value), flag);
+}
+
 export const DEFAULT_WATCH_REQUESTS = 10;
 /** Output tokens per probe request when --max-tokens is not given (probes stay small). */
 export const DEFAULT_WATCH_MAX_TOKENS = 32;
@@ -142,7 +148,7 @@ export const watchCommand: CommandSpec = {
     const o = ctx.args.options;
     const given = ctx.args.given;
     const base = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
-    const everyMs = o.every as number;
+    const everyMs = durationMs(o.every, '--every');
     if (!(everyMs > 0)) throw usage('--every must be longer than 0', 'e.g. --every 5m');
     const jitter = o.jitter as number;
     if (!(jitter >= 0 && jitter <= 0.5))
@@ -207,9 +213,9 @@ export const watchCommand: CommandSpec = {
       everyMs,
       jitter,
       storePath: resolvePath(ctx.cwd, o.store as string),
-      retainMs: o.retain as number,
+      retainMs: durationMs(o.retain, '--retain'),
       thresholdsMs,
-      cooldownMs: o.cooldown as number,
+      cooldownMs: durationMs(o.cooldown, '--cooldown'),
       serverMetrics: base.serverMetrics,
       toolVersion: toolVersion(),
     };

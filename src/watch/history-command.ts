@@ -7,10 +7,16 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { CommandSpec } from '../cli/spec.js';
+import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
 import { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
+
+/** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
+function durationMs(value: unknown, flag: string): number {
+  return typeof value === 'number' ? value : parseDuration(String(value), flag);
+}
 
 export const historyCommand: CommandSpec = {
   name: 'history',
@@ -52,12 +58,14 @@ export const historyCommand: CommandSpec = {
   ],
   async run(ctx) {
     const o = ctx.args.options;
-    const windowMs = o.window as number;
+    const windowMs = durationMs(o.window, '--window');
     if (!(windowMs > 0))
       throw new GoodputError('E_USAGE', '--window must be longer than 0', 'e.g. --window 1h');
     const store = WatchStore.open(resolvePath(ctx.cwd, o.store as string), { readonly: true });
     try {
-      const query: { since: number; target?: string } = { since: Date.now() - (o.since as number) };
+      const query: { since: number; target?: string } = {
+        since: Date.now() - durationMs(o.since, '--since'),
+      };
       if (typeof o.target === 'string') {
         if (!store.targets().some((t) => t.name === o.target)) {
           throw new GoodputError(

@@ -1,0 +1,86 @@
+/**
+ * watch and history through the CLI dispatcher (in-process, embedded engine): defaults,
+ * duration flags, the trend table / JSON / HTML report, and the canary key kept out of every
+ * output and of the store.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { COMMANDS } from '../cli/commands/index.js';
+import { runCli } from '../cli/dispatch.js';
+
+const CANARY = 'sk-canary-cli-0d9f8e7c6b5a';
+const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(
+    argv,
+    {
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (err += s) },
+      env: { GOODPUT_API_KEY: CANARY },
+      cwd: dir,
+      signal: new AbortController().signal,
+    },
+    COMMANDS,
+  );
+  return { code, out, err };
+}
+
+test('watch --rounds 3 then history (table, --json, --report)', async () => {
+  const w = await cli([
+    'watch',
+    '--every',
+    '200ms',
+    '--rounds',
+    '3',
+    '--requests',
+    '2',
+    '--max-tokens',
+    '4',
+    '--slo',
+    'ttft=1000',
+  ]);
+  expect(w.err).toContain('round 3');
+  expect(w.code).toBe(0);
+  const table = await cli(['history', '--window', '1h']);
+  expect(table.code).toBe(0);
+  expect(table.out).toContain('ttft p99');
+  const json = await cli(['history', '--json']);
+  const doc = JSON.parse(json.out);
+  expect(doc.schemaVersion).toBe(1);
+  expect(doc.windows.reduce((a: number, w: { rounds: number }) => a + w.rounds, 0)).toBe(3);
+  expect(doc.windows[0].attempted).toBe(6);
+  expect(doc.windows[0].latency.ttft.p99).toBeGreaterThan(0);
+  const report = await cli(['history', '--report', '-o', 'trend.html']);
+  expect(report.code).toBe(0);
+  const html = readFileSync(join(dir, 'trend.html'), 'utf8');
+  expect(html).toContain('uPlot');
+  expect(html).toContain('embedded');
+  for (const text of [
+    w.out,
+    w.err,
+    table.out,
+    json.out,
+    html,
+    readFileSync(join(dir, 'goodput.db')).toString('latin1'),
+  ]) {
+    expect(text).not.toContain(CANARY);
+  }
+  const unknown = await cli(['history', '--target', 'nope']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.err).toContain("no target 'nope'");
+}, 30_000);
+
+test('usage errors: --on-breach without a rule, a bad --rollback', async () => {
+  const a = await cli(['watch', '--rounds', '1', '--on-breach', 'true']);
+  expect(a.code).toBe(2);
+  expect(a.err).toContain('--on-breach needs a rollback rule');
+  const b = await cli(['watch', '--rounds', '1', '--rollback', 'p99(ttft)>500']);
+  expect(b.code).toBe(2);
+  expect(b.err).toContain("missing 'for N windows'");
+});
