@@ -279,6 +279,12 @@ describe('goodput report, end to end', () => {
     const result = await report([runA, runB, '--format', 'markdown']);
     expect(result.code).toBe(0);
     const md = result.stdout;
+    // With -o the same text goes to the file, its directory created when missing.
+    const file = join(OUT, 'md', 'nested', 'report.md');
+    expect((await report([runA, runB, '--format', 'markdown', '-o', file])).code).toBe(0);
+    expect(readFileSync(file, 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '')).toBe(
+      md.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, ''),
+    );
     expect(md).toMatch(/^# goodput report — 2 runs/);
     expect(md).toMatch(/\| Run \| TTFT p50 \| TTFT p99 \| TPOT p50 \| TPOT p99 \|/);
     expect(md).toMatch(/\| h100 \| [\d.,]+ ms \|/);

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { CommandSpec } from '../../cli/spec.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { buildComparison } from './compare-view.js';
@@ -141,6 +141,7 @@ function comparisonOf(runs: ReportRun[]): ComparisonView {
 
 async function writeOut(path: string, text: string): Promise<void> {
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(path, text);
   } catch (e) {
     throw new GoodputError(

@@ -50,7 +50,7 @@ describe('renderHtmlReport', () => {
 
   it('has one chart container per spec, and the errors table with cause and fix', () => {
     const ids = (allCharts(runs) as Array<{ id: string }>).map((s) => s.id);
-    for (const id of ids) expect(html).toContain(`id="${id}" data-chart`);
+    for (const id of ids) expect(html).toContain(`id="${id}" data-chart role="img"`);
     expect(html).toContain('HTTP_SERVER_ERROR');
     expect(html).toContain('the server failed while handling the request (5xx)');
   });

@@ -25,7 +25,7 @@ function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
     .filter((s) => s.group === group)
     .map(
       (s) =>
-        `<div class="card chart"><h3>${e(s.title)}</h3><div class="plot" id="${e(s.id)}" data-chart></div></div>`,
+        `<div class="card chart"><h3>${e(s.title)}</h3><div class="plot" id="${e(s.id)}" data-chart role="img" aria-label="${e(`${s.title}: ${s.yLabel} against ${s.xLabel}`)}"></div></div>`,
     )
     .join('');
 }
