@@ -86,6 +86,12 @@ describe('server metrics against the simulator', () => {
     const poll = setInterval(() => {
       engineKvMax = Math.max(engineKvMax, s.engine.kv.usage());
     }, 2);
+    // …and at every token the engine emits (a step's allocation is at its peak then).
+    s.engine.listeners.push({
+      onToken() {
+        engineKvMax = Math.max(engineKvMax, s.engine.kv.usage());
+      },
+    });
     const { summary, dir } = await runBenchmark(
       config(s.url, 'match', {
         // 600 + 48 tokens = 41 blocks: four requests are admitted (38 blocks each) but cannot all grow.
