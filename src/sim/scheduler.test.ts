@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEngineConfig } from './engine-config.js';
 import { resolveProfile } from './profiles.js';
-import type { EngineRequest, RequestSink } from './request.js';
+import type { RequestSink } from './request.js';
 import { blockHashes } from './rng.js';
 import { Engine } from './scheduler.js';
 

@@ -13,8 +13,8 @@ import { gateCommand } from '../../gate/command.js';
 import { reportCommand } from '../../report/html/command.js';
 import { simCommand } from '../../sim/command.js';
 import { sweepCommand } from '../../sweep/command.js';
-import { historyCommand } from '../../watch/history-command.js';
 import { watchCommand } from '../../watch/command.js';
+import { historyCommand } from '../../watch/history-command.js';
 import type { CommandSpec } from '../spec.js';
 import { runCommand } from './run.js';
 
