@@ -155,6 +155,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     generate(gen, api, body, plan, req, res);
   };
 
+  // Node's default keep-alive timeout (5 s) is vLLM's too (TIMEOUT_KEEP_ALIVE = 5): idle
+  // connections are closed between requests as a real server does; the client resends once.
   const server = createServer({ noDelay: true }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent)
