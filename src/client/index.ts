@@ -10,6 +10,6 @@ export { classifyNetworkError, parseRetryAfter, redactKey, serverErrorMessage } 
 export { createClient } from './client.js';
 export type { Client, ClientConfig, SendOptions } from './config.js';
 export { type ListModelsOptions, listModels } from './models.js';
-export { resolveProxy } from './proxy.js';
+export { proxyLabel, resolveProxy } from './proxy.js';
 export { endpointUrl, modelsUrl, requestBody } from './request.js';
 export { type SseEventHandler, SseParser, type SseParserOptions } from './sse.js';

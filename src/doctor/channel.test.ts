@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeBaseUrl, analyzeKey, foreignAuthMode, isLoopbackHost } from './channel.js';
 import { closestIds } from './http.js';
-import { proxyFor } from './reach.js';
 import { looksBuffered, type StreamTrace } from './stream-trace.js';
 
 describe('analyzeBaseUrl', () => {
@@ -103,18 +102,6 @@ describe('small helpers', () => {
       isLoopbackHost('[::1]'),
       isLoopbackHost('10.0.0.1'),
     ]).toEqual([true, true, true, false]);
-  });
-  it('proxyFor honours scheme and NO_PROXY', () => {
-    const env = {
-      HTTPS_PROXY: 'http://proxy:3128',
-      HTTP_PROXY: 'http://p2:80',
-      NO_PROXY: 'localhost,.internal',
-    };
-    expect(proxyFor(new URL('https://api.example.com'), env)).toBe('http://proxy:3128');
-    expect(proxyFor(new URL('http://api.example.com'), env)).toBe('http://p2:80');
-    expect(proxyFor(new URL('http://localhost:8000'), env)).toBeUndefined();
-    expect(proxyFor(new URL('https://vllm.internal'), env)).toBeUndefined();
-    expect(proxyFor(new URL('https://x.com'), {})).toBeUndefined();
   });
   it('closestIds puts case differences first', () => {
     const ids = ['meta-llama/Llama-3.1-8B-Instruct', 'Qwen/Qwen2.5-7B-Instruct', 'other'];

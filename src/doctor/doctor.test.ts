@@ -309,3 +309,19 @@ describe('goodput doctor --progressive', () => {
     expect(r.out).toMatch(/fix: the endpoint misses the SLO at this load/);
   });
 });
+
+describe('goodput doctor through a proxy named in the environment', () => {
+  it('an unreachable proxy fails reachability and names the proxy and NO_PROXY', async () => {
+    const s = createServer();
+    const dead = await listen(s);
+    await new Promise((resolve) => s.close(resolve));
+    // The target must not be loopback (loopback never goes through a proxy); the proxy is
+    // a loopback port with nothing listening, so no traffic leaves the machine.
+    const r = await doctor(['--url', 'http://vllm.example.internal:8000', '--model', 'm'], {
+      HTTP_PROXY: dead,
+    });
+    expect(r.code).toBe(ExitCode.DOCTOR_REACHABILITY);
+    expect(r.out).toMatch(/requests go through the proxy http:\/\/127\.0\.0\.1:\d+/);
+    expect(r.out).toMatch(/fix: the proxy http:\/\/127\.0\.0\.1:\d+ is not reachable: .*NO_PROXY/);
+  });
+});

@@ -14,7 +14,6 @@ export { doctorCommand } from './command.js';
 export { type DoctorOptions, runDoctor, STAGE_EXIT } from './doctor.js';
 export { closestIds } from './http.js';
 export { MAX_ERROR_RATE, PROGRESSIVE_STAGES } from './progressive.js';
-export { proxyFor } from './reach.js';
 export { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
 export { looksBuffered, type StreamTrace, traceStream } from './stream-trace.js';
 export type { DoctorReport, StageId, StepResult, StepStatus } from './types.js';

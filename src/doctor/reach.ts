@@ -1,6 +1,7 @@
 /**
- * Reachability: DNS, TCP connect and TLS, each timed, each failure classified, with the
- * proxy settings of the environment taken into account.
+ * Reachability: DNS, TCP connect and TLS, each timed, each failure classified. When the
+ * environment names a proxy for the URL (HTTPS_PROXY / HTTP_PROXY, NO_PROXY honoured), the
+ * client goes through it, so the proxy is what must be reachable.
  *
  * @module
  */
@@ -9,42 +10,9 @@ import { lookup } from 'node:dns/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
-import { classifyNetworkError } from '../client/index.js';
+import { classifyNetworkError, proxyLabel, resolveProxy } from '../client/index.js';
 import { REQUEST_ERRORS } from '../errors.js';
 import type { StepResult } from './types.js';
-
-/** The proxy the environment names for this URL, honouring NO_PROXY; undefined when none applies. */
-export function proxyFor(url: URL, env: Record<string, string | undefined>): string | undefined {
-  const pick = (...names: string[]) => names.map((n) => env[n]).find((v) => v !== undefined && v !== '');
-  const proxy =
-    url.protocol === 'https:' ? pick('HTTPS_PROXY', 'https_proxy') : pick('HTTP_PROXY', 'http_proxy');
-  if (!proxy) return undefined;
-  const noProxy = pick('NO_PROXY', 'no_proxy');
-  if (noProxy) {
-    const host = url.hostname.toLowerCase();
-    for (const entry of noProxy.split(',').map((e) => e.trim().toLowerCase())) {
-      if (entry === '*') return undefined;
-      if (!entry) continue;
-      const bare = entry.replace(/^\*?\./, '').replace(/:\d+$/, '');
-      if (host === bare || host.endsWith(`.${bare}`)) return undefined;
-    }
-  }
-  return proxy;
-}
-
-/** A proxy URL with any credentials replaced, for display. */
-function showProxy(proxy: string): string {
-  try {
-    const u = new URL(proxy);
-    if (u.username || u.password) {
-      u.username = '***';
-      u.password = '';
-    }
-    return u.toString();
-  } catch {
-    return '(unparsable proxy URL)';
-  }
-}
 
 function elapsed(t0: number): number {
   return Math.round((performance.now() - t0) * 100) / 100;
@@ -76,7 +44,7 @@ export async function checkReachability(
   const t0 = performance.now();
   const url = new URL(callUrl);
   const details: string[] = [];
-  const proxy = proxyFor(url, env);
+  const proxy = resolveProxy(url, env);
   const result = (status: StepResult['status'], extra: Partial<StepResult> = {}): StepResult => ({
     stage: 'reachability',
     title: 'Reachability (DNS, TCP, TLS)',
@@ -85,13 +53,11 @@ export async function checkReachability(
     details,
     ...extra,
   });
-  if (proxy) {
-    details.push(
-      `the environment names a proxy for this URL: ${showProxy(proxy)} (goodput connects directly)`,
-    );
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  // Through a proxy, the client's socket goes to the proxy; TLS to the target is tunnelled.
+  const hop = proxy ? new URL(proxy) : url;
+  if (proxy) details.push(`requests go through the proxy ${proxyLabel(proxy)} (from the environment)`);
+  const host = hop.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(hop.port || (hop.protocol === 'https:' ? 443 : 80));
   let address: string;
   const tDns = performance.now();
   try {
@@ -102,7 +68,7 @@ export async function checkReachability(
     return result('fail', {
       cause: `DNS: ${host} does not resolve (${err.message})`,
       fix: proxy
-        ? 'the host may only resolve through the proxy: use the address the proxy reaches, or run goodput where the name resolves'
+        ? `fix the proxy host in HTTPS_PROXY / HTTP_PROXY, or add ${url.hostname} to NO_PROXY`
         : REQUEST_ERRORS.DNS_FAILURE.hint,
       data: { step: 'dns', code: err.code },
     });
@@ -120,14 +86,16 @@ export async function checkReachability(
     return result('fail', {
       cause: `TCP ${address}:${port}: ${info.cause} (${err.message})`,
       fix: proxy
-        ? `${info.hint}; a proxy is set in the environment (${showProxy(proxy)}): goodput does not route through it`
+        ? `the proxy ${proxyLabel(proxy)} is not reachable: fix HTTPS_PROXY / HTTP_PROXY, or add ${url.hostname} to NO_PROXY`
         : info.hint,
       data: { step: 'tcp', code },
     });
   }
-  if (url.protocol !== 'https:') {
+  if (url.protocol !== 'https:' || proxy) {
     socket.destroy();
-    return result('pass', { data: { address, port, tls: false } });
+    if (proxy && url.protocol === 'https:')
+      details.push('TLS to the target is tunnelled through the proxy: checked by the next steps');
+    return result('pass', { data: { address, port, tls: false, proxy: proxy !== undefined } });
   }
   const tTls = performance.now();
   const tls = tlsConnect({ socket, servername: host, ALPNProtocols: ['http/1.1'] });
