@@ -59,7 +59,8 @@ export function thresholdValue(t: Threshold, s: RunSummary): number | undefined 
   return stats[t.subject.stat];
 }
 
-function holds(value: number, t: Threshold): boolean {
+/** Whether a measured value satisfies the threshold's comparison. */
+export function thresholdHolds(value: number, t: Threshold): boolean {
   switch (t.op) {
     case '<':
       return value < t.limit;
@@ -80,7 +81,7 @@ export function evaluateThresholds(thresholds: readonly Threshold[], summary: Ru
   const outcomes = thresholds.map((threshold): ThresholdOutcome => {
     const value = thresholdValue(threshold, summary);
     if (value === undefined || Number.isNaN(value)) return { threshold, passed: false };
-    return { threshold, value, passed: holds(value, threshold) };
+    return { threshold, value, passed: thresholdHolds(value, threshold) };
   });
   return { passed: outcomes.every((o) => o.passed), outcomes };
 }

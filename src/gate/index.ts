@@ -12,6 +12,7 @@ export {
   SHORTHAND_THRESHOLDS,
   shorthandThresholds,
   type ThresholdOutcome,
+  thresholdHolds,
   thresholdValue,
 } from './evaluate.js';
 export {

@@ -23,7 +23,7 @@
 import type { AdrRollback } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import { parseThreshold, type Threshold, thresholdValue } from '../gate/index.js';
+import { parseThreshold, type Threshold, thresholdHolds, thresholdValue } from '../gate/index.js';
 import type { RunSummary } from '../types.js';
 
 export interface RollbackRule {
@@ -102,19 +102,6 @@ export function windowsNeeded(rule: RollbackRule, everyMs: number): number {
   return Math.max(1, Math.ceil((rule.forMs ?? 0) / everyMs - 1e-9));
 }
 
-function holds(value: number, t: Threshold): boolean {
-  switch (t.op) {
-    case '<':
-      return value < t.limit;
-    case '<=':
-      return value <= t.limit;
-    case '>':
-      return value > t.limit;
-    case '>=':
-      return value >= t.limit;
-  }
-}
-
 /** Whether a round's summary is in the bad state, and the value read (undefined: not measured). */
 export function windowIsBad(rule: RollbackRule, summary: RunSummary): { bad: boolean; value?: number } {
   const value = thresholdValue(rule.threshold, summary);
@@ -123,7 +110,7 @@ export function windowIsBad(rule: RollbackRule, summary: RunSummary): { bad: boo
     const outage = summary.counts.attempted > 0 && summary.counts.completed === 0;
     return { bad: rule.threshold.subject.kind === 'latency' && outage };
   }
-  return { bad: holds(value, rule.threshold), value };
+  return { bad: thresholdHolds(value, rule.threshold), value };
 }
 
 /** What the tracker keeps between rounds (persisted in the store, so a restart resumes it). */
