@@ -101,6 +101,15 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     description:
       'Profile of the embedded engine (without --url), e.g. a100:llama-3.1-8b or h100x4:llama-3.1-70b [default: h100:llama-3.1-8b]',
   },
+  {
+    name: 'time',
+    type: 'string',
+    choices: ['live', 'virtual'],
+    default: 'live',
+    group: 'Target',
+    description:
+      'Embedded engine only: live (real sockets, real time) or virtual (the engine with a simulated clock: what-if runs that finish in seconds)',
+  },
 ];
 
 /** What each request asks: prompts, lengths, sampling, simulated users who give up. */

@@ -210,6 +210,18 @@ export async function resolveBenchmarkConfig(
     }
     config.sim = { profile: simProfile };
   }
+  if (o.time === 'virtual') {
+    if (config.url !== undefined) {
+      throw usage(
+        '--time virtual applies to the embedded engine only',
+        'drop --url to simulate, or drop --time virtual to measure the server',
+      );
+    }
+    if (config.load.requests === undefined) {
+      throw usage('--time virtual needs --requests', 'e.g. --time virtual --requests 2000 (not --duration)');
+    }
+    config.sim = { ...config.sim, timeMode: 'virtual' };
+  }
   const buckets = parseBuckets(o.buckets as string[] | undefined);
   if (buckets !== undefined) config.promptBuckets = buckets;
   const scrapeInterval = num('scrapeInterval');

@@ -28,14 +28,15 @@ import {
   type RunSummary,
   SCHEMA_VERSION,
   type TargetInfo,
-  type WorkloadSpec,
 } from '../types.js';
-import { createRng, createTokenizer, createWorkload, loadDataset } from '../workload/index.js';
+import { createRng } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
 import { Reservoir } from './reservoir.js';
+import { buildRunWorkload, resultDir } from './run-workload.js';
 import { RunClock } from './timer.js';
+import { runVirtualBenchmark } from './virtual.js';
 
 /** Requests diagnosis looks at (a uniform sample beyond this): enough for its time slices, flat in memory. */
 export const MAX_DIAGNOSIS_OBSERVATIONS = 10_000;
@@ -61,12 +62,6 @@ export interface BenchmarkResult {
   dir: string;
 }
 
-/** "20260314-091502" in local time. */
-function stamp(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
-
 async function pickModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
   const models = await listModels(baseUrl, apiKey);
   const first = models[0];
@@ -85,6 +80,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   const note = (text: string) => {
     if (!io.quiet) io.stderr?.write(`${text}\n`);
   };
+  if (config.sim?.timeMode === 'virtual') return runVirtualBenchmark(config, io);
   const runId = randomBytes(4).toString('hex');
   const clock = new RunClock();
   let sim: SimServer | undefined;
@@ -99,32 +95,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const baseUrl = config.url ?? sim!.url;
     const model = config.model ?? (await pickModel(baseUrl, config.apiKey));
 
-    const tokenizer = createTokenizer();
-    const dataset = config.workload.datasetPath ? await loadDataset(config.workload.datasetPath) : undefined;
-    const spec: WorkloadSpec = {
-      kind: dataset ? 'dataset' : 'synthetic',
-      api: config.api,
-      maxTokens: config.sampling.maxTokens,
-      tokenizer: tokenizer.name,
-    };
-    if (!dataset) spec.promptTokens = config.workload.promptTokens;
-    if (config.workload.promptTokensRange !== undefined)
-      spec.promptTokensRange = config.workload.promptTokensRange;
-    if (config.workload.systemPromptTokens !== undefined) {
-      spec.systemPromptTokens = config.workload.systemPromptTokens;
-    }
-    const workload = createWorkload(spec, {
-      seed: config.seed,
-      warmup: config.load.warmup,
-      requests: config.load.requests,
-      rate: config.load.mode === 'open' ? config.load.rate : undefined,
-      burstiness: config.load.burstiness,
-      cancelRate: config.workload.cancelRate,
-      cancelAfterMs: config.workload.cancelAfterMs,
-      dataset,
-      tokenizer,
-      outputFromDataset: config.workload.outputFromDataset ?? true,
-    });
+    const { workload, tokenizer } = await buildRunWorkload(config);
 
     const target: TargetInfo = { baseUrl: redactUrl(baseUrl), api: config.api, embedded: sim !== undefined };
     if (sim) {
@@ -155,7 +126,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     clock.reset();
     const startedAt = new Date();
 
-    const dir = config.outDir ?? join(io.cwd, 'goodput-results', `${stamp(startedAt)}-${runId}`);
+    const dir = resultDir(config, io.cwd, startedAt, runId);
     await mkdir(dir, { recursive: true });
     note(`results: ${dir}`);
     writer = new JsonlWriter<RequestRecord>(join(dir, RESULT_FILES.requests), {

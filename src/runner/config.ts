@@ -50,7 +50,11 @@ export interface BenchmarkConfig {
   /** Prompt-length buckets of the summary (--buckets): 'pow2' (default), edges, or false. */
   promptBuckets?: PromptBucketing;
   /** Embedded engine options (only used without url). */
-  sim?: { profile?: string };
+  sim?: {
+    profile?: string;
+    /** 'virtual': run the workload through the engine with a simulated clock, no sockets (`--time virtual`). */
+    timeMode?: 'live' | 'virtual';
+  };
 }
 
 /** The default load of `goodput run` with no load flags: about ten seconds on the embedded engine. */

@@ -1,0 +1,60 @@
+/**
+ * What every kind of run sets up the same way: the workload (tokenizer, dataset, synthetic
+ * prompts, arrivals) from a BenchmarkConfig, and the default result directory.
+ *
+ * @module
+ */
+
+import { join } from 'node:path';
+import type { WorkloadSpec } from '../types.js';
+import {
+  createTokenizer,
+  createWorkload,
+  loadDataset,
+  type Tokenizer,
+  type Workload,
+} from '../workload/index.js';
+import type { BenchmarkConfig } from './config.js';
+
+/** The run's workload and the tokenizer that counted its prompts. */
+export async function buildRunWorkload(
+  config: BenchmarkConfig,
+): Promise<{ workload: Workload; tokenizer: Tokenizer }> {
+  const tokenizer = createTokenizer();
+  const dataset = config.workload.datasetPath ? await loadDataset(config.workload.datasetPath) : undefined;
+  const spec: WorkloadSpec = {
+    kind: dataset ? 'dataset' : 'synthetic',
+    api: config.api,
+    maxTokens: config.sampling.maxTokens,
+    tokenizer: tokenizer.name,
+  };
+  if (!dataset) spec.promptTokens = config.workload.promptTokens;
+  if (config.workload.promptTokensRange !== undefined)
+    spec.promptTokensRange = config.workload.promptTokensRange;
+  if (config.workload.systemPromptTokens !== undefined)
+    spec.systemPromptTokens = config.workload.systemPromptTokens;
+  const workload = createWorkload(spec, {
+    seed: config.seed,
+    warmup: config.load.warmup,
+    requests: config.load.requests,
+    rate: config.load.mode === 'open' ? config.load.rate : undefined,
+    burstiness: config.load.burstiness,
+    cancelRate: config.workload.cancelRate,
+    cancelAfterMs: config.workload.cancelAfterMs,
+    dataset,
+    tokenizer,
+    outputFromDataset: config.workload.outputFromDataset ?? true,
+  });
+  return { workload, tokenizer };
+}
+
+/** "20260314-091502" in local time. */
+function stamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/** `--out DIR`, else goodput-results/<stamp>-<runId>/ under cwd, so records always stream to disk. */
+export function resultDir(config: BenchmarkConfig, cwd: string, startedAt: Date, runId: string): string {
+  return config.outDir ?? join(cwd, 'goodput-results', `${stamp(startedAt)}-${runId}`);
+}
