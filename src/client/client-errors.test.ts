@@ -345,7 +345,7 @@ describe('client: retries', () => {
 
 describe('client: the API key never leaks', () => {
   it('redacts a key the server echoes, in every message of the record', async () => {
-    const key = 'sk-live-0123456789abcdef';
+    const key = 'key-live-0123456789abcdef';
     let calls = 0;
     const lb = await server((req, res) => {
       calls++;

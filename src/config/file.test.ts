@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GoodputError } from '../errors.js';
 import { detectShape, loadConfigFile, parseConfig } from './file.js';
 
-const SECRET = 'sk-file-secret-abcdef123456';
+const SECRET = 'key-file-secret-abcdef123456';
 
 function configError(fn: () => unknown): GoodputError {
   try {

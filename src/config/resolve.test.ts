@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GoodputError } from '../errors.js';
 import { resolveTarget } from './resolve.js';
 
-const FILE_KEY = 'sk-from-file-000000000001';
-const ENV_GOODPUT = 'sk-from-goodput-env-0002';
-const ENV_OPENAI = 'sk-from-openai-env-00003';
-const KEYFILE_KEY = 'sk-from-key-file-0000004';
+const FILE_KEY = 'key-from-file-000000000001';
+const ENV_GOODPUT = 'key-from-goodput-env-0002';
+const ENV_OPENAI = 'key-from-openai-env-00003';
+const KEYFILE_KEY = 'key-from-key-file-0000004';
 
 let dir: string;
 let settingsPath: string;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { describeKey, inspectKey, redact, redactUrl } from './secrets.js';
 
-const KEY = 'sk-test-9f8e7d6c5b4a3210ZYXW';
+const KEY = 'key-test-9f8e7d6c5b4a3210ZYXW';
 
 describe('redact', () => {
   test('removes every occurrence of the key, raw and trimmed', () => {

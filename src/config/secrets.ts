@@ -33,7 +33,7 @@ export function redact(text: string, key: string | undefined): string {
  * the key is long enough (12+) that they give little away.
  *
  * @example
- * describeKey('sk-abcdefghijklmnop1234'); // "23 characters, ending …1234"
+ * describeKey('key-abcdefghijklmnop1234'); // "23 characters, ending …1234"
  */
 export function describeKey(key: string | undefined): string {
   if (key === undefined || key === '') return 'no key';

@@ -65,7 +65,7 @@ describe('analyzeBaseUrl', () => {
 });
 
 describe('analyzeKey', () => {
-  const key = 'sk-abcdefghijklmnop1234';
+  const key = 'key-abcdefghijklmnop1234';
   it('describes a key by length and last four only', () => {
     const a = analyzeKey(key, 'env GOODPUT_API_KEY', false);
     expect(a.description).toBe(`${key.length} characters, ending …1234`);

@@ -9,7 +9,7 @@ import { doctorCommand } from './command.js';
 import { runDoctor } from './doctor.js';
 import type { DoctorReport } from './types.js';
 
-const KEY = 'sk-doctor-canary-0123456789abcdef';
+const KEY = 'key-doctor-canary-0123456789abcdef';
 
 async function doctor(argv: string[], env: Record<string, string | undefined> = {}) {
   let out = '';

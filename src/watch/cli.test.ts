@@ -10,7 +10,7 @@ import { afterAll, expect, test } from 'vitest';
 import { COMMANDS } from '../cli/commands/index.js';
 import { runCli } from '../cli/dispatch.js';
 
-const CANARY = 'sk-canary-cli-0d9f8e7c6b5a';
+const CANARY = 'key-canary-cli-0d9f8e7c6b5a';
 const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

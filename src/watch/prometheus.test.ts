@@ -16,7 +16,7 @@ import { WatchExporter } from './exporter.js';
 import { parseRollbackFlag } from './rollback.js';
 import { runWatch } from './watcher.js';
 
-const CANARY = 'sk-canary-prom-5e1b7d9a3c';
+const CANARY = 'key-canary-prom-5e1b7d9a3c';
 let sim: SimServer;
 let dir: string;
 let exporter: WatchExporter;

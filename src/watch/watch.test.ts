@@ -14,7 +14,7 @@ import { WatchStore } from '../store/index.js';
 import { parseRollbackFlag } from './rollback.js';
 import { runWatch, type WatchConfig } from './watcher.js';
 
-const CANARY = 'sk-canary-7f3a9c1e5b2d4f6a8e0c';
+const CANARY = 'key-canary-7f3a9c1e5b2d4f6a8e0c';
 let sim: SimServer;
 let dir: string;
 
