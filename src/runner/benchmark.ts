@@ -21,7 +21,7 @@ import {
   type ServerMetricsRecorder,
   startServerMetricsRecorder,
 } from '../server-metrics/index.js';
-import { type SimServer, startSim } from '../sim/index.js';
+import { type EmbeddedSim, startEmbeddedSim } from '../sim/index.js';
 import {
   type RequestRecord,
   type RunMeta,
@@ -83,14 +83,21 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   if (config.sim?.timeMode === 'virtual') return runVirtualBenchmark(config, io);
   const runId = randomBytes(4).toString('hex');
   const clock = new RunClock();
-  let sim: SimServer | undefined;
+  let sim: EmbeddedSim | undefined;
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
   let client: Client | undefined;
   try {
     if (config.url === undefined) {
-      sim = await startSim({ host: '127.0.0.1', port: 0, seed: config.seed, profile: config.sim?.profile });
-      note(`embedded engine: ${sim.url} (${sim.profile.id}), model ${sim.model}`);
+      sim = await startEmbeddedSim({
+        host: '127.0.0.1',
+        port: 0,
+        seed: config.seed,
+        profile: config.sim?.profile,
+      });
+      note(
+        `embedded engine: ${sim.url} (${sim.profileId}${sim.isolated ? ', own thread' : ''}), model ${sim.model}`,
+      );
     }
     const baseUrl = config.url ?? sim!.url;
     const model = config.model ?? (await pickModel(baseUrl, config.apiKey));
@@ -100,7 +107,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const target: TargetInfo = { baseUrl: redactUrl(baseUrl), api: config.api, embedded: sim !== undefined };
     if (sim) {
       target.timeMode = 'live';
-      target.simProfile = sim.profile.id;
+      target.simProfile = sim.profileId;
     }
     const width = config.load.concurrency ?? config.load.maxConcurrency ?? 64;
     client = createClient(

@@ -12,6 +12,7 @@ export {
   resolveEngineConfig,
 } from './engine-config.js';
 export { type FailureConfig, FailureInjector, type FailurePlan } from './failures.js';
+export { type EmbeddedSim, startEmbeddedSim } from './isolated.js';
 export { KvCache } from './kv-cache.js';
 export { LiveDriver } from './live.js';
 export {
