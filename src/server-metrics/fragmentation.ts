@@ -65,34 +65,78 @@ function deliveredBy(s: ClientSpan, tMs: number): number {
   );
 }
 
-/** Tokens the client knows the server holds in the KV cache at time t (see module doc). */
-export function clientHeldTokens(spans: readonly ClientSpan[], tMs: number, serverRunning?: number): number {
-  let held = 0;
-  let running = 0;
-  const prefilling: ClientSpan[] = [];
-  for (const s of spans) {
-    if (s.sentMs > tMs || s.endMs <= tMs) continue;
-    if (s.firstTokenMs === undefined || s.firstTokenMs > tMs) {
-      prefilling.push(s);
-      continue;
+/** Most prefilling requests remembered per sample (more than any engine's max-num-seqs). */
+const MAX_PREFILLING = 4096;
+
+/**
+ * What the spans that cover one sample time add up to: tokens held and count of the
+ * requests visibly running, and the earliest-sent requests still waiting for their first
+ * token (sent time, prompt tokens), sorted by sent time. Spans can be folded into it as they
+ * end, so a long run keeps one of these per sample instead of one span per request.
+ */
+export interface HeldAtSample {
+  held: number;
+  running: number;
+  prefilling: Array<[sentMs: number, promptTokens: number]>;
+}
+
+export function emptyHeld(): HeldAtSample {
+  return { held: 0, running: 0, prefilling: [] };
+}
+
+/** Adds one span's contribution at time t. */
+export function foldSpan(acc: HeldAtSample, s: ClientSpan, tMs: number): void {
+  if (s.sentMs > tMs || s.endMs <= tMs) return;
+  if (s.firstTokenMs === undefined || s.firstTokenMs > tMs) {
+    const list = acc.prefilling;
+    if (list.length >= MAX_PREFILLING && s.sentMs >= list[list.length - 1]![0]) return;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]![0] <= s.sentMs) lo = mid + 1;
+      else hi = mid;
     }
-    running++;
-    held += s.promptTokens + deliveredBy(s, tMs);
+    list.splice(lo, 0, [s.sentMs, s.promptTokens]);
+    if (list.length > MAX_PREFILLING) list.pop();
+    return;
   }
-  if (serverRunning !== undefined && serverRunning > running && prefilling.length > 0) {
-    prefilling.sort((a, b) => a.sentMs - b.sentMs);
-    const extra = Math.min(prefilling.length, Math.round(serverRunning - running));
-    for (let i = 0; i < extra; i++) held += prefilling[i]!.promptTokens;
+  acc.running++;
+  acc.held += s.promptTokens + deliveredBy(s, tMs);
+}
+
+/**
+ * Tokens the client knows the server holds in the KV cache at time t (see module doc):
+ * what `folded` already holds for t plus the given spans.
+ */
+export function clientHeldTokens(
+  spans: readonly ClientSpan[],
+  tMs: number,
+  serverRunning?: number,
+  folded?: HeldAtSample,
+): number {
+  const acc: HeldAtSample = folded
+    ? { held: folded.held, running: folded.running, prefilling: [...folded.prefilling] }
+    : emptyHeld();
+  for (const s of spans) foldSpan(acc, s, tMs);
+  let held = acc.held;
+  if (serverRunning !== undefined && serverRunning > acc.running && acc.prefilling.length > 0) {
+    const extra = Math.min(acc.prefilling.length, Math.round(serverRunning - acc.running));
+    for (let i = 0; i < extra; i++) held += acc.prefilling[i]![1];
   }
   return held;
 }
 
 /** Fragmentation at one sample, or undefined when the layout is unknown or nothing is allocated. */
-export function derivedFragmentation(sample: ServerSample, spans: readonly ClientSpan[]): number | undefined {
+export function derivedFragmentation(
+  sample: ServerSample,
+  spans: readonly ClientSpan[],
+  folded?: HeldAtSample,
+): number | undefined {
   const { kvUsage, numBlocks, blockSize, running } = sample.values;
   if (kvUsage === undefined || numBlocks === undefined || blockSize === undefined) return undefined;
   const allocated = kvUsage * numBlocks * blockSize;
   if (!(allocated > 0)) return undefined;
-  const held = clientHeldTokens(spans, sample.tMs, running);
+  const held = clientHeldTokens(spans, sample.tMs, running, folded);
   return Math.min(1, Math.max(0, 1 - held / allocated));
 }

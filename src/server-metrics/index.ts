@@ -5,7 +5,15 @@
  *
  * @module
  */
-export { type ClientSpan, clientHeldTokens, derivedFragmentation, spanOf } from './fragmentation.js';
+export {
+  type ClientSpan,
+  clientHeldTokens,
+  derivedFragmentation,
+  emptyHeld,
+  foldSpan,
+  type HeldAtSample,
+  spanOf,
+} from './fragmentation.js';
 export { detectEngine, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
   type PromExposition,

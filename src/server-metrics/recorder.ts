@@ -60,7 +60,8 @@ export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): 
     baseline: opts.baseline,
     onSample: (s) => writer?.write(s),
   });
-  const client = new ClientViewBuilder();
+  // Ended requests are folded into the samples they cover: memory follows the samples.
+  const client = new ClientViewBuilder(scraper.samples);
   let finished: Promise<ServerSummary> | undefined;
   const finish = async (): Promise<ServerSummary> => {
     await scraper.stop();

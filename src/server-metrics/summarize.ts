@@ -17,7 +17,14 @@
  */
 
 import type { RequestRecord, SeriesStats, ServerSample, ServerSeriesName, ServerSummary } from '../types.js';
-import { type ClientSpan, derivedFragmentation, spanOf } from './fragmentation.js';
+import {
+  type ClientSpan,
+  derivedFragmentation,
+  emptyHeld,
+  foldSpan,
+  type HeldAtSample,
+  spanOf,
+} from './fragmentation.js';
 
 const HISTOGRAM_PARTS = new Set<ServerSeriesName>([
   'serverTtftSecondsSum',
@@ -28,25 +35,77 @@ const HISTOGRAM_PARTS = new Set<ServerSeriesName>([
 
 /** What the server summary needs of the client's records, kept compact for long runs. */
 export interface ClientView {
+  /** Spans not folded yet (all of them when the builder had no samples to fold into). */
   spans: ClientSpan[];
+  /** Per sample time (tMs): what the folded spans hold there. */
+  folded?: ReadonlyMap<number, HeldAtSample>;
   /** Output tokens delivered to clients that did not cancel (warmup included). */
   usefulTokens: number;
   /** Output tokens received by warmup requests. */
   warmupTokens: number;
 }
 
-/** Builds a ClientView record by record, as the run goes. */
+/** Spans kept before folding them into the samples they cover. */
+const FOLD_EVERY = 1024;
+
+/**
+ * Builds a ClientView record by record, as the run goes. Given the live array of scraped
+ * samples, it folds ended spans into per-sample sums (every sample a span covers has been
+ * taken once a later sample exists), so memory follows the number of samples, not of requests.
+ */
 export class ClientViewBuilder {
-  private readonly view: ClientView = { spans: [], usefulTokens: 0, warmupTokens: 0 };
+  private spans: ClientSpan[] = [];
+  private readonly folded = new Map<number, HeldAtSample>();
+  private usefulTokens = 0;
+  private warmupTokens = 0;
+
+  constructor(private readonly samples?: readonly ServerSample[]) {}
 
   add(r: RequestRecord): void {
-    this.view.spans.push(spanOf(r));
-    if (r.outcome !== 'cancelled') this.view.usefulTokens += r.outputTokens;
-    if (r.warmup) this.view.warmupTokens += r.outputTokens;
+    this.spans.push(spanOf(r));
+    if (r.outcome !== 'cancelled') this.usefulTokens += r.outputTokens;
+    if (r.warmup) this.warmupTokens += r.outputTokens;
+    if (this.samples && this.spans.length >= FOLD_EVERY) this.fold(this.samples);
+  }
+
+  private fold(samples: readonly ServerSample[]): void {
+    const last = samples.at(-1)?.tMs;
+    if (last === undefined) return;
+    const keep: ClientSpan[] = [];
+    for (const span of this.spans) {
+      if (span.endMs >= last) {
+        keep.push(span);
+        continue;
+      }
+      // First sample at or after the span's send (samples are in time order).
+      let lo = 0;
+      let hi = samples.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (samples[mid]!.tMs < span.sentMs) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < samples.length && samples[i]!.tMs < span.endMs; i++) {
+        const t = samples[i]!.tMs;
+        let acc = this.folded.get(t);
+        if (!acc) {
+          acc = emptyHeld();
+          this.folded.set(t, acc);
+        }
+        foldSpan(acc, span, t);
+      }
+    }
+    this.spans = keep;
   }
 
   build(): ClientView {
-    return this.view;
+    const view: ClientView = {
+      spans: this.spans,
+      usefulTokens: this.usefulTokens,
+      warmupTokens: this.warmupTokens,
+    };
+    if (this.folded.size > 0) view.folded = this.folded;
+    return view;
   }
 }
 
@@ -154,7 +213,7 @@ export function summarizeServer(
   if (itlSum !== undefined && itlCount) summary.serverItlMeanMs = (itlSum / itlCount) * 1000;
 
   const client = opts.records ? toView(opts.records) : undefined;
-  const fragmentation = meanFragmentation(samples, client?.spans);
+  const fragmentation = meanFragmentation(samples, client);
   if (fragmentation) {
     summary.kvFragmentation = fragmentation.value;
     summary.fragmentationSource = fragmentation.source;
@@ -174,7 +233,7 @@ export function summarizeServer(
 
 function meanFragmentation(
   samples: readonly ServerSample[],
-  spans: readonly ClientSpan[] | undefined,
+  client: ClientView | undefined,
 ): { value: number; source: 'server' | 'derived' } | undefined {
   let sum = 0;
   let count = 0;
@@ -182,7 +241,11 @@ function meanFragmentation(
   for (const s of samples) {
     // Only samples with KV in use: an idle cache has no meaningful fragmentation.
     if (!(s.values.kvUsage === undefined || s.values.kvUsage > 0)) continue;
-    const v = exposed ? s.values.kvFragmentation : spans ? derivedFragmentation(s, spans) : undefined;
+    const v = exposed
+      ? s.values.kvFragmentation
+      : client
+        ? derivedFragmentation(s, client.spans, client.folded?.get(s.tMs))
+        : undefined;
     if (v === undefined || !Number.isFinite(v)) continue;
     sum += v;
     count++;
