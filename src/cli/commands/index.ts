@@ -19,16 +19,16 @@ import type { CommandSpec } from '../spec.js';
 import { runCommand } from './run.js';
 
 export const COMMANDS: CommandSpec[] = [
-  // commands are appended below, one line each
-  simCommand,
+  // in the order a user meets them: measure, diagnose, decide, report, watch, simulate
   runCommand,
-  reportCommand,
   doctorCommand,
   sweepCommand,
   compareCommand,
-  gateCommand,
   adrCommand,
+  gateCommand,
+  reportCommand,
   watchCommand,
   historyCommand,
   emitCommand,
+  simCommand,
 ];
