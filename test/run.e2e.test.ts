@@ -243,6 +243,21 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
     expect(records.some((r) => r.error?.code === 'INTERRUPTED')).toBe(true);
   });
 
+  it("the README's command: no flags runs the default load (~10 s) on the embedded engine and prints the baseline", async () => {
+    const res = await runBin(['run'], { cwd: work, timeoutMs: 60_000 });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/embedded engine: http:\/\/127\.0\.0\.1:\d+ .*own thread/);
+    expect(res.stdout).toMatch(/^TTFT +80 /m);
+    expect(res.stdout).toMatch(/^TPOT +\d+ /m);
+    expect(res.stdout).toMatch(/SLO attainment/);
+    const dir = /results: (.+)/.exec(res.stderr)![1]!.trim();
+    const summary = readSummary(dir);
+    expect(summary.completed).toBe(80);
+    // "about ten seconds": the default load is sized for it on the default profile.
+    expect(summary.duration).toBeGreaterThan(3);
+    expect(summary.duration).toBeLessThan(20);
+  }, 90_000);
+
   it('every request failing exits 3 with the cause and the fix', async () => {
     const port = await deadPort();
     const out = join(work, 'dead');
