@@ -9,6 +9,7 @@ import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveBenchmarkConfig } from '../cli/options.js';
 import type { ParsedArgs } from '../cli/spec.js';
+import { resolveTarget, type TargetFlags } from '../config/index.js';
 import { isGoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/index.js';
 import { analyzeBaseUrl, analyzeKey, foreignAuthMode, isLoopbackHost, type Problem } from './channel.js';
@@ -31,32 +32,6 @@ async function readJson(path: string): Promise<Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-}
-
-/** The key as it was read (untrimmed) and where from, mirroring resolveBenchmarkConfig's precedence. */
-async function rawKey(
-  o: Record<string, unknown>,
-  env: Env,
-  file: Record<string, unknown> | undefined,
-  cwd: string,
-) {
-  if (typeof o.apiKeyFile === 'string') {
-    try {
-      return {
-        raw: await readFile(resolvePath(cwd, o.apiKeyFile), 'utf8'),
-        source: `--api-key-file ${o.apiKeyFile}`,
-      };
-    } catch {
-      return { raw: undefined, source: `--api-key-file ${o.apiKeyFile}` };
-    }
-  }
-  for (const name of ['GOODPUT_API_KEY', 'OPENAI_API_KEY']) {
-    const v = env[name];
-    if (v !== undefined && v.trim() !== '') return { raw: v, source: `env ${name}` };
-  }
-  const fromFile = file?.api_key ?? file?.apiKey;
-  if (typeof fromFile === 'string') return { raw: fromFile, source: 'config file' };
-  return { raw: undefined, source: 'nowhere' };
 }
 
 /** Checks the configuration; `embeddedUrl` is the simulator's URL when no target was given. */
@@ -106,21 +81,20 @@ export async function checkConfig(
     problems.push({ severity: 'fail', cause: e.message, fix: e.hint });
     return done();
   }
-  const urlSource =
-    typeof o.url === 'string'
-      ? '--url'
-      : env.GOODPUT_BASE_URL
-        ? 'env GOODPUT_BASE_URL'
-        : file
-          ? 'config file'
-          : 'embedded engine';
-  const rawUrl =
-    typeof o.url === 'string'
-      ? o.url
-      : (env.GOODPUT_BASE_URL ??
-        (file?.base_url as string | undefined) ??
-        (file?.baseUrl as string | undefined) ??
-        embeddedUrl);
+  // Where each setting came from, and the key as it was written (for the whitespace checks).
+  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
+  const flags: TargetFlags = {};
+  for (const [k, v] of [
+    ['url', str('url')],
+    ['model', str('model')],
+    ['apiKeyFile', str('apiKeyFile')],
+    ['config', str('config')],
+  ] as const) {
+    if (v !== undefined) flags[k] = v;
+  }
+  const target = await resolveTarget({ flags, env, cwd });
+  const rawUrl = target.baseUrl ?? embeddedUrl;
+  const urlSource = target.baseUrl !== undefined ? target.source.baseUrl.detail : 'the embedded engine';
   if (rawUrl === undefined) {
     problems.push({ severity: 'fail', cause: 'no base URL', fix: 'give --url http://host:port' });
     return done();
@@ -131,27 +105,17 @@ export async function checkConfig(
   details.push(`base URL from ${urlSource}${url.callUrl ? `; requests go to ${url.callUrl}` : ''}`);
   if (!url.callUrl) return done();
   const host = new URL(url.callUrl).hostname;
-  const key = await rawKey(o, env, file, cwd);
-  const ka = analyzeKey(key.raw, key.source, isLoopbackHost(host));
+  const keySource = target.source.apiKey.detail;
+  const ka = analyzeKey(target.apiKeyRaw, keySource, isLoopbackHost(host));
   problems.push(...ka.problems);
+  details.push(ka.present ? `key from ${keySource}: ${ka.description}` : keySource);
   details.push(
-    ka.present
-      ? `key from ${key.source}: ${ka.description}`
-      : 'no key (none in --api-key-file, GOODPUT_API_KEY, OPENAI_API_KEY or the config)',
-  );
-  const modelSource =
-    typeof o.model === 'string'
-      ? '--model'
-      : env.GOODPUT_MODEL
-        ? 'env GOODPUT_MODEL'
-        : config.model
-          ? 'config file'
-          : undefined;
-  details.push(
-    modelSource
-      ? `model '${config.model}' from ${modelSource}`
+    target.model !== undefined
+      ? `model '${target.model}' from ${target.source.model.detail}`
       : 'no model given: the first of GET /v1/models will be used',
   );
+  // The /v1 note is analyzeBaseUrl's, with the URL that will be called.
+  for (const w of target.warnings) if (!w.includes('/v1')) details.push(w);
   const baseUrl = url.callUrl.slice(
     0,
     url.callUrl.length - (api === 'chat' ? '/v1/chat/completions' : '/v1/completions').length,
