@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { RunSamples } from '../../compare/index.js';
 import type { RunSummary } from '../../types.js';
 import type { XY } from './lttb.js';
 
@@ -25,14 +26,7 @@ export interface RunChartData {
 }
 
 /** Per-request latency samples (sorted) and output-token sums: what compare's statistics need. */
-export interface LatencySamples {
-  ttft: Float64Array;
-  tpot: Float64Array;
-  itl: Float64Array;
-  e2el: Float64Array;
-  completed: number;
-  outputTokens: { sum: number; sumOfSquares: number };
-}
+export type LatencySamples = RunSamples;
 
 /** One run as the report shows it. */
 export interface ReportRun {
