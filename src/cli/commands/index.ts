@@ -16,6 +16,7 @@ import { sweepCommand } from '../../sweep/command.js';
 import { watchCommand } from '../../watch/command.js';
 import { historyCommand } from '../../watch/history-command.js';
 import type { CommandSpec } from '../spec.js';
+import { mergeCommand } from './merge.js';
 import { runCommand } from './run.js';
 
 export const COMMANDS: CommandSpec[] = [
@@ -23,6 +24,7 @@ export const COMMANDS: CommandSpec[] = [
   runCommand,
   doctorCommand,
   sweepCommand,
+  mergeCommand,
   compareCommand,
   adrCommand,
   gateCommand,

@@ -1,0 +1,99 @@
+/**
+ * `goodput merge`: the runs of several load generators that drove the same target at the
+ * same time, combined into one result directory. Percentiles are merged through the runs'
+ * histograms, so they are exactly those of one generator that recorded every request
+ * (see mergeSummaries for what is exact, summed or taken as the maximum).
+ *
+ * @module
+ */
+
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ExitCode, GoodputError } from '../../errors.js';
+import { mergeSummaries } from '../../metrics/index.js';
+import { renderRunTable } from '../../report/index.js';
+import {
+  JsonlWriter,
+  RESULT_FILES,
+  readRecords,
+  readSummary,
+  runPaths,
+  writeSummary,
+} from '../../results/index.js';
+import { type RequestRecord, SCHEMA_VERSION } from '../../types.js';
+import type { CommandSpec } from '../spec.js';
+
+/** Copies every run's records into one requests.jsonl, ids prefixed with the run's position. */
+async function mergeRecords(runs: string[], out: string, runId: string, startedAt: string): Promise<number> {
+  const writer = new JsonlWriter<RequestRecord>(join(out, RESULT_FILES.requests), {
+    schemaVersion: SCHEMA_VERSION,
+    kind: 'goodput.requests',
+    runId,
+    startedAt,
+  });
+  let n = 0;
+  try {
+    for (const [i, run] of runs.entries()) {
+      for await (const record of readRecords(run)) {
+        // Times stay on each generator's own clock: latencies are differences, so they hold.
+        writer.write({ ...record, id: `g${i + 1}-${record.id}` });
+        n++;
+        if (writer.backlogged) await writer.drained();
+      }
+    }
+  } finally {
+    await writer.close();
+  }
+  return n;
+}
+
+export const mergeCommand: CommandSpec = {
+  name: 'merge',
+  summary: 'Combine the runs of several load generators (same target, same time) into one, percentiles exact',
+  description: [
+    'Each RUN is a result directory (or its summary.json) written by goodput run; all must share the SLOs.',
+    'Writes OUT/summary.json (the merged summary) and OUT/requests.jsonl (every record, ids prefixed g1-, g2-, …).',
+  ].join('\n'),
+  positionals: [{ name: 'RUN', description: 'result directories to merge', required: true, variadic: true }],
+  options: [
+    {
+      name: 'out',
+      short: 'o',
+      type: 'string',
+      valueName: 'DIR',
+      description: 'Directory of the merged run (required)',
+    },
+    { name: 'json', type: 'boolean', description: 'Print the merged summary as JSON on stdout' },
+  ],
+  async run(ctx) {
+    const runs = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
+    if (runs.length < 2) {
+      throw new GoodputError(
+        'E_USAGE',
+        `merge needs at least two runs, got ${runs.length}`,
+        'goodput merge gen1/ gen2/ -o merged/',
+      );
+    }
+    if (typeof ctx.args.options.out !== 'string') {
+      throw new GoodputError('E_USAGE', 'merge needs --out DIR', 'goodput merge gen1/ gen2/ -o merged/');
+    }
+    const out = resolve(ctx.cwd, ctx.args.options.out);
+    if (runs.some((r) => runPaths(r).dir === out)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--out ${out} is one of the runs being merged`,
+        'write the merged run to a new directory',
+      );
+    }
+    const summaries = await Promise.all(runs.map((r) => readSummary(r)));
+    const merged = mergeSummaries(summaries);
+    await mkdir(out, { recursive: true });
+    const records = await mergeRecords(runs, out, merged.meta.runId, merged.meta.startedAt);
+    await writeSummary(join(out, RESULT_FILES.summary), merged);
+    ctx.stderr.write(`merged ${runs.length} runs (${records} records) into ${out}\n`);
+    ctx.stdout.write(
+      ctx.args.options.json === true ? `${JSON.stringify(merged, null, 2)}\n` : renderRunTable(merged),
+    );
+    return ExitCode.OK;
+  },
+};

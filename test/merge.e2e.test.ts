@@ -1,0 +1,97 @@
+/**
+ * `goodput merge`: two load generators driving one engine at the same time, combined into
+ * one run whose percentiles are those of every request recorded in one place.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/cli/commands/index.js';
+import { runCli } from '../src/cli/dispatch.js';
+import { ExitCode } from '../src/errors.js';
+import { collect, readRecords, readSummary } from '../src/results/index.js';
+import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
+import { type SimServer, startSim } from '../src/sim/index.js';
+import { histogramTolerance, nearestRank } from './fixtures/records.js';
+
+let sim: SimServer;
+let work: string;
+beforeAll(async () => {
+  sim = await startSim({ host: '127.0.0.1', port: 0, seed: 2, slowdown: 0.2 });
+  work = await mkdtemp(join(tmpdir(), 'goodput-merge-'));
+});
+afterAll(() => sim.close());
+
+async function cli(argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await runCli(
+    argv,
+    {
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (err += s) },
+      env: {},
+      cwd: work,
+      signal: new AbortController().signal,
+    },
+    COMMANDS,
+  );
+  return { code, out, err };
+}
+
+const generator = (seed: number, slo: { ttftMs?: number } = { ttftMs: 200 }) =>
+  benchmarkConfig({
+    url: sim.url,
+    seed,
+    slo,
+    load: { concurrency: 4, requests: 40 },
+    workload: { promptTokens: 128 },
+    sampling: { temperature: 0, maxTokens: 16, ignoreEos: true },
+    serverMetrics: { enabled: false },
+  });
+
+describe('goodput merge', () => {
+  it('combines concurrent generators: counts add up, percentiles equal those of all records together', async () => {
+    const [a, b] = await Promise.all([
+      runBenchmark({ ...generator(1), outDir: join(work, 'g1') }, { cwd: work, quiet: true }),
+      runBenchmark({ ...generator(2), outDir: join(work, 'g2') }, { cwd: work, quiet: true }),
+    ]);
+    const r = await cli(['merge', 'g1', 'g2', '-o', 'merged', '--json']);
+    expect(r.code).toBe(ExitCode.OK);
+    expect(r.err).toMatch(/merged 2 runs \(80 records\)/);
+    const merged = await readSummary(join(work, 'merged'));
+    expect(JSON.parse(r.out)).toEqual(merged);
+    expect(merged.completed).toBe(a.summary.completed + b.summary.completed);
+    expect(merged.goodput.goodRequests).toBe(a.summary.goodput.goodRequests + b.summary.goodput.goodRequests);
+
+    const records = await collect(readRecords(join(work, 'merged')));
+    expect(records).toHaveLength(80);
+    expect(new Set(records.map((x) => x.id)).size).toBe(80);
+    const ttfts = records
+      .filter((x) => x.outcome === 'success')
+      .map((x) => x.firstTokenMs! - x.sentMs)
+      .sort((x, y) => x - y);
+    for (const [p, key] of [
+      [50, 'p50'],
+      [99, 'p99'],
+    ] as const) {
+      const exact = nearestRank(ttfts, p);
+      expect(Math.abs(merged.latency.ttft[key] - exact)).toBeLessThanOrEqual(
+        histogramTolerance(exact) + 0.001,
+      );
+    }
+  });
+
+  it('refuses runs judged against different SLOs, and an --out that is one of the runs', async () => {
+    await runBenchmark(
+      { ...generator(3, { ttftMs: 999 }), outDir: join(work, 'g3') },
+      { cwd: work, quiet: true },
+    );
+    const slo = await cli(['merge', 'g1', 'g3', '-o', 'bad']);
+    expect(slo.code).toBe(ExitCode.USAGE);
+    expect(slo.err).toMatch(/different SLOs/);
+    const self = await cli(['merge', 'g1', 'g2', '-o', 'g1']);
+    expect(self.code).toBe(ExitCode.USAGE);
+    expect(self.err).toMatch(/is one of the runs being merged/);
+  });
+});
