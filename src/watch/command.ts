@@ -139,7 +139,8 @@ export const watchCommand: CommandSpec = {
     'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
   ].join('\n'),
   options: [
-    ...TARGET_OPTIONS,
+    // Watching is live by nature: no virtual clock.
+    ...TARGET_OPTIONS.filter((o) => o.name !== 'time'),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,
