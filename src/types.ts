@@ -427,6 +427,13 @@ export interface RunSummary extends VllmKeys {
      * `attempted` and the records, left out of SLO attainment (the run, not the server, ended them).
      */
     interrupted?: number;
+    /** Successful requests whose output exceeded the max_tokens asked (the server ignored the limit). */
+    overLimit?: number;
+    /**
+     * With ignore_eos asked: successful requests that stopped before max_tokens for another reason
+     * than the length limit (the server ignored ignore_eos, so output lengths vary).
+     */
+    endedEarly?: number;
     /** Requests whose usage.prompt_tokens differed from the client's count by more than 1%. */
     promptTokenMismatch: number;
   };

@@ -107,6 +107,8 @@ describe('RunAccumulator.summarize', () => {
       usageMissing: 1,
       promptTokenMismatch: 1,
       interrupted: 0,
+      overLimit: 0,
+      endedEarly: 0,
     });
     expect(s.completed).toBe(5);
     expect(s.failed).toBe(4); // vLLM: everything not completed
@@ -276,6 +278,31 @@ describe('RunAccumulator.summarize', () => {
     expect(x.request_throughput).toBe(0.5);
     expect(x.load).toMatchObject({ dropped: 3, peakInFlight: 7, clientBound: true });
     expect(x.interrupted).toBe(true);
+  });
+});
+
+describe('servers that ignore the output limit or ignore_eos', () => {
+  test('over-long outputs and, with ignore_eos, early stops are counted', () => {
+    const over = streamed({ index: 1, sentMs: 0, tokens: 11 });
+    over.maxTokens = 8; // 11 tokens came back for a limit of 8
+    const early = streamed({ index: 2, sentMs: 10, tokens: 5 });
+    early.maxTokens = 16;
+    early.finishReason = 'stop';
+    const full = streamed({ index: 3, sentMs: 20, tokens: 16 });
+    full.maxTokens = 16;
+    full.finishReason = 'length';
+    const withEos = summarizeRecords(
+      [over, early, full],
+      runMeta({ sampling: { temperature: 0, maxTokens: 16, ignoreEos: true } }),
+    );
+    expect(withEos.counts.overLimit).toBe(1);
+    expect(withEos.counts.endedEarly).toBe(1);
+    const withoutEos = summarizeRecords(
+      [over, early, full],
+      runMeta({ sampling: { temperature: 0, maxTokens: 16, ignoreEos: false } }),
+    );
+    expect(withoutEos.counts.overLimit).toBe(1);
+    expect(withoutEos.counts.endedEarly).toBe(0);
   });
 });
 

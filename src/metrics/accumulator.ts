@@ -42,6 +42,8 @@ export interface AccumulatorOptions {
   promptBuckets?: PromptBucketing;
   /** Live seconds kept for the per-second peaks. Default 4096. */
   maxSecondBins?: number;
+  /** ignore_eos was asked: count successes that ended before max_tokens (counts.endedEarly). */
+  ignoreEos?: boolean;
 }
 
 /** A prompt whose server-reported length differs from the client's by more than this share is a mismatch. */
@@ -61,6 +63,7 @@ export class RunAccumulator {
   private readonly lateToleranceMs: number;
   private readonly tokensPerSecond: SecondBins;
   private readonly activePerSecond: SecondBins;
+  private readonly ignoreEos: boolean;
 
   constructor(options: AccumulatorOptions = {}) {
     const bucketing = options.promptBuckets ?? 'pow2';
@@ -69,6 +72,7 @@ export class RunAccumulator {
       bucketing === false ? undefined : new PromptBuckets(bucketing),
     );
     this.openLoop = options.openLoop ?? false;
+    this.ignoreEos = options.ignoreEos ?? false;
     this.lateToleranceMs = options.lateSendToleranceMs ?? DEFAULT_LATE_SEND_TOLERANCE_MS;
     this.tokensPerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
     this.activePerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
@@ -76,7 +80,12 @@ export class RunAccumulator {
 
   /** An accumulator judging by the run's SLOs and load mode (options override). */
   static fromMeta(meta: RunMeta, options: AccumulatorOptions = {}): RunAccumulator {
-    return new RunAccumulator({ slo: meta.slo, openLoop: meta.load.mode === 'open', ...options });
+    return new RunAccumulator({
+      slo: meta.slo,
+      openLoop: meta.load.mode === 'open',
+      ignoreEos: meta.sampling.ignoreEos,
+      ...options,
+    });
   }
 
   /** Adds one finished request (any outcome). */
@@ -130,6 +139,11 @@ export class RunAccumulator {
 
     s.counts.completed++;
     if (record.outputTokensSource === 'counted') s.counts.usageMissing++;
+    // Servers differ: some ignore max_completion_tokens, or ignore_eos (DESIGN, "Real servers differ").
+    if (record.outputTokens > record.maxTokens) s.counts.overLimit = (s.counts.overLimit ?? 0) + 1;
+    else if (this.ignoreEos && record.outputTokens < record.maxTokens && record.finishReason !== 'length') {
+      s.counts.endedEarly = (s.counts.endedEarly ?? 0) + 1;
+    }
     s.inputTokens += record.promptTokens;
     s.outputTokens += record.outputTokens;
     s.usefulOutputTokens += record.outputTokens;

@@ -108,6 +108,8 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
       usageMissing: 0,
       promptTokenMismatch: 0,
       interrupted: 0,
+      overLimit: 0,
+      endedEarly: 0,
     },
     errors: new Map(),
     inputTokens: 0,

@@ -135,6 +135,16 @@ function warningsOf(s: RunSummary): string[] {
       `${plural(c.usageMissing, 'response')} carried no usage: output tokens were counted by the client`,
     );
   }
+  if (c.overLimit) {
+    w.push(
+      `${plural(c.overLimit, 'response')} longer than the max_tokens asked: the server ignores the output limit`,
+    );
+  }
+  if (c.endedEarly) {
+    w.push(
+      `${plural(c.endedEarly, 'response')} ended before max_tokens although ignore_eos was asked: the server ignores it, output lengths vary`,
+    );
+  }
   if (c.promptTokenMismatch > 0) {
     w.push(
       `${plural(c.promptTokenMismatch, 'prompt')} counted differently by the server (> 1 %): a prompt may have been cut, or the tokenizer differs`,
