@@ -11,13 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAdr } from '../src/adr/index.js';
-import { COMMANDS } from '../src/cli/commands/index.js';
-import { runCli } from '../src/cli/dispatch.js';
 import { ExitCode } from '../src/errors.js';
 import { evaluateThresholds, gateSpecThresholds } from '../src/gate/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { RunSummary } from '../src/types.js';
-import { capture } from './helpers/cli.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 const LOAD = [
   '--requests',
@@ -43,12 +41,8 @@ let fast: SimServer;
 let slow: SimServer;
 let adrPath: string;
 
-async function cli(argv: string[], cwd = work) {
-  const stdout = capture();
-  const stderr = capture();
-  const signal = new AbortController().signal;
-  const code = await runCli(argv, { stdout, stderr, env: {}, cwd, signal }, COMMANDS);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+function cli(argv: string[], cwd = work) {
+  return runCliInProcess(argv, { cwd });
 }
 
 const readSummary = (dir: string) =>

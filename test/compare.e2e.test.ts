@@ -16,12 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../src/cli/commands/index.js';
-import { runCli } from '../src/cli/dispatch.js';
 import type { CompareReport } from '../src/compare/index.js';
 import { ExitCode } from '../src/errors.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
-import { capture } from './helpers/cli.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 const LOAD = [
   '--requests',
@@ -44,12 +42,8 @@ let engine: SimServer;
 let twinEngine: SimServer;
 let slowEngine: SimServer;
 
-async function cli(argv: string[]) {
-  const stdout = capture();
-  const stderr = capture();
-  const signal = new AbortController().signal;
-  const code = await runCli(argv, { stdout, stderr, env: {}, cwd: work, signal }, COMMANDS);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+function cli(argv: string[]) {
+  return runCliInProcess(argv, { cwd: work });
 }
 
 const dir = (name: string) => join(work, name);

@@ -9,12 +9,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../src/cli/commands/index.js';
-import { runCli } from '../src/cli/dispatch.js';
 import { ExitCode } from '../src/errors.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { RunSummary } from '../src/types.js';
-import { capture } from './helpers/cli.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 const LOAD = [
   '--requests',
@@ -31,12 +29,8 @@ const LOAD = [
 let work: string;
 let engine: SimServer;
 
-async function cli(argv: string[], env: Record<string, string> = {}) {
-  const stdout = capture();
-  const stderr = capture();
-  const signal = new AbortController().signal;
-  const code = await runCli(argv, { stdout, stderr, env, cwd: work, signal }, COMMANDS);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+function cli(argv: string[], env: Record<string, string> = {}) {
+  return runCliInProcess(argv, { cwd: work, env });
 }
 
 beforeAll(async () => {

@@ -6,13 +6,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../src/cli/commands/index.js';
-import { runCli } from '../src/cli/dispatch.js';
 import { ExitCode } from '../src/errors.js';
 import { collect, readRecords, readSummary } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import { histogramTolerance, nearestRank } from './fixtures/records.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 let sim: SimServer;
 let work: string;
@@ -23,20 +22,8 @@ beforeAll(async () => {
 afterAll(() => sim.close());
 
 async function cli(argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    argv,
-    {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      env: {},
-      cwd: work,
-      signal: new AbortController().signal,
-    },
-    COMMANDS,
-  );
-  return { code, out, err };
+  const r = await runCliInProcess(argv, { cwd: work });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 const generator = (seed: number, slo: { ttftMs?: number } = { ttftMs: 200 }) =>

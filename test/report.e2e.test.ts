@@ -12,11 +12,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/dispatch.js';
 import { reportCommand } from '../src/report/html/index.js';
 import { readSummary } from '../src/results/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { pointFromSummary, type SweepResult } from '../src/sweep/index.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 const OUT = resolve('test-output/report');
 
@@ -44,21 +44,8 @@ function config(outDir: string, profile: string, name: string): BenchmarkConfig 
 }
 
 /** Runs the report command in-process; returns its exit code and what it wrote. */
-async function report(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(
-    ['report', ...args],
-    {
-      stdout: { write: (s: string) => (stdout += s) },
-      stderr: { write: (s: string) => (stderr += s) },
-      env: {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    },
-    [reportCommand],
-  );
-  return { code, stdout, stderr };
+function report(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(['report', ...args], { cwd: process.cwd(), commands: [reportCommand] });
 }
 
 // Code run inside the page, as strings: the test's TypeScript has no DOM types.

@@ -2,10 +2,9 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../src/cli/commands/index.js';
-import { runCli } from '../src/cli/dispatch.js';
 import { collect, readRecords } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
+import { runCliInProcess } from './helpers/cli.js';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'goodput-virtual-'));
 
@@ -67,17 +66,9 @@ describe('goodput run --time virtual', () => {
   });
 
   it('refuses a real server, and says so through the CLI', async () => {
-    let err = '';
-    const code = await runCli(
+    const { code, stderr: err } = await runCliInProcess(
       ['run', '--url', 'http://127.0.0.1:9', '--time', 'virtual', '--requests', '5'],
-      {
-        stdout: { write: () => true },
-        stderr: { write: (s: string) => (err += s) },
-        env: {},
-        cwd: process.cwd(),
-        signal: new AbortController().signal,
-      },
-      COMMANDS,
+      { cwd: process.cwd() },
     );
     expect(code).toBe(2);
     expect(err).toMatch(/--time virtual applies to the embedded engine only/);
@@ -86,17 +77,9 @@ describe('goodput run --time virtual', () => {
 
   it('runs through the CLI and the summary names the time mode', async () => {
     const dir = await tmp();
-    let out = '';
-    const code = await runCli(
+    const { code, stdout: out } = await runCliInProcess(
       ['run', '--time', 'virtual', '--requests', '300', '--concurrency', '32', '--out', dir, '--json'],
-      {
-        stdout: { write: (s: string) => (out += s) },
-        stderr: { write: () => true },
-        env: {},
-        cwd: process.cwd(),
-        signal: new AbortController().signal,
-      },
-      COMMANDS,
+      { cwd: process.cwd() },
     );
     expect(code).toBe(0);
     const summary = JSON.parse(out);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/dispatch.js';
+import { runCliInProcess } from '../../test/helpers/cli.js';
 import { parseArgv } from '../cli/parse.js';
 import { ExitCode } from '../errors.js';
 import { type SimServer, startSim } from '../sim/index.js';
@@ -12,20 +12,12 @@ import type { DoctorReport } from './types.js';
 const KEY = 'key-doctor-canary-0123456789abcdef';
 
 async function doctor(argv: string[], env: Record<string, string | undefined> = {}) {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    ['doctor', ...argv],
-    {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      env,
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-    },
-    [doctorCommand],
-  );
-  return { code, out, err, all: out + err };
+  const r = await runCliInProcess(['doctor', ...argv], {
+    cwd: process.cwd(),
+    env,
+    commands: [doctorCommand],
+  });
+  return { code: r.code, out: r.stdout, err: r.stderr, all: r.stdout + r.stderr };
 }
 
 function listen(server: Server): Promise<string> {

@@ -8,28 +8,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { runCliInProcess } from '../../test/helpers/cli.js';
 import { serializeAdr } from '../adr/index.js';
-import { COMMANDS } from '../cli/commands/index.js';
-import { runCli } from '../cli/dispatch.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'goodput-emit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    argv,
-    {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      env: {},
-      cwd: dir,
-      signal: new AbortController().signal,
-    },
-    COMMANDS,
-  );
-  return { code, out, err };
+  const r = await runCliInProcess(argv, { cwd: dir });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 function writeAdr(name: string, extra: Record<string, unknown>): string {

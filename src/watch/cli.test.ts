@@ -7,28 +7,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { COMMANDS } from '../cli/commands/index.js';
-import { runCli } from '../cli/dispatch.js';
+import { runCliInProcess } from '../../test/helpers/cli.js';
 
 const CANARY = 'key-canary-cli-0d9f8e7c6b5a';
 const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(
-    argv,
-    {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      env: { GOODPUT_API_KEY: CANARY },
-      cwd: dir,
-      signal: new AbortController().signal,
-    },
-    COMMANDS,
-  );
-  return { code, out, err };
+  const r = await runCliInProcess(argv, { cwd: dir, env: { GOODPUT_API_KEY: CANARY } });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test('watch --rounds 3 then history (table, --json, --report)', async () => {

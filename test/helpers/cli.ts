@@ -10,7 +10,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CommandContext, ParsedArgs } from '../../src/cli/spec.js';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { runCli } from '../../src/cli/dispatch.js';
+import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/cli/spec.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO, 'dist', 'cli', 'main.js');
@@ -140,4 +142,22 @@ export function jsonlLines(path: string): unknown[] {
     .split('\n')
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l));
+}
+
+/**
+ * Runs one goodput invocation in-process (the same dispatcher as the binary) with captured
+ * streams, a fresh signal, and the given cwd and environment.
+ */
+export async function runCliInProcess(
+  argv: readonly string[],
+  opts: { cwd: string; env?: Record<string, string | undefined>; commands?: readonly CommandSpec[] },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCli(
+    argv,
+    { stdout, stderr, env: opts.env ?? {}, cwd: opts.cwd, signal: new AbortController().signal },
+    opts.commands ?? COMMANDS,
+  );
+  return { code, stdout: stdout.text, stderr: stderr.text };
 }
