@@ -17,7 +17,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createClient } from '../dist/client/index.js';
-import { benchBody, benchItem, closedLoop, percentile } from './lib/load.mjs';
+import { benchBody, benchClient, benchItem, closedLoop, percentile } from './lib/load.mjs';
 import { createRawReader } from './lib/raw-reader.mjs';
 import { startStreamServer } from './lib/stream-server.mjs';
 
@@ -67,18 +67,7 @@ function errors(samples, truth) {
 }
 
 async function runGoodput(server, concurrency, total) {
-  const client = createClient(
-    {
-      baseUrl: server.url,
-      api: 'chat',
-      model: 'bench-model',
-      timeoutMs: 60_000,
-      maxRetries: 0,
-      connections: concurrency,
-      sampling: { temperature: 0, maxTokens: CHUNKS, ignoreEos: true },
-    },
-    clock,
-  );
+  const client = benchClient(createClient, server.url, concurrency, CHUNKS, clock);
   await client.warmup(concurrency);
   await server.records();
   const records = await closedLoop(concurrency, total, (i) =>

@@ -51,3 +51,22 @@ export function percentile(values, p) {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank];
 }
+
+/**
+ * goodput's client as both client benches drive it: one connection per concurrent request,
+ * no retries, fixed-length outputs.
+ */
+export function benchClient(createClient, url, concurrency, maxTokens, clock) {
+  return createClient(
+    {
+      baseUrl: url,
+      api: 'chat',
+      model: 'bench-model',
+      timeoutMs: 60_000,
+      maxRetries: 0,
+      connections: concurrency,
+      sampling: { temperature: 0, maxTokens, ignoreEos: true },
+    },
+    clock,
+  );
+}
