@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, json, type Loopback, startLoopback } from '../../test/helpers/loopback.js';
+import { describe, expect, it } from 'vitest';
+import { freePort, json, loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { GoodputError } from '../errors.js';
 import {
   classifyNetworkError,
@@ -131,15 +131,7 @@ describe('classifyNetworkError', () => {
 });
 
 describe('listModels', () => {
-  const servers: Loopback[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  const serve = async (h: Parameters<typeof startLoopback>[0]) => {
-    const lb = await startLoopback(h);
-    servers.push(lb);
-    return lb;
-  };
+  const serve = loopbacksClosedAfterEach();
 
   it('returns the ids, sending the key', async () => {
     const lb = await serve((_q, res) => json(res, 200, { object: 'list', data: [{ id: 'a' }, { id: 'b' }] }));

@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   chatChunk,
   freePort,
   json,
-  type Loopback,
+  loopbacksClosedAfterEach,
   sleep,
   sseHead,
-  startLoopback,
   writeEvents,
 } from '../../test/helpers/loopback.js';
 import type { Clock, RequestRecord, Sampling, WorkItem } from '../types.js';
@@ -25,15 +24,7 @@ const item = (over: Partial<WorkItem> = {}): WorkItem => ({
   ...over,
 });
 
-const servers: Loopback[] = [];
-async function server(handler: Parameters<typeof startLoopback>[0]): Promise<Loopback> {
-  const lb = await startLoopback(handler);
-  servers.push(lb);
-  return lb;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = loopbacksClosedAfterEach();
 
 async function send(
   url: string,

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
-import { chatChunk, type Loopback, sleep, startLoopback, writeEvents } from '../../test/helpers/loopback.js';
+import { describe, expect, it } from 'vitest';
+import { chatChunk, loopbacksClosedAfterEach, sleep, writeEvents } from '../../test/helpers/loopback.js';
 import type { Clock, Sampling, WorkItem } from '../types.js';
 import { type ClientConfig, createClient } from './index.js';
 
@@ -20,15 +20,7 @@ function item(over: Partial<WorkItem> = {}): WorkItem {
   };
 }
 
-const servers: Loopback[] = [];
-async function server(handler: Parameters<typeof startLoopback>[0]): Promise<Loopback> {
-  const lb = await startLoopback(handler);
-  servers.push(lb);
-  return lb;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = loopbacksClosedAfterEach();
 
 async function sendOnce(url: string, over: Partial<ClientConfig> = {}, work: WorkItem = item()) {
   const client = createClient(

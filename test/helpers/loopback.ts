@@ -7,6 +7,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface Loopback {
   url: string;
@@ -170,5 +171,21 @@ export async function startConnectProxy(refuse?: number): Promise<ConnectProxy> 
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A starter of loopback servers for one test file: every server it starts is closed after
+ * each test. Call it at the top level (or in a describe) of the file.
+ */
+export function loopbacksClosedAfterEach(): (handler: Handler) => Promise<Loopback> {
+  const servers: Loopback[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const lb = await startLoopback(handler);
+    servers.push(lb);
+    return lb;
   };
 }
