@@ -11,43 +11,15 @@
  */
 
 import { GoodputError } from '../errors.js';
+import { closestName, editDistance } from '../util/index.js';
 import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
 import { convertOptionValue, EXPECTED_FORM } from './values.js';
+
+export { closestName, editDistance };
 
 /** "max-tokens" → "maxTokens". */
 export function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** Levenshtein distance between two short strings. */
-export function editDistance(a: string, b: string): number {
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
-}
-
-/** The closest candidate within a typo's reach (about a third of the word), or undefined. */
-export function closestName(input: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of candidates) {
-    const d = editDistance(input, c);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  const reach = Math.max(2, Math.floor(input.length / 3));
-  return bestDistance <= reach ? best : undefined;
 }
 
 /** Built-in flags every command accepts; main handles them before the command runs. */

@@ -1,0 +1,18 @@
+/**
+ * Leaf helpers every module may import: secret redaction, bounded reads, "did you mean".
+ * Imports nothing from the rest of goodput.
+ *
+ * @module
+ */
+
+export { type BoundedReadOptions, type BoundedStop, type BoundedText, readBounded } from './bounded.js';
+export {
+  MIN_SECRET_FRAGMENT,
+  makeRedactor,
+  noRedaction,
+  REDACTED,
+  type Redactor,
+  redactAndCut,
+  redactDeep,
+} from './redact.js';
+export { closestName, didYouMean, editDistance } from './text.js';

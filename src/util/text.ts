@@ -1,0 +1,42 @@
+/**
+ * Small text helpers shared by every module: edit distance and "did you mean".
+ *
+ * @module
+ */
+
+/** Levenshtein distance between two strings. */
+export function editDistance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** The closest candidate within a typo's reach (about a third of the word), or undefined. */
+export function closestName(input: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const d = editDistance(input, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  const reach = Math.max(2, Math.floor(input.length / 3));
+  return bestDistance <= reach ? best : undefined;
+}
+
+/** " (did you mean X?)" for the closest candidate, or "" when none is close. */
+export function didYouMean(input: string, candidates: readonly string[]): string {
+  const c = closestName(input, candidates);
+  return c === undefined ? '' : ` (did you mean ${c}?)`;
+}
