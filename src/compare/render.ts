@@ -5,6 +5,7 @@
  * @module
  */
 
+import { markdownCell, markdownText } from '../util/index.js';
 import { describeDiff } from './comparable.js';
 import type { CompareReport, MetricDelta, Verdict } from './compare.js';
 
@@ -89,19 +90,15 @@ export function renderCompareTable(report: CompareReport): string {
   return `${out.join('\n')}\n`;
 }
 
-function escapeCell(text: string): string {
-  return text.replaceAll('|', '\\|');
-}
-
 /** Markdown table with the same content as the terminal table. */
 export function renderCompareMarkdown(report: CompareReport): string {
   const { header, rows } = buildTable(report);
   const out = [
-    `| ${header.map(escapeCell).join(' | ')} |`,
+    `| ${header.map(markdownCell).join(' | ')} |`,
     `|${header.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`,
-    ...rows.map((r) => `| ${r.map(escapeCell).join(' | ')} |`),
+    ...rows.map((r) => `| ${r.map(markdownCell).join(' | ')} |`),
   ];
-  const extra = notes(report, '- ');
+  const extra = notes(report, '- ').map(markdownText);
   if (extra.length > 0) out.push('', ...extra);
   out.push(
     '',

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { markdownText } from '../util/index.js';
 import type { GateResult, ThresholdOutcome } from './evaluate.js';
 import { formatThreshold, subjectText } from './grammar.js';
 
@@ -95,7 +96,7 @@ export function renderJunit(result: GateResult, options: JunitOptions = {}): str
 /** Markdown for a CI job summary: a verdict heading and a table of thresholds. */
 export function renderGateMarkdown(result: GateResult, context?: string): string {
   const out = [`### goodput gate: ${result.passed ? 'PASS ✅' : 'FAIL ❌'}`, ''];
-  if (context) out.push(context, '');
+  if (context) out.push(markdownText(context), '');
   out.push('| Threshold | Value | Limit | Result |', '| --- | ---: | ---: | --- |');
   for (const o of result.outcomes) {
     const cells = [
@@ -104,6 +105,7 @@ export function renderGateMarkdown(result: GateResult, context?: string): string
       formatLimit(o),
       o.passed ? 'pass' : '**FAIL**',
     ];
+    // Our own words (thresholds, values): only pipes would break the table.
     out.push(`| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`);
   }
   return `${out.join('\n')}\n\n`;

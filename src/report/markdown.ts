@@ -1,17 +1,14 @@
 /**
  * The run summary as Markdown (for PR comments, ADRs, READMEs): the same headline tables as
- * the terminal report. Layout only: what to show is decided by buildRunView.
+ * the terminal report. Layout only: what to show is decided by buildRunView. Every text is
+ * escaped (no HTML element can be opened by a server's or a user's string).
  *
  * @module
  */
 
 import type { RunSummary } from '../types.js';
+import { markdownCell as cell } from '../util/index.js';
 import { buildRunView, type ViewTable } from './run-view.js';
-
-/** Escapes a table cell: pipes and line breaks would break the table. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
 
 function mdTable(t: ViewTable): string[] {
   const rule = t.align.map((a) => (a === 'r' ? '---:' : ':---'));
@@ -29,10 +26,10 @@ function mdPairs(title: [string, string], rows: Array<[string, string]>): string
 export function renderRunMarkdown(summary: RunSummary): string {
   const v = buildRunView(summary);
   const out: string[] = [`## ${cell(v.title)}`, ''];
-  out.push(...v.context.map(([k, val]) => `- **${k}**: ${val}`), '');
+  out.push(...v.context.map(([k, val]) => `- **${cell(k)}**: ${cell(val)}`), '');
   out.push('### Latency', '', ...mdTable(v.latency), '');
   out.push('### Throughput', '', ...mdPairs(['metric', 'value'], v.throughput), '');
-  out.push('### Goodput', '', `SLO: ${v.sloText}`, '', ...mdPairs(['metric', 'value'], v.goodput), '');
+  out.push('### Goodput', '', `SLO: ${cell(v.sloText)}`, '', ...mdPairs(['metric', 'value'], v.goodput), '');
   out.push('### Requests', '', ...mdPairs(['count', 'value'], [...v.counts, ...v.load]), '');
   if (v.errors.length > 0) {
     out.push('### Errors', '');
@@ -51,7 +48,7 @@ export function renderRunMarkdown(summary: RunSummary): string {
       '',
     );
   }
-  if (v.warnings.length > 0) out.push('### Warnings', '', ...v.warnings.map((w) => `- ⚠ ${w}`), '');
+  if (v.warnings.length > 0) out.push('### Warnings', '', ...v.warnings.map((w) => `- ⚠ ${cell(w)}`), '');
   if (v.server) {
     out.push(`### ${cell(v.server.title)}`, '');
     if (v.server.table.rows.length > 0) out.push(...mdTable(v.server.table), '');

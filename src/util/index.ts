@@ -15,4 +15,11 @@ export {
   redactAndCut,
   redactDeep,
 } from './redact.js';
-export { closestName, didYouMean, editDistance } from './text.js';
+export {
+  closestName,
+  didYouMean,
+  editDistance,
+  escapeHtml,
+  markdownCell,
+  markdownText,
+} from './text.js';

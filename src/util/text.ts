@@ -40,3 +40,29 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   const c = closestName(input, candidates);
   return c === undefined ? '' : ` (did you mean ${c}?)`;
 }
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/**
+ * Text from a server or a user, made safe for Markdown: `&`, `<` and `>` become entities (as
+ * in the HTML report, no element can be opened: Markdown renderers pass raw HTML through).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** {@link markdownText} for a table cell: also escapes pipes and joins lines. */
+export function markdownCell(text: string): string {
+  return markdownText(text)
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n|\r/g, ' ');
+}

@@ -6,15 +6,7 @@
 
 import type { RunMeta, RunSummary } from '../../types.js';
 
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+export { escapeHtml } from '../../util/index.js';
 
 /** JSON safe to put inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
 export function jsonForScript(value: unknown): string {

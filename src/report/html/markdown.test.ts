@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { demoteHeadings, mdCell } from './markdown.js';
+import { summarizeRecords } from '../../metrics/index.js';
+import { markdownCell } from '../../util/index.js';
+import { demoteHeadings, mdCell, renderReportMarkdown } from './markdown.js';
+import { RunChartBuilder } from './prepare.js';
+import { syntheticMeta, syntheticRecord } from './testing.js';
 
 describe('demoteHeadings', () => {
   it.each([
@@ -20,5 +24,44 @@ describe('mdCell', () => {
     { input: 'plain', expected: 'plain' },
   ])('$input', ({ input, expected }) => {
     expect(mdCell(input)).toBe(expected);
+  });
+});
+
+describe('renderReportMarkdown with hostile strings', () => {
+  const HOSTILE = '<img src=x onerror=alert(1)> & </details>';
+  const records = Array.from({ length: 20 }, (_, i) => {
+    const r = syntheticRecord(i, { failEvery: 4 });
+    if (r.error) r.error.message = `upstream said ${HOSTILE}`;
+    return r;
+  });
+  const summary = summarizeRecords(records, syntheticMeta({ model: `model ${HOSTILE}` }));
+  const builder = new RunChartBuilder(summary);
+  for (const r of records) builder.addRecord(r);
+  const md = renderReportMarkdown({
+    title: `Report ${HOSTILE}`,
+    generatedAt: '2026-01-01T00:00:00Z',
+    runs: [{ label: `run ${HOSTILE}`, summary, charts: builder.finish() }],
+  });
+
+  it('escapes HTML as the HTML report does: no element can be opened', () => {
+    expect(md).not.toMatch(/<\/?[a-z]/i);
+    expect(md).toContain('&lt;img src=x onerror=alert(1)&gt; &amp; &lt;/details&gt;');
+  });
+
+  it('the hostile text still reaches every place it was put (title, label, model, error example)', () => {
+    expect(md).toContain('# Report &lt;img');
+    expect(md).toContain('## run &lt;img');
+    expect(md).toContain('model &lt;img');
+    expect(md).toContain('upstream said &lt;img');
+  });
+});
+
+describe('markdownCell', () => {
+  it.each([
+    { input: '<b>x</b>', expected: '&lt;b&gt;x&lt;/b&gt;' },
+    { input: 'a & b', expected: 'a &amp; b' },
+    { input: 'a|<b', expected: 'a\\|&lt;b' },
+  ])('$input', ({ input, expected }) => {
+    expect(markdownCell(input)).toBe(expected);
   });
 });

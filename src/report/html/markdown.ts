@@ -6,6 +6,7 @@
  * @module
  */
 
+import { markdownCell } from '../../util/index.js';
 import { renderRunMarkdown } from '../markdown.js';
 import { fmtNum, headlines } from './format.js';
 import type { HtmlReportInput } from './model.js';
@@ -15,10 +16,8 @@ export function demoteHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,5}) /gm, '#$1 ');
 }
 
-/** Escapes the characters that break a Markdown table cell. */
-export function mdCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
+/** Escapes a Markdown table cell (HTML, pipes, line breaks). */
+export const mdCell = markdownCell;
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
@@ -28,7 +27,7 @@ function table(head: string[], rows: string[][]): string {
 /** Renders the report's tables as GitHub-flavoured Markdown. */
 export function renderReportMarkdown(input: HtmlReportInput): string {
   const { runs } = input;
-  const out: string[] = [`# ${input.title}`, ''];
+  const out: string[] = [`# ${mdCell(input.title)}`, ''];
   const heads = headlines(runs[0]!.summary).map((h) => h.label);
   out.push('## Headline numbers', '');
   out.push(
@@ -41,8 +40,8 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
 
   if (input.comparison) {
     const c = input.comparison;
-    out.push(`## Comparison against ${c.baseline}`, '');
-    for (const v of c.verdicts ?? []) out.push(`- **${v.run}**: ${v.verdict}`);
+    out.push(`## Comparison against ${mdCell(c.baseline)}`, '');
+    for (const v of c.verdicts ?? []) out.push(`- **${mdCell(v.run)}**: ${mdCell(v.verdict)}`);
     if (c.verdicts?.length) out.push('');
     out.push(
       table(
@@ -51,7 +50,7 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
       ),
       '',
     );
-    if (c.note) out.push(`_${c.note}_`, '');
+    if (c.note) out.push(`_${mdCell(c.note)}_`, '');
   }
 
   if (input.sweep && input.sweep.points.length > 0) {
@@ -70,9 +69,10 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
       ),
       '',
     );
-    if (s.saturationLoad !== undefined) out.push(`Saturation at ${s.loadLabel} ${fmtNum(s.saturationLoad)}.`);
+    if (s.saturationLoad !== undefined)
+      out.push(`Saturation at ${mdCell(s.loadLabel)} ${fmtNum(s.saturationLoad)}.`);
     if (s.capacityAtSloLoad !== undefined)
-      out.push(`Capacity at SLO: ${s.loadLabel} ${fmtNum(s.capacityAtSloLoad)}.`);
+      out.push(`Capacity at SLO: ${mdCell(s.loadLabel)} ${fmtNum(s.capacityAtSloLoad)}.`);
     out.push('');
   }
 
@@ -85,7 +85,9 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
   if (findings.length > 0) {
     out.push('## Diagnosis', '');
     for (const { run, f } of findings) {
-      out.push(`- **${f.title}** (${run}, ${f.kind}): ${f.evidence} Knob: ${f.knob}.`);
+      out.push(
+        `- **${mdCell(f.title)}** (${mdCell(run)}, ${f.kind}): ${mdCell(f.evidence)} Knob: ${mdCell(f.knob)}.`,
+      );
     }
     out.push('');
   }
@@ -93,7 +95,7 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
   // Each run in full (context, latency, throughput, goodput, requests, errors with cause and
   // fix, server, prompt buckets): the run renderer's own Markdown, one heading level down.
   for (const r of runs) {
-    out.push(`## ${r.label}`, '', demoteHeadings(renderRunMarkdown(r.summary)).trimEnd(), '');
+    out.push(`## ${mdCell(r.label)}`, '', demoteHeadings(renderRunMarkdown(r.summary)).trimEnd(), '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
