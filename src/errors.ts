@@ -143,6 +143,10 @@ export const REQUEST_ERRORS: Record<RequestErrorCode, RequestErrorInfo> = {
     cause: 'no first token arrived within --ttft-timeout',
     hint: 'the queue or prefill is too slow: lower the load or the prompt length, or raise --ttft-timeout',
   },
+  HTTP_REDIRECT: {
+    cause: 'the server answered with a redirect (3xx); goodput does not follow redirects',
+    hint: 'set --url to the address the message names (redirected to X; set --url to it)',
+  },
   HTTP_UNAUTHORIZED: {
     cause: 'the server rejected the API key (401)',
     hint: 'set GOODPUT_API_KEY (or OPENAI_API_KEY) to a valid key, without spaces or a trailing newline',
@@ -195,6 +199,11 @@ export const REQUEST_ERRORS: Record<RequestErrorCode, RequestErrorInfo> = {
     cause: 'the response carried no choices',
     hint: 'the server answered without output: check the model and the request parameters',
   },
+  IMPOSSIBLE_VALUE: {
+    cause:
+      'the server sent a value that cannot be true (a null choice, a negative, huge or non-numeric token count)',
+    hint: 'the server or a gateway in between is broken: check its version and logs; no figure was taken from it',
+  },
   ABORTED: {
     cause: 'the simulated user gave up (--cancel-after-ms / --cancel-rate)',
     hint: 'intended: these count as SLO misses and their tokens as wasted',
@@ -211,6 +220,7 @@ export const REQUEST_ERRORS: Record<RequestErrorCode, RequestErrorInfo> = {
 
 /** Map an HTTP status to its request error code. */
 export function codeForHttpStatus(status: number): RequestErrorCode {
+  if (status >= 300 && status < 400) return 'HTTP_REDIRECT';
   if (status === 401) return 'HTTP_UNAUTHORIZED';
   if (status === 403) return 'HTTP_FORBIDDEN';
   if (status === 404) return 'HTTP_NOT_FOUND';

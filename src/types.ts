@@ -76,6 +76,7 @@ export type RequestErrorCode =
   | 'PROXY_FAILURE'
   | 'TIMEOUT'
   | 'TTFT_TIMEOUT'
+  | 'HTTP_REDIRECT'
   | 'HTTP_UNAUTHORIZED'
   | 'HTTP_FORBIDDEN'
   | 'HTTP_NOT_FOUND'
@@ -89,6 +90,7 @@ export type RequestErrorCode =
   | 'STREAM_TRUNCATED'
   | 'STREAM_ERROR_OBJECT'
   | 'EMPTY_CHOICES'
+  | 'IMPOSSIBLE_VALUE'
   | 'ABORTED'
   | 'INTERRUPTED'
   | 'UNKNOWN';

@@ -12,10 +12,12 @@
 import type { Dispatcher } from 'undici';
 import { codeForHttpStatus } from '../errors.js';
 import type { ApiKind, Clock, Ms, Outcome, RequestError, RequestErrorCode } from '../types.js';
+import type { Redactor } from '../util/index.js';
 import {
   classifyNetworkError,
   messageIn,
   parseRetryAfter,
+  redirectMessage,
   serverErrorMessage,
   truncate,
 } from './classify.js';
@@ -40,6 +42,10 @@ export interface AttemptContext {
   /** Keep the text of content chunks (to count tokens when the server sends no usage). */
   keepText: boolean;
   maxEventBytes: number;
+  /** Removes the key (and a proxy password) from server text; applied before any cut. */
+  redact: Redactor;
+  /** The URL requests go to (a redirect's Location is resolved against it). */
+  url: string;
   /** Connect time of the connection opened for the request being written now, if it was new. */
   takeConnectMs(): number | undefined;
 }
@@ -50,6 +56,37 @@ const MODE_JSON = 2;
 const MODE_ERROR_BODY = 3;
 const MAX_ERROR_BODY = 64 * 1024;
 const MAX_JSON_BODY = 16 * 1024 * 1024;
+/** Largest token count a usage object may claim before it is taken as impossible. */
+export const MAX_PLAUSIBLE_TOKENS = 100_000_000;
+/** Characters of a non-JSON stream event or body kept in a message. */
+const EVENT_EXCERPT_CHARS = 120;
+
+/**
+ * Why a usage object cannot be true (a count that is not a non-negative integer below
+ * {@link MAX_PLAUSIBLE_TOKENS}), or undefined when it can. Absent and null counts are fine.
+ */
+export function impossibleUsage(usage: Record<string, unknown>): string | undefined {
+  for (const key of ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const) {
+    const v = usage[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_PLAUSIBLE_TOKENS) {
+      return `usage.${key} is ${truncate(JSON.stringify(v) ?? String(v), 40)}, not a token count`;
+    }
+  }
+  const details = usage.completion_tokens_details;
+  if (details !== undefined && details !== null) {
+    if (typeof details !== 'object') return 'usage.completion_tokens_details is not an object';
+    const r = (details as Record<string, unknown>).reasoning_tokens;
+    if (
+      r !== undefined &&
+      r !== null &&
+      (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > MAX_PLAUSIBLE_TOKENS)
+    ) {
+      return `usage.completion_tokens_details.reasoning_tokens is ${truncate(JSON.stringify(r) ?? String(r), 40)}, not a token count`;
+    }
+  }
+  return undefined;
+}
 
 /** One attempt: dispatch handler and, once settled, its result. */
 export class StreamAttempt implements Dispatcher.DispatchHandler {
@@ -72,6 +109,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   /** Any byte of a response (status line included) arrived. */
   responded = false;
   retryAfterMs: number | undefined;
+  /** Location header of a redirect answer. */
+  location: string | undefined;
   settled = false;
 
   private readonly ctx: AttemptContext;
@@ -146,6 +185,10 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     } else {
       this.mode = MODE_ERROR_BODY;
       this.body = [];
+      if (statusCode >= 300 && statusCode < 400) {
+        const loc = headers.location;
+        this.location = Array.isArray(loc) ? loc[0] : loc;
+      }
       if (statusCode === 429 || statusCode === 503)
         this.retryAfterMs = parseRetryAfter(headers['retry-after']);
     }
@@ -205,30 +248,44 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
       if (this.ending && !this.sawDone) {
         this.fail('STREAM_TRUNCATED', 'the stream ended inside an event');
       } else {
-        this.fail('BAD_JSON', `stream event is not JSON: ${truncate(data, 120)}`);
+        this.fail('BAD_JSON', `stream event is not JSON: ${this.excerpt(data)}`);
       }
       return;
     }
     if (event === null || typeof event !== 'object') {
-      this.fail('BAD_JSON', `stream event is not a JSON object: ${truncate(data, 120)}`);
+      this.fail('BAD_JSON', `stream event is not a JSON object: ${this.excerpt(data)}`);
       return;
     }
     this.dataEvents++;
     if ((event.error !== undefined && event.error !== null) || eventType === 'error') {
-      this.streamError ??= truncate(messageIn(event) ?? data);
+      this.streamError ??= this.cut(messageIn(event) ?? data);
       return;
     }
     if (this.streamError !== undefined) return;
     const usage = event.usage;
-    if (usage !== null && typeof usage === 'object') this.usage = usage as Usage;
+    if (usage !== null && typeof usage === 'object') {
+      const why = impossibleUsage(usage as Record<string, unknown>);
+      if (why !== undefined) {
+        this.fail('IMPOSSIBLE_VALUE', why);
+        return;
+      }
+      this.usage = usage as Usage;
+    }
     const choices = event.choices as Record<string, unknown>[] | undefined;
     if (!Array.isArray(choices) || choices.length === 0) {
       if (usage === null || typeof usage !== 'object') this.emptyChoiceEvents++;
       return;
     }
-    const choice = choices[0]!;
+    const choice = choices[0];
+    if (choice === null || typeof choice !== 'object' || Array.isArray(choice)) {
+      this.fail(
+        'IMPOSSIBLE_VALUE',
+        `choices[0] is ${choice === null ? 'null' : typeof choice}, not an object`,
+      );
+      return;
+    }
     const finish = choice.finish_reason;
-    if (typeof finish === 'string' && finish) this.finishReason = finish;
+    if (typeof finish === 'string' && finish) this.finishReason = this.cut(finish, 64);
     let chars = 0;
     if (this.ctx.api === 'chat') {
       const delta = (choice.delta ?? choice.message) as Record<string, unknown> | undefined;
@@ -241,6 +298,16 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     }
     if (chars > 0) this.chunk(chars);
   };
+
+  /** Server text for a message: the key removed first, then cut to one bounded line. */
+  private cut(text: string, max?: number): string {
+    return truncate(this.ctx.redact(text), max);
+  }
+
+  /** A bounded excerpt of a body or event that was not what it should be. */
+  private excerpt(text: string): string {
+    return this.cut(text, EVENT_EXCERPT_CHARS);
+  }
 
   private take(value: unknown): number {
     if (typeof value !== 'string' || value.length === 0) return 0;
@@ -291,19 +358,29 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     try {
       doc = JSON.parse(text);
     } catch {
-      return endError('BAD_JSON', `response is not JSON: ${truncate(text, 120)}`);
+      return endError('BAD_JSON', `response is not JSON: ${this.excerpt(text)}`);
     }
     if (doc === null || typeof doc !== 'object') return endError('BAD_JSON', 'response is not an object');
     if (doc.error !== undefined && doc.error !== null) {
-      return endError('STREAM_ERROR_OBJECT', truncate(messageIn(doc) ?? text));
+      return endError('STREAM_ERROR_OBJECT', this.cut(messageIn(doc) ?? text));
     }
-    if (doc.usage && typeof doc.usage === 'object') this.usage = doc.usage as Usage;
+    if (doc.usage && typeof doc.usage === 'object') {
+      const why = impossibleUsage(doc.usage as Record<string, unknown>);
+      if (why !== undefined) return endError('IMPOSSIBLE_VALUE', why);
+      this.usage = doc.usage as Usage;
+    }
     const choices = doc.choices as Record<string, unknown>[] | undefined;
     if (!Array.isArray(choices) || choices.length === 0) {
       return endError('EMPTY_CHOICES', 'the response carried no choices');
     }
-    const choice = choices[0]!;
-    if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
+    const choice = choices[0];
+    if (choice === null || typeof choice !== 'object' || Array.isArray(choice)) {
+      return endError(
+        'IMPOSSIBLE_VALUE',
+        `choices[0] is ${choice === null ? 'null' : typeof choice}, not an object`,
+      );
+    }
+    if (typeof choice.finish_reason === 'string') this.finishReason = this.cut(choice.finish_reason, 64);
     const message = (choice.message ?? {}) as Record<string, unknown>;
     this.readAt = this.ctx.clock.now();
     this.readAtRounded = -1;
@@ -317,8 +394,13 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
 
   private endHttpError(): void {
     const status = this.httpStatus ?? 0;
-    const said = serverErrorMessage(Buffer.concat(this.body!).toString('utf8'));
-    const message = `HTTP ${status}${said ? `: ${said}` : ''}`;
+    let message: string;
+    if (status >= 300 && status < 400) {
+      message = redirectMessage(status, this.location, this.ctx.url, this.ctx.redact);
+    } else {
+      const said = serverErrorMessage(Buffer.concat(this.body!).toString('utf8'), this.ctx.redact);
+      message = `HTTP ${status}${said ? `: ${said}` : ''}`;
+    }
     this.error = { code: codeForHttpStatus(status), message, httpStatus: status };
     this.outcome = 'error';
   }

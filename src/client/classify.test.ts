@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freePort, json, loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { GoodputError } from '../errors.js';
+import { makeRedactor } from '../util/index.js';
 import {
   classifyNetworkError,
   endpointUrl,
@@ -8,6 +9,7 @@ import {
   modelsUrl,
   parseRetryAfter,
   redactKey,
+  redirectMessage,
   serverErrorMessage,
 } from './index.js';
 
@@ -72,9 +74,60 @@ describe('serverErrorMessage', () => {
 describe('redactKey', () => {
   it('removes every occurrence and leaves other text', () => {
     expect(redactKey('key sk-abcdef and again sk-abcdef.', 'sk-abcdef')).toBe(
-      'key [redacted] and again [redacted].',
+      'key [REDACTED] and again [REDACTED].',
     );
     expect(redactKey('nothing here', undefined)).toBe('nothing here');
+  });
+  it('removes a long prefix of the key (an echo the server cut)', () => {
+    expect(redactKey('got key-live-0123…', 'key-live-0123456789')).toBe('got [REDACTED]…');
+  });
+});
+
+describe('serverErrorMessage with a redactor', () => {
+  const key = 'key-canary-0123456789abcdef';
+  it('redacts before the 300-character cut, whatever the offset of the key', () => {
+    for (let offset = 270; offset <= 300; offset++) {
+      const body = JSON.stringify({ error: { message: `${'x'.repeat(offset)}${key} tail` } });
+      const got = serverErrorMessage(body, makeRedactor([key]));
+      expect(got.length).toBeLessThanOrEqual(300);
+      for (let n = 6; n <= key.length; n++) {
+        expect(got).not.toContain(key.slice(0, n));
+        expect(got).not.toContain(key.slice(key.length - n));
+      }
+    }
+  });
+});
+
+describe('redirectMessage', () => {
+  const cases: Array<[string | undefined, string]> = [
+    [
+      'https://api.example/v1/chat/completions',
+      'HTTP 301: redirected to https://api.example/v1/chat/completions; set --url to https://api.example',
+    ],
+    [
+      '/gw/v1/chat/completions',
+      'HTTP 301: redirected to http://h:8000/gw/v1/chat/completions; set --url to http://h:8000/gw',
+    ],
+    [
+      'https://other.example/',
+      'HTTP 301: redirected to https://other.example/; set --url to https://other.example/',
+    ],
+    [undefined, 'HTTP 301: a redirect without a Location header; check --url'],
+  ];
+  for (const [location, want] of cases) {
+    it(`${location} → ${want}`, () =>
+      expect(redirectMessage(301, location, 'http://h:8000/v1/chat/completions')).toBe(want));
+  }
+  it('redacts a key carried in the Location', () => {
+    const key = 'key-canary-0123456789abcdef';
+    const got = redirectMessage(
+      302,
+      `https://x.example/v1/chat/completions?k=${key}`,
+      'http://h/',
+      makeRedactor([key]),
+    );
+    expect(got).not.toContain(key.slice(0, 6));
+    expect(got).toContain('set --url to https://x.example');
   });
 });
 

@@ -7,6 +7,7 @@
  */
 
 import type { RequestError, RequestErrorCode } from '../types.js';
+import { makeRedactor, noRedaction, type Redactor } from '../util/index.js';
 
 const MAX_MESSAGE_CHARS = 300;
 
@@ -135,10 +136,13 @@ export function truncate(message: string, max = MAX_MESSAGE_CHARS): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
-/** Replace every occurrence of the key (and of its Bearer form) in a message. */
+/**
+ * Remove the key from a message: every whole occurrence and any 6+ character prefix or suffix
+ * of it (util's redactor). Apply it before any cut; {@link serverErrorMessage} takes a redactor
+ * for that reason.
+ */
 export function redactKey(message: string, apiKey: string | undefined): string {
-  if (!apiKey || apiKey.length < 4) return message;
-  return message.split(apiKey).join('[redacted]');
+  return makeRedactor([apiKey])(message);
 }
 
 /**
@@ -160,18 +164,53 @@ export function parseRetryAfter(value: unknown, nowEpochMs = Date.now()): number
 /**
  * The server's own words from an error body: OpenAI `{"error":{"message"}}`, vLLM
  * `{"object":"error","message"}`, FastAPI `{"detail"}`, or the text itself, truncated.
+ * The redactor runs on the words found, before the cut, so no part of a key survives a cut.
  */
-export function serverErrorMessage(body: string): string {
+export function serverErrorMessage(body: string, redact: Redactor = noRedaction): string {
   const text = body.trim();
   if (text === '') return '';
   try {
     const parsed = JSON.parse(text) as unknown;
     const found = messageIn(parsed);
-    if (found) return truncate(found);
+    if (found) return truncate(redact(found));
   } catch {
     // not JSON: the text itself
   }
-  return truncate(text);
+  return truncate(redact(text));
+}
+
+/** Endpoint paths a redirect target may end in; the rest is the base URL to pass as --url. */
+const ENDPOINT_SUFFIX = /\/v1\/(chat\/completions|completions|models)\/?$/;
+
+/**
+ * The message of a redirect answer (3xx): where the server sent us and the `--url` that goes
+ * there directly, so the user need not guess. goodput never follows redirects (a POST would
+ * be replayed or turned into a GET, and the key sent to another host). The Location is
+ * resolved against the request URL and redacted before it is cut. Doctor reuses it.
+ *
+ * @example
+ * ```ts
+ * redirectMessage(301, 'https://api.example/v1/chat/completions', 'http://api.example/v1/chat/completions');
+ * // → 'HTTP 301: redirected to https://api.example/v1/chat/completions; set --url to https://api.example'
+ * ```
+ */
+export function redirectMessage(
+  status: number,
+  location: string | undefined,
+  requestUrl: string,
+  redact: Redactor = noRedaction,
+): string {
+  const raw = (location ?? '').trim();
+  if (raw === '') return `HTTP ${status}: a redirect without a Location header; check --url`;
+  let target: string;
+  try {
+    target = new URL(raw, requestUrl).href;
+  } catch {
+    return `HTTP ${status}: redirected to ${truncate(redact(raw), 200)}, which is not a URL; check --url`;
+  }
+  const clean = truncate(redact(target), 200);
+  const base = truncate(redact(target.replace(/[?#].*$/, '').replace(ENDPOINT_SUFFIX, '')), 200);
+  return `HTTP ${status}: redirected to ${clean}; set --url to ${base}`;
 }
 
 /** Find a human message in a parsed error object, tolerant of the shapes servers use. */

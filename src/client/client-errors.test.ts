@@ -348,7 +348,7 @@ describe('client: the API key never leaks', () => {
     expect(lb.requests[0]!.headers.authorization).toBe(`Bearer ${key}`);
     const text = JSON.stringify(r);
     expect(text).not.toContain(key);
-    expect(text).toContain('[redacted]');
+    expect(text).toContain('[REDACTED]');
     expect(r.failedAttempts).toHaveLength(1);
   });
 });

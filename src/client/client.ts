@@ -9,6 +9,7 @@
 
 import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
 import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
+import { makeRedactor } from '../util/index.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import type { Client, ClientConfig, SendOptions } from './config.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
@@ -95,13 +96,15 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
         ...poolOptions,
         connect: timed(buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) })),
       });
-  const secrets = [cfg.apiKey, proxySecret(proxy)];
+  const redact = makeRedactor([cfg.apiKey, proxySecret(proxy)]);
 
   const ctx: AttemptContext = {
     clock,
     api: cfg.api,
     keepText: cfg.countTokens !== undefined,
     maxEventBytes: cfg.maxEventBytes ?? 4 * 1024 * 1024,
+    redact,
+    url: url.href,
     takeConnectMs() {
       const ms = justConnectedMs;
       justConnectedMs = undefined;
@@ -247,7 +250,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       record.error = { code: state.stop.code, message: state.stop.message };
       record.endMs = roundMs(clock.now());
     }
-    scrub(record, secrets);
+    scrub(record, redact);
     return record;
   }
 
@@ -256,7 +259,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       try {
         return await sendInner(item, opts);
       } catch (err) {
-        return internalFailure(item, opts, roundMs(clock.now()), err, secrets);
+        return internalFailure(item, opts, roundMs(clock.now()), err, redact);
       }
     },
     async warmup(n) {

@@ -6,7 +6,13 @@
  * @module
  */
 
-export { classifyNetworkError, parseRetryAfter, redactKey, serverErrorMessage } from './classify.js';
+export {
+  classifyNetworkError,
+  parseRetryAfter,
+  redactKey,
+  redirectMessage,
+  serverErrorMessage,
+} from './classify.js';
 export { createClient } from './client.js';
 export type { Client, ClientConfig, SendOptions } from './config.js';
 export { type ListModelsOptions, listModels } from './models.js';

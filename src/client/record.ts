@@ -6,8 +6,8 @@
  */
 
 import type { AttemptRecord, Ms, RequestRecord, WorkItem } from '../types.js';
+import type { Redactor } from '../util/index.js';
 import { roundMs, type StreamAttempt } from './attempt.js';
-import { redactKey } from './classify.js';
 import type { SendOptions } from './config.js';
 
 /** Tokens received, counted by the client: with the tokenizer when there is one, else one per chunk. */
@@ -66,17 +66,14 @@ export function toRecord(
   return record;
 }
 
-/** Replace every secret (key, proxy password) in a message. */
-export function redactAll(message: string, secrets: (string | undefined)[]): string {
-  let out = message;
-  for (const secret of secrets) out = redactKey(out, secret);
-  return out;
-}
-
-/** Remove the key (and a proxy password) from every message of a record (servers sometimes echo the key). */
-export function scrub(record: RequestRecord, secrets: (string | undefined)[]): void {
-  if (record.error) record.error.message = redactAll(record.error.message, secrets);
-  for (const f of record.failedAttempts ?? []) f.error.message = redactAll(f.error.message, secrets);
+/**
+ * Remove the key (and a proxy password) from every message of a record, a last pass: server
+ * text was already redacted before it was cut, this also covers socket and internal messages.
+ */
+export function scrub(record: RequestRecord, redact: Redactor): void {
+  if (record.error) record.error.message = redact(record.error.message);
+  for (const f of record.failedAttempts ?? []) f.error.message = redact(f.error.message);
+  if (record.finishReason !== undefined) record.finishReason = redact(record.finishReason);
 }
 
 /** The record of a request that failed inside the client itself (a bug: never a throw through the runner). */
@@ -85,9 +82,9 @@ export function internalFailure(
   opts: SendOptions,
   nowMs: number,
   err: unknown,
-  secrets: (string | undefined)[],
+  redact: Redactor,
 ): RequestRecord {
-  const message = redactAll(`internal client error: ${(err as Error)?.message ?? String(err)}`, secrets);
+  const message = redact(`internal client error: ${(err as Error)?.message ?? String(err)}`);
   return {
     id: item.id,
     index: item.index,
