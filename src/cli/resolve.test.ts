@@ -11,7 +11,8 @@ const spec: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS
 const dir = mkdtempSync(join(tmpdir(), 'goodput-resolve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const resolve = (argv: string[], env: Record<string, string> = {}) =>
+// async: a flag out of its bounds is refused by parseArgv itself, and must reject like the rest.
+const resolve = async (argv: string[], env: Record<string, string> = {}) =>
   resolveBenchmarkConfig(parseArgv(spec, argv), env, dir);
 
 describe('resolveBenchmarkConfig load', () => {
@@ -78,6 +79,26 @@ describe('resolveBenchmarkConfig errors', () => {
     ],
     ['label without =', ['--label', 'oops'], /--label expects KEY=VALUE/],
     ['not an http url', ['--url', 'localhost:8000'], /http:\/\/ or https:\/\//],
+    [
+      'timeout 0',
+      ['--timeout', '0'],
+      /--timeout must be at least 1ms and at most 1d \(86400000 ms\), got 0ms/,
+    ],
+    [
+      'a 100-million-token prompt',
+      ['--prompt-tokens', '100000000'],
+      /--prompt-tokens must be at most 2000000/,
+    ],
+    [
+      'concurrency beyond one process',
+      ['-c', '1000000'],
+      /--concurrency must be at least 1 and at most 100000/,
+    ],
+    [
+      'a port that cannot be',
+      ['--url', 'http://127.0.0.1:99999'],
+      /--url cannot be used: port 99999 is beyond 65535/,
+    ],
     ['unknown sim profile', ['--sim-profile', 'tpu:llama-3.1-8b'], /--sim-profile: unknown GPU "tpu"/],
     [
       'sim profile with a url',

@@ -7,7 +7,7 @@
  */
 
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { resolveTarget, type TargetConfig } from '../config/index.js';
+import { refuseUnusableKey, resolveTarget, type TargetConfig } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveProfile } from '../sim/index.js';
@@ -125,6 +125,7 @@ export async function resolveBenchmarkConfig(
     env,
     cwd,
   });
+  refuseUnusableKey(target);
 
   const dataset = str('dataset');
   if (dataset !== undefined && args.given.has('promptTokens')) {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseDuration } from '../config/index.js';
+import { FLAG_LIMITS, flagLimitProblem, parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { OptionSpec } from './spec.js';
 
@@ -49,11 +49,28 @@ function checkChoice(spec: OptionSpec, raw: string): void {
   }
 }
 
+/** A number within the flag's bounds (config's FLAG_LIMITS), else a usage error naming the range. */
+function bounded(spec: OptionSpec, value: number): number {
+  const problem = flagLimitProblem(spec.name, value);
+  if (problem === undefined) return value;
+  const why = FLAG_LIMITS[spec.name]?.why;
+  throw new GoodputError(
+    'E_USAGE',
+    problem,
+    `give --${spec.name} a value in that range${why ? ` (${why})` : ''}`,
+  );
+}
+
 /**
  * Converts one raw flag value to its typed value. Lists return the items of this one
- * occurrence (the parser concatenates repeats).
+ * occurrence (the parser concatenates repeats). Numbers are checked against their bounds.
  */
 export function convertOptionValue(spec: OptionSpec, raw: string): string | number | boolean | string[] {
+  const value = convertRaw(spec, raw);
+  return typeof value === 'number' ? bounded(spec, value) : value;
+}
+
+function convertRaw(spec: OptionSpec, raw: string): string | number | boolean | string[] {
   switch (spec.type) {
     case 'string':
       checkChoice(spec, raw);

@@ -15,9 +15,18 @@ export {
   SettingsFileSchema,
 } from './file.js';
 export { describeIssues, formatPath, jsonType, suggest } from './issues.js';
+export {
+  describeLimit,
+  FLAG_LIMITS,
+  type FlagLimit,
+  flagLimitProblem,
+  MAX_FLAG_CONCURRENCY,
+  MAX_FLAG_TOKENS,
+} from './limits.js';
 export { formatSlo, parseDuration, parseSlo } from './parse.js';
 export {
   type Origin,
+  refuseUnusableKey,
   resolveTarget,
   type TargetConfig,
   type TargetFlags,
@@ -25,4 +34,11 @@ export {
   type ValueSource,
 } from './resolve.js';
 export { DEFAULT_SAMPLING, resolveSampling, type SamplingInput } from './sampling.js';
-export { describeKey, inspectKey, type KeyInspection, redact, redactUrl } from './secrets.js';
+export {
+  describeKey,
+  hasBearerPrefix,
+  inspectKey,
+  type KeyInspection,
+  redact,
+  redactUrl,
+} from './secrets.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { resolveTarget } from './resolve.js';
+import { refuseUnusableKey, resolveTarget } from './resolve.js';
 
 const FILE_KEY = 'key-from-file-000000000001';
 const ENV_GOODPUT = 'key-from-goodput-env-0002';
@@ -149,6 +149,33 @@ describe('resolveTarget keys', () => {
       expect(err.message).toContain(apiKeyFile);
       expect(err.message).not.toContain(ENV_GOODPUT);
     }
+  });
+});
+
+describe('refuseUnusableKey', () => {
+  test('a key file holding "Bearer <key>" is E_KEY naming the file and the fix, never the key', async () => {
+    const bearerFile = join(dir, 'bearer-key.txt');
+    await writeFile(bearerFile, `Bearer ${KEYFILE_KEY}\n`);
+    const t = await resolveTarget({ flags: { apiKeyFile: bearerFile } });
+    const err = (() => {
+      try {
+        refuseUnusableKey(t);
+      } catch (e) {
+        return e as GoodputError;
+      }
+    })();
+    expect(err).toBeInstanceOf(GoodputError);
+    expect(err!.code).toBe('E_KEY');
+    expect(err!.message).toContain(bearerFile);
+    expect(err!.message).toContain('Bearer Bearer');
+    expect(err!.hint).toMatch(/drop the "Bearer " prefix/);
+    expect(`${err!.message} ${err!.hint}`).not.toContain(KEYFILE_KEY.slice(0, 8));
+  });
+  test('the same from a variable, any case; a plain key passes', async () => {
+    const t = await resolveTarget({ env: { OPENAI_API_KEY: `bearer ${ENV_OPENAI}` } });
+    expect(() => refuseUnusableKey(t)).toThrow(/OPENAI_API_KEY starts with "Bearer "/);
+    expect(() => refuseUnusableKey({ ...t, apiKey: ENV_OPENAI })).not.toThrow();
+    expect(() => refuseUnusableKey({ ...t, apiKey: undefined })).not.toThrow();
   });
 });
 

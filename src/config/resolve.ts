@@ -16,7 +16,7 @@ import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
 import { type FileConfig, loadConfigFile } from './file.js';
 import { parseSlo } from './parse.js';
-import { inspectKey, redactUrl } from './secrets.js';
+import { hasBearerPrefix, inspectKey, redactUrl } from './secrets.js';
 
 export type ValueSource = 'flag' | 'env' | 'file' | 'default';
 
@@ -99,6 +99,26 @@ async function readKeyFile(path: string): Promise<string> {
     );
   }
   return raw;
+}
+
+/**
+ * A base URL that the URL parser refuses (a port beyond 65535, a bad host) is a usage error
+ * naming the part at fault, not a crash when the first request is made.
+ */
+function checkParsable(url: string, origin: Origin): void {
+  try {
+    new URL(url);
+    return;
+  } catch {
+    const port = /^https?:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d+)/i.exec(url)?.[1];
+    const why =
+      port !== undefined && Number(port) > 65_535 ? `port ${port} is beyond 65535` : 'it is not a valid URL';
+    throw new GoodputError(
+      'E_USAGE',
+      `${origin.detail} cannot be used: ${why} (got '${url.replace(/\/\/[^@/]*@/, '//')}')`,
+      'give a base URL such as http://localhost:8000 (ports run from 1 to 65535)',
+    );
+  }
 }
 
 /** The key, its raw form and its origin: --api-key-file, GOODPUT_API_KEY, OPENAI_API_KEY, the file. */
@@ -201,6 +221,7 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   if (file) target.source.configFile = file.path;
   if (url.value !== undefined) {
     target.baseUrl = checkUrl(url.value, url.origin!);
+    checkParsable(target.baseUrl, url.origin!);
     if (/\/v1$/i.test(target.baseUrl)) {
       warnings.push(
         `the base URL from ${url.origin!.detail} ends in /v1, and goodput appends /v1/chat/completions itself: drop the /v1 unless the server really serves /v1/v1/...`,
@@ -226,4 +247,19 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   if (file?.timeoutMs !== undefined) target.timeoutMs = file.timeoutMs;
   if (file?.maxRetries !== undefined) target.maxRetries = file.maxRetries;
   return target;
+}
+
+/**
+ * Refuses a key that cannot work as given, before anything is sent: one that starts with
+ * "Bearer " (a key file or variable holding the whole header value) would go out as
+ * "Authorization: Bearer Bearer …". Doctor reports the same problem as a check instead.
+ */
+export function refuseUnusableKey(target: TargetConfig): void {
+  if (!hasBearerPrefix(target.apiKey)) return;
+  const where = target.source.apiKey.detail;
+  throw new GoodputError(
+    'E_KEY',
+    `the API key from ${where} starts with "Bearer ": goodput sends "Authorization: Bearer <key>" itself, so the server would get "Bearer Bearer …"`,
+    `keep only the key itself in ${where} (drop the "Bearer " prefix)`,
+  );
 }

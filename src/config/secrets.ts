@@ -67,8 +67,13 @@ export function inspectKey(raw: string): KeyInspection {
   if (trailing) problems.push(`the key ends with ${describeWhitespace(trailing)} (removed for use)`);
   if (/\s/.test(key)) problems.push('the key contains whitespace inside it');
   if (/^(['"]).*\1$/.test(key)) problems.push('the key is wrapped in quotes');
-  if (/^bearer\s/i.test(key)) problems.push('the key starts with "Bearer ": give the key alone');
+  if (hasBearerPrefix(key)) problems.push('the key starts with "Bearer ": give the key alone');
   return { key, problems };
+}
+
+/** True when a key carries the "Bearer " of the header with it (goodput adds that itself). */
+export function hasBearerPrefix(key: string | undefined): boolean {
+  return key !== undefined && /^bearer\s/i.test(key.trim());
 }
 
 const SECRET_PARAM = /key|token|secret|sig|password|auth/i;
