@@ -256,6 +256,15 @@ export const LOAD_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** Replace an earlier run in the output folder; shared by every command that writes a result folder. */
+export const FORCE_OPTION: OptionSpec = {
+  name: 'force',
+  type: 'boolean',
+  group: 'Output',
+  description:
+    'Replace an earlier run found in --out (its summary.json, requests.jsonl, server-metrics.jsonl are removed first); without it such a folder is refused',
+};
+
 /** Where results go and how they are printed. */
 export const OUTPUT_OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'boolean', group: 'Output', description: 'Print the summary as JSON on stdout' },
@@ -268,6 +277,7 @@ export const OUTPUT_OPTIONS: OptionSpec[] = [
     description:
       'Result directory for summary.json and requests.jsonl [default: goodput-results/<time>-<runId>/]',
   },
+  FORCE_OPTION,
   {
     name: 'label',
     type: 'list',

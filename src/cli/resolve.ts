@@ -191,6 +191,7 @@ export async function resolveBenchmarkConfig(
     config.workload.cancelRate = cancelRate!;
   }
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
+  if (o.force === true) config.force = true;
   const labels = parseLabels(o.label as string[] | undefined);
   if (labels) config.labels = labels;
   const metricsUrl = str('metricsUrl');

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TARGET_OPTIONS } from '../cli/options.js';
+import { FORCE_OPTION, TARGET_OPTIONS } from '../cli/options.js';
 import type { CommandSpec } from '../cli/spec.js';
 import { runDoctor } from './doctor.js';
 import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
@@ -72,6 +72,7 @@ export const doctorCommand: CommandSpec = {
       valueName: 'DIR',
       description: 'Where the progressive stages write their results [default: a temporary directory]',
     },
+    { ...FORCE_OPTION, description: "Replace an earlier doctor's stage results found in --out" },
     { name: 'json', type: 'boolean', group: 'Output', description: 'Print every step as JSON on stdout' },
   ],
   async run(ctx) {

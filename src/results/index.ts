@@ -5,4 +5,11 @@
  */
 export { type JsonlHeader, RESULT_FILES, type RunPaths, runPaths } from './files.js';
 export { JsonlWriter, readJsonl } from './jsonl.js';
+export {
+  type OutDirOptions,
+  type PreparedOutDir,
+  prepareOutDir,
+  RUN_FILES,
+  RUN_MARKERS,
+} from './outdir.js';
 export { collect, readRecords, readServerSamples, readSummary, writeSummary } from './summary.js';

@@ -8,7 +8,6 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Client, createClient, listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
@@ -34,7 +33,7 @@ import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
 import { Reservoir } from './reservoir.js';
-import { buildRunWorkload, resultDir } from './run-workload.js';
+import { buildRunWorkload, prepareRunDir } from './run-workload.js';
 import { RunClock } from './timer.js';
 import { runVirtualBenchmark } from './virtual.js';
 
@@ -83,6 +82,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   if (config.sim?.timeMode === 'virtual') return runVirtualBenchmark(config, io);
   const runId = randomBytes(4).toString('hex');
   const clock = new RunClock();
+  // The result folder is checked (created, written, fsync'd) before anything reaches the server.
+  const dir = await prepareRunDir(config, io, runId);
   let sim: EmbeddedSim | undefined;
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
@@ -133,8 +134,6 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     clock.reset();
     const startedAt = new Date();
 
-    const dir = resultDir(config, io.cwd, startedAt, runId);
-    await mkdir(dir, { recursive: true });
     note(`results: ${dir}`);
     writer = new JsonlWriter<RequestRecord>(join(dir, RESULT_FILES.requests), {
       schemaVersion: SCHEMA_VERSION,

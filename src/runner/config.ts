@@ -42,6 +42,8 @@ export interface BenchmarkConfig {
   seed: number;
   /** Result directory; undefined → goodput-results/<stamp>-<runId>/ under cwd. */
   outDir?: string;
+  /** Replace an earlier run found in outDir (`--force`); without it such a folder is refused. */
+  force?: boolean;
   labels?: Record<string, string>;
   /** Server metrics scrape (--metrics-url, --no-server-metrics, --scrape-interval). */
   serverMetrics: { enabled: boolean; url?: string; intervalMs?: number };

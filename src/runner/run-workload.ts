@@ -1,11 +1,13 @@
 /**
  * What every kind of run sets up the same way: the workload (tokenizer, dataset, synthetic
- * prompts, arrivals) from a BenchmarkConfig, and the default result directory.
+ * prompts, arrivals) from a BenchmarkConfig, and the result directory (default name, checked
+ * writable before the first request).
  *
  * @module
  */
 
 import { join } from 'node:path';
+import { prepareOutDir } from '../results/index.js';
 import type { WorkloadSpec } from '../types.js';
 import {
   createTokenizer,
@@ -14,6 +16,7 @@ import {
   type Tokenizer,
   type Workload,
 } from '../workload/index.js';
+import type { BenchmarkIo } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 
 /** The run's workload and the tokenizer that counted its prompts. */
@@ -57,4 +60,18 @@ function stamp(d: Date): string {
 /** `--out DIR`, else goodput-results/<stamp>-<runId>/ under cwd, so records always stream to disk. */
 export function resultDir(config: BenchmarkConfig, cwd: string, startedAt: Date, runId: string): string {
   return config.outDir ?? join(cwd, 'goodput-results', `${stamp(startedAt)}-${runId}`);
+}
+
+/** The run's result folder, ready to write (see prepareOutDir); says what --force removed. */
+export async function prepareRunDir(
+  config: BenchmarkConfig,
+  io: BenchmarkIo,
+  runId: string,
+): Promise<string> {
+  const dir = resultDir(config, io.cwd, new Date(), runId);
+  const { removed } = await prepareOutDir(dir, { force: config.force === true });
+  if (removed.length > 0 && !io.quiet) {
+    io.stderr?.write(`--force: removed the earlier run's ${removed.join(', ')} from ${dir}\n`);
+  }
+  return dir;
 }

@@ -14,7 +14,6 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
@@ -37,7 +36,7 @@ import {
 import type { BenchmarkIo, BenchmarkResult } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
-import { buildRunWorkload, resultDir } from './run-workload.js';
+import { buildRunWorkload, prepareRunDir } from './run-workload.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
@@ -121,6 +120,8 @@ export async function runVirtualBenchmark(
       'drop --url and give --requests N with --time virtual',
     );
   }
+  const runId = randomBytes(4).toString('hex');
+  const dir = await prepareRunDir(config, io, runId);
   const profile = resolveProfile(config.sim?.profile);
   const model = config.model ?? profile.model.servedName;
   const { workload } = await buildRunWorkload(config);
@@ -161,10 +162,7 @@ export async function runVirtualBenchmark(
     recordTokenTimes: true,
   });
 
-  const runId = randomBytes(4).toString('hex');
   const startedAt = new Date();
-  const dir = resultDir(config, io.cwd, startedAt, runId);
-  await mkdir(dir, { recursive: true });
   if (!io.quiet)
     io.stderr?.write(`virtual time (${profile.id}): ${total} requests simulated\nresults: ${dir}\n`);
   const meta: RunMeta = {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   LOAD_OPTIONS,
@@ -18,6 +18,7 @@ import {
 import type { CommandSpec, OptionSpec, ParsedArgs } from '../cli/spec.js';
 import { toolVersion } from '../cli/version.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import { prepareOutDir } from '../results/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
 import type { LoadSpec } from '../types.js';
 import { doublingConcurrencies } from './analysis.js';
@@ -237,7 +238,11 @@ export const sweepCommand: CommandSpec = {
       ctx.stderr.write('note: no --slo given: capacity counts every successful request as meeting the SLO\n');
     }
     const dir = base.outDir ?? join(ctx.cwd, 'goodput-results', `sweep-${stamp(new Date())}`);
-    await mkdir(dir, { recursive: true });
+    // Checked before the first point: a sweep of many minutes must not end unable to write.
+    const { removed } = await prepareOutDir(dir, { force: base.force === true, nested: true });
+    if (!quiet && removed.length > 0) {
+      ctx.stderr.write(`--force: removed the earlier sweep's ${removed.join(', ')} from ${dir}\n`);
+    }
     const requestsGiven = ctx.args.given.has('requests');
     const result = await runSweep(
       plan,

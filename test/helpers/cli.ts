@@ -98,14 +98,24 @@ export function runBin(
     env?: Record<string, string>;
     timeoutMs?: number;
     onStderr?: (text: string, child: ReturnType<typeof spawn>) => void;
+    /** Run as this user and group (the test runs as root and needs permissions to bite). */
+    uid?: number;
+    gid?: number;
+    /** Shell commands run before the binary in the same process, e.g. `ulimit -f 0`. */
+    prelude?: string;
   },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...opts.env };
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const [command, argv] = opts.prelude
+      ? ['/bin/sh', ['-c', `${opts.prelude}; exec "$0" "$@"`, process.execPath, BIN, ...args]]
+      : [process.execPath, [BIN, ...args]];
+    const child = spawn(command, argv, {
       cwd: opts.cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
     });
     let stdout = '';
     let stderr = '';

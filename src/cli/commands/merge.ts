@@ -7,13 +7,13 @@
  * @module
  */
 
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { mergeSummaries } from '../../metrics/index.js';
 import { renderRunTable } from '../../report/index.js';
 import {
   JsonlWriter,
+  prepareOutDir,
   RESULT_FILES,
   readRecords,
   readSummary,
@@ -21,6 +21,7 @@ import {
   writeSummary,
 } from '../../results/index.js';
 import { type RequestRecord, SCHEMA_VERSION } from '../../types.js';
+import { FORCE_OPTION } from '../options.js';
 import type { CommandSpec } from '../spec.js';
 
 /** Copies every run's records into one requests.jsonl, ids prefixed with the run's position. */
@@ -64,6 +65,7 @@ export const mergeCommand: CommandSpec = {
       description: 'Directory of the merged run (required)',
     },
     { name: 'json', type: 'boolean', description: 'Print the merged summary as JSON on stdout' },
+    { ...FORCE_OPTION, group: undefined },
   ],
   async run(ctx) {
     const runs = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
@@ -87,7 +89,9 @@ export const mergeCommand: CommandSpec = {
     }
     const summaries = await Promise.all(runs.map((r) => readSummary(r)));
     const merged = mergeSummaries(summaries);
-    await mkdir(out, { recursive: true });
+    const { removed } = await prepareOutDir(out, { force: ctx.args.options.force === true });
+    if (removed.length > 0)
+      ctx.stderr.write(`--force: removed the earlier run's ${removed.join(', ')} from ${out}\n`);
     const records = await mergeRecords(runs, out, merged.meta.runId, merged.meta.startedAt);
     await writeSummary(join(out, RESULT_FILES.summary), merged);
     ctx.stderr.write(`merged ${runs.length} runs (${records} records) into ${out}\n`);
