@@ -1,72 +1,43 @@
 /**
- * A small glob matcher for repository paths (no dependency): `**` crosses directories,
- * `*` and `?` stay within one path segment, `[abc]` / `[!abc]` are character classes and
- * `{a,b}` are alternatives. Paths use `/`; a pattern matches the whole path.
+ * Globs over repository paths, matched by picomatch (the matcher most JavaScript tools
+ * share), so a glob means here what it means in the user's other tools: `**` crosses
+ * directories, `*` and `?` stay within one segment, `[abc]`, `{a,b}` (nesting and `**`
+ * inside an alternative reaches nested paths, though `{a,b/**}/x` needs at least one
+ * directory under `b`), extglobs. Three choices on top:
+ *
+ * - dotfiles and dot-directories match (`dot: true`), as in GitHub's `paths` filters: a
+ *   serving parameter in `deploy/.staging/vllm.yaml` must not slip past `adr check`;
+ * - POSIX brackets (`posix: true`), so `[!ab]` is a negated class as in a shell, not a class
+ *   holding `!`;
+ * - a glob that starts with `!` excludes: a path matches when some plain glob matches it and
+ *   no `!` glob does, whatever their order.
+ *
+ * Paths use `/`; a glob matches the whole path from the repository root.
  *
  * @module
  */
 
-function escapeRegex(ch: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(ch) ? `\\${ch}` : ch;
-}
+import picomatch from 'picomatch';
 
-/** Compiles a glob into an anchored RegExp. */
+const OPTIONS: picomatch.PicomatchOptions = { dot: true, posix: true };
+
+/** Compiles one (positive) glob into an anchored RegExp. */
 export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  let inBraces = 0;
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i] as string;
-    if (ch === '*') {
-      if (glob[i + 1] === '*') {
-        const atStart = i === 0 || glob[i - 1] === '/';
-        const next = glob[i + 2];
-        if (atStart && next === '/') {
-          out += '(?:[^/]*/)*'; // "**/": zero or more whole directories
-          i += 2;
-          continue;
-        }
-        if (atStart && next === undefined) {
-          out += '.*'; // trailing "**": everything below
-          i += 1;
-          continue;
-        }
-        out += '[^/]*'; // "**" inside a segment acts as "*"
-        i += 1;
-        continue;
-      }
-      out += '[^/]*';
-    } else if (ch === '?') {
-      out += '[^/]';
-    } else if (ch === '[') {
-      const close = glob.indexOf(']', i + 2);
-      if (close < 0) {
-        out += '\\[';
-        continue;
-      }
-      let body = glob.slice(i + 1, close);
-      if (body.startsWith('!')) body = `^${body.slice(1)}`;
-      out += `[${body.replaceAll('\\', '\\\\')}]`;
-      i = close;
-    } else if (ch === '{') {
-      inBraces++;
-      out += '(?:';
-    } else if (ch === '}' && inBraces > 0) {
-      inBraces--;
-      out += ')';
-    } else if (ch === ',' && inBraces > 0) {
-      out += '|';
-    } else {
-      out += escapeRegex(ch);
-    }
-  }
-  return new RegExp(`^${out}$`);
+  return picomatch.makeRe(glob, OPTIONS);
 }
 
-/** A predicate that is true when a path matches any of the globs. */
+function normalise(path: string): string {
+  return path.replaceAll('\\', '/').replace(/^\.\//, '');
+}
+
+/** A predicate that is true when a path matches any plain glob and none of the `!` globs. */
 export function globMatcher(globs: readonly string[]): (path: string) => boolean {
-  const res = globs.map(globToRegExp);
+  const include = globs.filter((g) => !g.startsWith('!'));
+  const exclude = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
+  const isIncluded = include.length > 0 ? picomatch(include, OPTIONS) : () => false;
+  const isExcluded = exclude.length > 0 ? picomatch(exclude, OPTIONS) : () => false;
   return (path) => {
-    const p = path.replaceAll('\\', '/').replace(/^\.\//, '');
-    return res.some((re) => re.test(p));
+    const p = normalise(path);
+    return isIncluded(p) && !isExcluded(p);
   };
 }

@@ -37,6 +37,36 @@ describe('globToRegExp', () => {
     for (const [glob, p, expected] of table)
       expect([glob, p, matchesGlob(p, glob)]).toEqual([glob, p, expected]);
   });
+  it.each<[string, string, boolean]>([
+    // braces whose alternatives hold ** reach nested paths
+    ['deploy/{a,b/**}/*.json', 'deploy/a/x.json', true],
+    ['deploy/{a,b/**}/*.json', 'deploy/b/c/x.json', true],
+    ['deploy/{a,b/**}/*.json', 'deploy/b/c/d/x.json', true],
+    ['deploy/{a,b/**}/*.json', 'deploy/a/c/x.json', false],
+    ['deploy/{prod,staging}/**/*.{yaml,yml}', 'deploy/staging/eu/x.yml', true],
+    // dotfiles and dot-directories match, as in GitHub's paths filters
+    ['deploy/**/*.yaml', 'deploy/.staging/a.yaml', true],
+    ['deploy/*', 'deploy/.env', true],
+    ['**/vllm*.args', '.config/vllm.args', true],
+    // extglobs
+    ['deploy/+(a|b).json', 'deploy/ab.json', true],
+  ])('%s vs %s → %s (picomatch syntax)', (glob, path, expected) => {
+    expect(globMatcher([glob])(path)).toBe(expected);
+  });
+  it('a ! glob excludes, whatever its position among the globs', () => {
+    for (const globs of [
+      ['deploy/**/*.yaml', '!deploy/test/**'],
+      ['!deploy/test/**', 'deploy/**/*.yaml'],
+    ]) {
+      const m = globMatcher(globs);
+      expect([m('deploy/prod/a.yaml'), m('deploy/test/a.yaml'), m('deploy/test/x/a.yaml')]).toEqual([
+        true,
+        false,
+        false,
+      ]);
+    }
+    expect(globMatcher(['!deploy/**'])('README.md')).toBe(false); // only exclusions: nothing is included
+  });
   it('matches any of several globs, with ./ and \\ normalised', () => {
     const m = globMatcher(['deploy/**/*.yaml', '**/vllm*.args']);
     expect(m('./deploy/x/y.yaml')).toBe(true);
