@@ -101,7 +101,10 @@ beforeAll(async () => {
   mkdirSync(src);
   cpSync(join(REPO, 'package.json'), join(src, 'package.json'));
   for (const entry of pkg.files) {
-    cpSync(join(REPO, entry), join(src, entry), { recursive: true, filter: (from) => !from.endsWith('.map') });
+    cpSync(join(REPO, entry), join(src, entry), {
+      recursive: true,
+      filter: (from) => !from.endsWith('.map'),
+    });
   }
   const out = await run(NPM, ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
     cwd: src,
