@@ -13,8 +13,8 @@ import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.j
 import { hintsFor } from './hints.js';
 import {
   COMPARE_METRICS,
+  type CompareMetric,
   type Direction,
-  type MetricDef,
   proportionCounts,
   rateRelativeVariance,
   type TestKind,
@@ -28,7 +28,7 @@ export type Verdict = 'better' | 'worse' | 'unchanged' | 'untested';
 export interface MetricDelta {
   key: string;
   label: string;
-  unit: MetricDef['unit'];
+  unit: CompareMetric['unit'];
   direction: Direction;
   test: TestKind;
   baseline?: number;
@@ -138,7 +138,7 @@ function floored(move: -1 | 0 | 1, change: number | undefined, minEffect: number
 }
 
 function deltaFor(
-  def: MetricDef,
+  def: CompareMetric,
   base: RunInput,
   cand: RunInput,
   random: () => number,

@@ -26,8 +26,8 @@ export { loadRun, loadRuns } from './load.js';
 export {
   COMPARE_METRIC_KEYS,
   COMPARE_METRICS,
+  type CompareMetric,
   type Direction,
-  type MetricDef,
   type TestKind,
 } from './metrics.js';
 export { formatChange, formatValue, renderCompareMarkdown, renderCompareTable } from './render.js';

@@ -5,11 +5,20 @@
  * @module
  */
 
+import {
+  type Better,
+  COMPARE_ROW_IDS,
+  failedRequests,
+  judgedRequests,
+  type LatencyStatKey,
+  type MetricUnit,
+  metric,
+} from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
 import type { RunSamples } from './samples.js';
 
-/** Which way is better: latencies and error rates go down, throughput and goodput go up. */
-export type Direction = 'lower' | 'higher';
+/** Which way is better (the catalogue's `better`). */
+export type Direction = Better;
 
 /**
  * How a change is tested:
@@ -23,139 +32,55 @@ export type TestKind = 'rank' | 'bootstrap' | 'rate' | 'proportion' | 'none';
 
 export type LatencySampleName = 'ttft' | 'tpot' | 'itl' | 'e2el';
 
-export interface MetricDef {
+/** A compare row: a catalogue metric plus how a change in it is tested. */
+export interface CompareMetric {
+  /** The catalogue id, e.g. "ttft_p99". */
   key: string;
   label: string;
-  unit: 'ms' | 'req/s' | 'tok/s' | 'ratio' | 'count';
+  unit: MetricUnit;
   direction: Direction;
   test: TestKind;
   /** Latency metrics: which sample and which quantile. */
   sample?: LatencySampleName;
   quantile?: number;
-  /** The figure from a summary (undefined when the run did not measure it). */
+  /** The figure from a summary (the catalogue's reader; undefined when the run did not measure it). */
   value(summary: RunSummary): number | undefined;
   /** Only shown when either run has server metrics. */
   server?: boolean;
 }
 
-function latency(sample: LatencySampleName, q: 0.5 | 0.99, label: string): MetricDef {
-  return {
-    key: `${sample}_p${q * 100}`,
-    label,
-    unit: 'ms',
-    direction: 'lower',
-    test: q === 0.5 ? 'rank' : 'bootstrap',
-    sample,
-    quantile: q,
-    value: (s) => s.latency?.[sample]?.[q === 0.5 ? 'p50' : 'p99'],
+const TESTS: Record<string, TestKind> = {
+  request_throughput: 'rate',
+  output_throughput: 'rate',
+  request_goodput: 'rate',
+  attainment: 'proportion',
+  error_rate: 'proportion',
+};
+
+const QUANTILES: Partial<Record<LatencyStatKey, number>> = { p50: 0.5, p99: 0.99 };
+
+function row(id: string): CompareMetric {
+  const def = metric(id);
+  const out: CompareMetric = {
+    key: def.id,
+    label: def.label,
+    unit: def.unit,
+    direction: def.better,
+    test: TESTS[id] ?? 'none',
+    value: def.read,
   };
+  if (def.server) out.server = true;
+  const q = def.latency ? QUANTILES[def.latency.stat] : undefined;
+  if (def.latency && q !== undefined) {
+    out.sample = def.latency.text as LatencySampleName;
+    out.quantile = q;
+    out.test = q === 0.5 ? 'rank' : 'bootstrap';
+  }
+  return out;
 }
 
-const errorRate = (s: RunSummary) =>
-  s.counts.attempted > 0 ? s.counts.failed / s.counts.attempted : undefined;
-
-/** Every metric compare knows, in display order. */
-export const COMPARE_METRICS: readonly MetricDef[] = [
-  latency('ttft', 0.5, 'TTFT p50'),
-  latency('ttft', 0.99, 'TTFT p99'),
-  latency('tpot', 0.5, 'TPOT p50'),
-  latency('tpot', 0.99, 'TPOT p99'),
-  latency('itl', 0.99, 'ITL p99'),
-  latency('e2el', 0.99, 'E2EL p99'),
-  {
-    key: 'request_throughput',
-    label: 'Request throughput',
-    unit: 'req/s',
-    direction: 'higher',
-    test: 'rate',
-    value: (s) => s.request_throughput,
-  },
-  {
-    key: 'output_throughput',
-    label: 'Output throughput',
-    unit: 'tok/s',
-    direction: 'higher',
-    test: 'rate',
-    value: (s) => s.output_throughput,
-  },
-  {
-    key: 'request_goodput',
-    label: 'Goodput',
-    unit: 'req/s',
-    direction: 'higher',
-    test: 'rate',
-    value: (s) => s.request_goodput,
-  },
-  {
-    key: 'attainment',
-    label: 'SLO attainment',
-    unit: 'ratio',
-    direction: 'higher',
-    test: 'proportion',
-    value: (s) => s.goodput?.attainment,
-  },
-  {
-    key: 'error_rate',
-    label: 'Error rate',
-    unit: 'ratio',
-    direction: 'lower',
-    test: 'proportion',
-    value: errorRate,
-  },
-  {
-    key: 'goodput_ratio',
-    label: 'Token goodput ratio',
-    unit: 'ratio',
-    direction: 'higher',
-    test: 'none',
-    value: (s) => s.goodput?.tokenGoodputRatio,
-  },
-  {
-    key: 'kv_fragmentation',
-    label: 'KV fragmentation',
-    unit: 'ratio',
-    direction: 'lower',
-    test: 'none',
-    server: true,
-    value: (s) => s.server?.kvFragmentation ?? s.server?.series.kvFragmentation?.mean,
-  },
-  {
-    key: 'kv_usage_max',
-    label: 'KV usage (max)',
-    unit: 'ratio',
-    direction: 'lower',
-    test: 'none',
-    server: true,
-    value: (s) => s.server?.series.kvUsage?.max,
-  },
-  {
-    key: 'preemptions',
-    label: 'Preemptions',
-    unit: 'count',
-    direction: 'lower',
-    test: 'none',
-    server: true,
-    value: (s) => s.server?.preemptions,
-  },
-  {
-    key: 'waiting_mean',
-    label: 'Waiting requests (mean)',
-    unit: 'count',
-    direction: 'lower',
-    test: 'none',
-    server: true,
-    value: (s) => s.server?.series.waiting?.mean,
-  },
-  {
-    key: 'prefix_cache_hit_rate',
-    label: 'Prefix cache hit rate',
-    unit: 'ratio',
-    direction: 'higher',
-    test: 'none',
-    server: true,
-    value: (s) => s.server?.prefixCacheHitRate,
-  },
-];
+/** Every metric compare shows, in display order (the catalogue's compare rows). */
+export const COMPARE_METRICS: readonly CompareMetric[] = COMPARE_ROW_IDS.map(row);
 
 /** Metric keys, for --fail-on-worse validation and help. */
 export const COMPARE_METRIC_KEYS: readonly string[] = COMPARE_METRICS.map((m) => m.key);
@@ -163,7 +88,7 @@ export const COMPARE_METRIC_KEYS: readonly string[] = COMPARE_METRICS.map((m) =>
 /** Counts behind a proportion metric: successes x out of n. */
 export function proportionCounts(key: string, s: RunSummary): { x: number; n: number } | undefined {
   if (key === 'attainment') return { x: s.goodput.goodRequests, n: s.goodput.attempted };
-  if (key === 'error_rate') return { x: s.counts.failed, n: s.counts.attempted };
+  if (key === 'error_rate') return { x: failedRequests(s), n: judgedRequests(s) };
   return undefined;
 }
 

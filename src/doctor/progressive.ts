@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { REQUEST_ERRORS } from '../errors.js';
+import { errorRate } from '../metrics/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
 import type { RunSummary } from '../types.js';
 import type { StepResult } from './types.js';
@@ -45,7 +46,8 @@ function judge(
       ? { ok: true }
       : { ok: false, cause: `${errors} of ${n} requests failed: ${mostCommonError(s)}`, fix };
   }
-  const rate = s.counts.attempted > 0 ? errors / s.counts.attempted : 1;
+  // No judged request at all is no evidence that the channel works: treat it as all failed.
+  const rate = errorRate(s) ?? 1;
   if (rate > MAX_ERROR_RATE) {
     return {
       ok: false,

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { ADR_GATE_KEYS, type MetricDef, metric, metricByAdrGateKey } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
-import { parseThreshold, type Threshold, type ThresholdScalar } from './grammar.js';
+import { parseThreshold, type Threshold } from './grammar.js';
 
 export interface ThresholdOutcome {
   threshold: Threshold;
@@ -20,43 +21,9 @@ export interface GateResult {
   outcomes: ThresholdOutcome[];
 }
 
-function scalarValue(name: ThresholdScalar, s: RunSummary): number | undefined {
-  switch (name) {
-    case 'attainment':
-      return s.goodput?.attainment;
-    case 'error_rate':
-      return s.counts.attempted > 0 ? s.counts.failed / s.counts.attempted : undefined;
-    case 'request_goodput':
-      return s.request_goodput;
-    case 'goodput_ratio':
-      return s.goodput?.tokenGoodputRatio;
-    case 'request_throughput':
-      return s.request_throughput;
-    case 'output_throughput':
-      return s.output_throughput;
-    case 'total_token_throughput':
-      return s.total_token_throughput;
-    case 'completed':
-      return s.counts.completed;
-    case 'failed':
-      return s.counts.failed;
-    case 'preemptions':
-      return s.server?.preemptions;
-    case 'kv_fragmentation':
-      return s.server?.kvFragmentation ?? s.server?.series.kvFragmentation?.mean;
-    case 'kv_usage_max':
-      return s.server?.series.kvUsage?.max;
-    case 'prefix_cache_hit_rate':
-      return s.server?.prefixCacheHitRate;
-  }
-}
-
-/** The value a threshold reads from a summary, or undefined when the run did not measure it. */
+/** The value a threshold reads from a summary (its catalogue metric's), or undefined when the run did not measure it. */
 export function thresholdValue(t: Threshold, s: RunSummary): number | undefined {
-  if (t.subject.kind === 'scalar') return scalarValue(t.subject.name, s);
-  const stats = s.latency?.[t.subject.latency];
-  if (!stats || stats.count === 0) return undefined;
-  return stats[t.subject.stat];
+  return t.metric.read(s);
 }
 
 /** Whether a measured value satisfies the threshold's comparison. */
@@ -86,19 +53,38 @@ export function evaluateThresholds(thresholds: readonly Threshold[], summary: Ru
   return { passed: outcomes.every((o) => o.passed), outcomes };
 }
 
-/** The shorthand flags of `gate`, as camelCase option keys → the threshold each one writes. */
+/** The metrics that have a shorthand flag on `gate` (a limit on the bad side of each). */
+const SHORTHAND_METRICS = ['ttft_p99', 'tpot_p99', 'e2el_p99', 'goodput_ratio', 'attainment', 'error_rate'];
+
+function camelCase(kebab: string): string {
+  return kebab.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** The comparison that keeps a metric on its good side: `<=` for lower-is-better, `>=` otherwise. */
+export function limitOp(def: MetricDef): '<=' | '>=' {
+  return def.better === 'lower' ? '<=' : '>=';
+}
+
+/**
+ * The shorthand flags of `gate`, from the catalogue: `--max-ttft-p99-ms`, `--min-attainment`, …
+ * (`max` for metrics where lower is better, `-ms` for latencies), as camelCase option keys →
+ * the threshold each one writes.
+ */
 export const SHORTHAND_THRESHOLDS: ReadonlyArray<{
   flag: string;
   key: string;
+  metric: MetricDef;
   template: (v: number) => string;
-}> = [
-  { flag: 'max-ttft-p99-ms', key: 'maxTtftP99Ms', template: (v) => `p99(ttft)<=${v}` },
-  { flag: 'max-tpot-p99-ms', key: 'maxTpotP99Ms', template: (v) => `p99(tpot)<=${v}` },
-  { flag: 'max-e2el-p99-ms', key: 'maxE2elP99Ms', template: (v) => `p99(e2el)<=${v}` },
-  { flag: 'min-goodput-ratio', key: 'minGoodputRatio', template: (v) => `goodput_ratio>=${v}` },
-  { flag: 'min-attainment', key: 'minAttainment', template: (v) => `attainment>=${v}` },
-  { flag: 'max-error-rate', key: 'maxErrorRate', template: (v) => `error_rate<=${v}` },
-];
+}> = SHORTHAND_METRICS.map((id) => {
+  const def = metric(id);
+  const flag = `${def.better === 'lower' ? 'max' : 'min'}-${def.id.replaceAll('_', '-')}${def.unit === 'ms' ? '-ms' : ''}`;
+  return {
+    flag,
+    key: camelCase(flag),
+    metric: def,
+    template: (v: number) => `${def.threshold}${limitOp(def)}${v}`,
+  };
+});
 
 /** Thresholds from shorthand option values (keys as in SHORTHAND_THRESHOLDS). */
 export function shorthandThresholds(options: Record<string, unknown>): Threshold[] {
@@ -110,28 +96,31 @@ export function shorthandThresholds(options: Record<string, unknown>): Threshold
   return out;
 }
 
-/** An ADR's `gate` block (see src/adr): named limits plus free threshold expressions. */
+/**
+ * An ADR's `gate` block (see src/adr): a limit per catalogue metric under its ADR gate key
+ * (`ttft_p99_ms: 350` is a maximum, `attainment_min: 0.95` a minimum; see
+ * MetricDef.adrGateKey), plus free threshold expressions and the informational headroom.
+ */
 export interface GateSpec {
-  ttft_p99_ms?: number;
-  tpot_p99_ms?: number;
-  e2el_p99_ms?: number;
-  /** Minimum token goodput ratio (useful / generated output tokens). */
-  goodput_min?: number;
-  /** Minimum SLO attainment. */
-  attainment_min?: number;
-  error_rate_max?: number;
   thresholds?: string[];
+  /** How the limits were derived (informational, not a limit). */
+  headroom?: number;
+  [adrGateKey: string]: number | string[] | undefined;
 }
 
-/** The thresholds an ADR's gate block stands for, in the grammar of this module. */
+/** The threshold an ADR gate key and limit stand for, e.g. ttft_p99_ms: 350 → "p99(ttft)<=350". */
+export function adrGateThresholdText(key: string, limit: number): string | undefined {
+  const def = metricByAdrGateKey(key);
+  return def ? `${def.threshold}${limitOp(def)}${limit}` : undefined;
+}
+
+/** The thresholds an ADR's gate block stands for, in the grammar of this module (catalogue order, then `thresholds`). */
 export function gateSpecThresholds(spec: GateSpec): Threshold[] {
   const texts: string[] = [];
-  if (spec.ttft_p99_ms !== undefined) texts.push(`p99(ttft)<=${spec.ttft_p99_ms}`);
-  if (spec.tpot_p99_ms !== undefined) texts.push(`p99(tpot)<=${spec.tpot_p99_ms}`);
-  if (spec.e2el_p99_ms !== undefined) texts.push(`p99(e2el)<=${spec.e2el_p99_ms}`);
-  if (spec.goodput_min !== undefined) texts.push(`goodput_ratio>=${spec.goodput_min}`);
-  if (spec.attainment_min !== undefined) texts.push(`attainment>=${spec.attainment_min}`);
-  if (spec.error_rate_max !== undefined) texts.push(`error_rate<=${spec.error_rate_max}`);
+  for (const key of ADR_GATE_KEYS) {
+    const limit = spec[key];
+    if (typeof limit === 'number') texts.push(adrGateThresholdText(key, limit)!);
+  }
   texts.push(...(spec.thresholds ?? []));
   return texts.map(parseThreshold);
 }

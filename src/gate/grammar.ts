@@ -8,7 +8,7 @@
  * latency    := ttft | tpot | itl | itl_per_token | e2el | queue_wait | ttft_from_scheduled | e2el_from_scheduled
  * scalar     := attainment | error_rate | request_goodput | goodput_ratio | request_throughput
  *             | output_throughput | total_token_throughput | completed | failed
- *             | preemptions | kv_fragmentation | kv_usage_max | prefix_cache_hit_rate
+ *             | preemptions | kv_fragmentation | kv_usage_max | waiting_mean | prefix_cache_hit_rate
  * op         := "<" | "<=" | ">" | ">="
  * unit       := ms | s            (latencies only; default ms)
  * ```
@@ -16,29 +16,31 @@
  * Examples: `p99(ttft)<350`, `p50(tpot) <= 40ms`, `mean(e2el)<5s`, `attainment>=0.95`,
  * `error_rate<0.01`, `request_goodput>2`, `output_throughput>=1000`, `goodput_ratio>=0.9`.
  *
+ * Every subject is a metric of the catalogue (src/metrics/catalogue.ts): latencies × statistics
+ * and the scalars are exactly the catalogue's, and a parsed threshold carries its MetricDef.
+ *
  * @module
  */
 
 import { GoodputError } from '../errors.js';
-import type { LatencyStats, SummaryLatencyName } from '../types.js';
+import {
+  LATENCY_NAMES,
+  type LatencyStatKey,
+  latencyMetricOf,
+  type MetricDef,
+  metricById,
+  SCALAR_METRIC_NAMES,
+} from '../metrics/index.js';
+import type { SummaryLatencyName } from '../types.js';
+import { didYouMean } from '../util/index.js';
 
 export type ThresholdOp = '<' | '<=' | '>' | '>=';
-export type LatencyStat = keyof Pick<
-  LatencyStats,
-  'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'mean' | 'min' | 'max' | 'std'
->;
+export type LatencyStat = LatencyStatKey;
 
-/** Latency names as written in thresholds → the RunSummary latency they read. */
-export const THRESHOLD_LATENCIES: Readonly<Record<string, SummaryLatencyName>> = {
-  ttft: 'ttft',
-  tpot: 'tpot',
-  itl: 'itl',
-  itl_per_token: 'itlPerToken',
-  e2el: 'e2el',
-  queue_wait: 'queueWait',
-  ttft_from_scheduled: 'ttftFromScheduled',
-  e2el_from_scheduled: 'e2elFromScheduled',
-};
+/** Latency names as written in thresholds → the RunSummary latency they read (from the catalogue). */
+export const THRESHOLD_LATENCIES: Readonly<Record<string, SummaryLatencyName>> = Object.fromEntries(
+  LATENCY_NAMES.map(([text, name]) => [text, name]),
+);
 
 /** Statistic names as written → the LatencyStats field. */
 export const THRESHOLD_STATS: Readonly<Record<string, LatencyStat>> = {
@@ -55,22 +57,9 @@ export const THRESHOLD_STATS: Readonly<Record<string, LatencyStat>> = {
   std: 'std',
 };
 
-export const THRESHOLD_SCALARS = [
-  'attainment',
-  'error_rate',
-  'request_goodput',
-  'goodput_ratio',
-  'request_throughput',
-  'output_throughput',
-  'total_token_throughput',
-  'completed',
-  'failed',
-  'preemptions',
-  'kv_fragmentation',
-  'kv_usage_max',
-  'prefix_cache_hit_rate',
-] as const;
-export type ThresholdScalar = (typeof THRESHOLD_SCALARS)[number];
+/** The scalar names of the grammar: the catalogue's non-latency metrics. */
+export const THRESHOLD_SCALARS: readonly string[] = SCALAR_METRIC_NAMES;
+export type ThresholdScalar = string;
 
 export type ThresholdSubject =
   | { kind: 'latency'; stat: LatencyStat; statText: string; latency: SummaryLatencyName; latencyText: string }
@@ -83,6 +72,8 @@ export interface Threshold {
   op: ThresholdOp;
   /** The limit, in milliseconds for latencies. */
   limit: number;
+  /** The catalogue metric the subject names (its `read` gives the value). */
+  metric: MetricDef;
 }
 
 const HINT =
@@ -116,6 +107,7 @@ export function parseThreshold(source: string): Threshold {
   pos += name.length;
   skipSpace();
   let subject: ThresholdSubject;
+  let metric: MetricDef | undefined;
   if (source[pos] === '(') {
     const stat = THRESHOLD_STATS[name.toLowerCase()];
     if (!stat) fail(source, start, `unknown statistic '${name}'`);
@@ -137,16 +129,19 @@ export function parseThreshold(source: string): Threshold {
       latency,
       latencyText: latencyText.toLowerCase(),
     };
+    metric = latencyMetricOf(subject.latencyText, stat);
   } else {
     const scalar = THRESHOLD_SCALARS.find((s) => s === name.toLowerCase());
     if (!scalar) {
       const problem = THRESHOLD_STATS[name.toLowerCase()]
         ? `'${name}' needs a latency in parentheses, e.g. ${name}(ttft)`
-        : `unknown name '${name}'`;
+        : `unknown name '${name}'${didYouMean(name.toLowerCase(), THRESHOLD_SCALARS)}`;
       fail(source, start, problem);
     }
     subject = { kind: 'scalar', name: scalar };
+    metric = metricById(scalar);
   }
+  if (!metric) fail(source, start, `'${name}' is not in the metric catalogue`);
   skipSpace();
   const opMatch = /^(<=|>=|<|>)/.exec(source.slice(pos));
   if (!opMatch) fail(source, pos, 'expected a comparison: <, <=, > or >=');
@@ -168,7 +163,7 @@ export function parseThreshold(source: string): Threshold {
     fail(source, pos, `unknown unit '${unit}' (use ms or s)`);
   }
   if (pos < source.length) fail(source, pos, `unexpected '${source.slice(pos)}'`);
-  return { source: source.trim(), subject, op, limit };
+  return { source: source.trim(), subject, op, limit, metric };
 }
 
 /** Parses many; the first error wins. */

@@ -5,10 +5,12 @@
  * @module
  */
 export {
+  adrGateThresholdText,
   evaluateThresholds,
   type GateResult,
   type GateSpec,
   gateSpecThresholds,
+  limitOp,
   SHORTHAND_THRESHOLDS,
   shorthandThresholds,
   type ThresholdOutcome,

@@ -7,6 +7,34 @@
  */
 export { type AccumulatorOptions, RunAccumulator, summarizeRecords } from './accumulator.js';
 export {
+  ADR_GATE_KEYS,
+  type Better,
+  COMPARE_ROW_IDS,
+  HEADLINE_IDS,
+  LATENCY_NAMES,
+  LATENCY_STATS,
+  type LatencyStatKey,
+  latencyMetricOf,
+  METRICS,
+  type MetricDef,
+  type MetricUnit,
+  metric,
+  metricByAdrGateKey,
+  metricByAdrName,
+  metricById,
+  promqlOf,
+  ROUND_METRIC_SERIES,
+  SCALAR_METRIC_NAMES,
+} from './catalogue.js';
+export {
+  cancelledRequests,
+  errorRate,
+  failedRequests,
+  interruptedRequests,
+  judgedRequests,
+  wastedOutputTokens,
+} from './definitions.js';
+export {
   emptyLatencyStats,
   HISTOGRAM_SIGNIFICANT_DIGITS,
   LatencyHistogram,

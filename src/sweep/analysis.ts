@@ -18,6 +18,7 @@
  * @module
  */
 
+import { errorRate, metric } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
 
 export type SweepMode = 'concurrency' | 'rate';
@@ -79,8 +80,8 @@ export function pointFromSummary(
   load: number,
   minAttainment: number,
 ): SweepPointSummary {
-  const attempted = summary.counts.attempted;
-  const attainment = summary.goodput.attainment;
+  // Read through the catalogue, so capacity-at-SLO judges exactly what gate and compare show.
+  const attainment = metric('attainment').read(summary);
   return {
     phase,
     mode,
@@ -89,7 +90,7 @@ export function pointFromSummary(
     runId: summary.meta.runId,
     completed: summary.counts.completed,
     failed: summary.counts.failed,
-    errorRate: attempted > 0 ? summary.counts.failed / attempted : 0,
+    errorRate: errorRate(summary) ?? 0,
     requestThroughput: summary.request_throughput,
     outputThroughput: summary.output_throughput,
     meanTtftMs: summary.mean_ttft_ms,
@@ -97,9 +98,9 @@ export function pointFromSummary(
     meanTpotMs: summary.mean_tpot_ms,
     meanE2elMs: summary.mean_e2el_ms,
     p99E2elMs: summary.p99_e2el_ms,
-    attainment,
+    attainment: attainment ?? 0,
     requestGoodput: summary.request_goodput,
-    passes: attempted > 0 && attainment >= minAttainment,
+    passes: attainment !== undefined && attainment >= minAttainment,
   };
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { errorRate, HEADLINE_IDS, metric } from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
 
 export { escapeHtml } from '../../util/index.js';
@@ -137,50 +138,32 @@ export interface Headline {
   better: 'lower' | 'higher';
 }
 
-/** The run's headline numbers: TTFT p50/p99, TPOT p50/p99, throughput, goodput, attainment, errors. */
+/** A catalogue value as text in its unit. */
+function fmtMetric(unit: string, v: number | undefined): string {
+  if (unit === 'ms') return fmtMs(v);
+  if (unit === 'ratio') return fmtPct(v);
+  return fmtNum(v);
+}
+
+/**
+ * The run's headline numbers (the catalogue's HEADLINE_IDS): TTFT p50/p99, TPOT p50/p99,
+ * throughput, goodput, attainment, and errors (the failed count with the error rate).
+ */
 export function headlines(s: RunSummary): Headline[] {
-  const lat = s.latency;
-  const errors = s.counts?.failed ?? s.failed;
-  const errRatio = s.counts?.attempted ? errors / s.counts.attempted : undefined;
-  return [
-    { key: 'ttft.p50', label: 'TTFT p50', value: lat.ttft?.p50, text: fmtMs(lat.ttft?.p50), better: 'lower' },
-    { key: 'ttft.p99', label: 'TTFT p99', value: lat.ttft?.p99, text: fmtMs(lat.ttft?.p99), better: 'lower' },
-    { key: 'tpot.p50', label: 'TPOT p50', value: lat.tpot?.p50, text: fmtMs(lat.tpot?.p50), better: 'lower' },
-    { key: 'tpot.p99', label: 'TPOT p99', value: lat.tpot?.p99, text: fmtMs(lat.tpot?.p99), better: 'lower' },
-    {
-      key: 'throughput.output',
-      label: 'Output tok/s',
-      value: s.throughput?.outputTokensPerS,
-      text: fmtNum(s.throughput?.outputTokensPerS),
-      better: 'higher',
-    },
-    {
-      key: 'throughput.requests',
-      label: 'Requests/s',
-      value: s.throughput?.requestsPerS,
-      text: fmtNum(s.throughput?.requestsPerS),
-      better: 'higher',
-    },
-    {
-      key: 'goodput.requests',
-      label: 'Goodput req/s',
-      value: s.goodput?.requestGoodput,
-      text: fmtNum(s.goodput?.requestGoodput),
-      better: 'higher',
-    },
-    {
-      key: 'goodput.attainment',
-      label: 'SLO attainment',
-      value: s.goodput?.attainment,
-      text: fmtPct(s.goodput?.attainment),
-      better: 'higher',
-    },
-    {
-      key: 'errors',
-      label: 'Errors',
-      value: errors,
-      text: `${errors}${errRatio !== undefined && errors > 0 ? ` (${fmtPct(errRatio)})` : ''}`,
-      better: 'lower',
-    },
-  ];
+  return HEADLINE_IDS.map((id): Headline => {
+    const def = metric(id);
+    if (id === 'error_rate') {
+      const errors = s.counts?.failed ?? s.failed;
+      const rate = s.counts ? errorRate(s) : undefined;
+      return {
+        key: id,
+        label: 'Errors',
+        value: errors,
+        text: `${errors}${rate !== undefined && errors > 0 ? ` (${fmtPct(rate)})` : ''}`,
+        better: def.better,
+      };
+    }
+    const value = def.read(s);
+    return { key: id, label: def.label, value, text: fmtMetric(def.unit, value), better: def.better };
+  });
 }

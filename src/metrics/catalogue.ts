@@ -1,0 +1,328 @@
+/**
+ * The metric catalogue: every figure goodput shows, gates, compares or exports, with one
+ * name per use, so that a figure is spelled and read in exactly one place.
+ *
+ * For each metric: its `id` (compare's row key and the exporter's `metric` label, e.g.
+ * `ttft_p99`), a label, the unit, which direction is better, how it is read from a RunSummary,
+ * its vLLM flat key (when vLLM has one), its threshold subject in the gate grammar
+ * (`p99(ttft)`), its ADR names (the rollback `metric:` name `ttft_p99_ms` and the `gate:` key
+ * `ttft_p99_ms` / `attainment_min`) and its PromQL form (a series of watch's exporter).
+ *
+ * gate (grammar, shorthand flags), ADR front matter, compare rows, report headlines, sweep,
+ * `emit prometheus-rules` and watch's rollback and exporter all look metrics up here.
+ *
+ * @module
+ */
+
+import type { LatencyStats, RunSummary, SummaryLatencyName } from '../types.js';
+import { errorRate } from './definitions.js';
+
+export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'ratio' | 'count';
+/** Which way is better: latencies and error rates go down, throughput and goodput go up. */
+export type Better = 'lower' | 'higher';
+
+export type LatencyStatKey = keyof Pick<
+  LatencyStats,
+  'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'mean' | 'min' | 'max' | 'std'
+>;
+
+export interface MetricDef {
+  /** Stable id: compare's row key, the exporter's `metric` label, e.g. "ttft_p99", "error_rate". */
+  id: string;
+  label: string;
+  unit: MetricUnit;
+  better: Better;
+  /** The figure from a summary; undefined when the run did not measure it. */
+  read(summary: RunSummary): number | undefined;
+  /** vLLM's flat key for the same figure, when vLLM has one (e.g. "p99_ttft_ms"). */
+  vllmKey?: string;
+  /** Subject in the gate grammar: "p99(ttft)", "attainment". */
+  threshold: string;
+  /** Name in an ADR `rollback: { metric: … }`: "ttft_p99_ms", "attainment". */
+  adrMetric: string;
+  /** Key in an ADR `gate:` block, a limit in the metric's unit: "ttft_p99_ms" (max), "attainment_min". */
+  adrGateKey: string;
+  /** The latency and statistic, for latency metrics. */
+  latency?: { name: SummaryLatencyName; text: string; stat: LatencyStatKey };
+  /** Compare: only shown when a run has server metrics. */
+  server?: boolean;
+}
+
+/** The exporter gauge holding each catalogue metric of the last valid watch round, by `metric` label. */
+export const ROUND_METRIC_SERIES = 'goodput_round_metric';
+
+/** PromQL for a metric's value per target and model, as watch's exporter exposes it. */
+export function promqlOf(def: MetricDef): string {
+  return `max by (target, model) (${ROUND_METRIC_SERIES}{metric="${def.id}"})`;
+}
+
+/** Latency names as written in thresholds and ids → the RunSummary latency. */
+export const LATENCY_NAMES: ReadonlyArray<readonly [text: string, name: SummaryLatencyName, label: string]> =
+  [
+    ['ttft', 'ttft', 'TTFT'],
+    ['tpot', 'tpot', 'TPOT'],
+    ['itl', 'itl', 'ITL'],
+    ['itl_per_token', 'itlPerToken', 'ITL per token'],
+    ['e2el', 'e2el', 'E2EL'],
+    ['queue_wait', 'queueWait', 'Queue wait'],
+    ['ttft_from_scheduled', 'ttftFromScheduled', 'TTFT from scheduled'],
+    ['e2el_from_scheduled', 'e2elFromScheduled', 'E2EL from scheduled'],
+  ];
+
+/** Statistics as written in ids and thresholds (canonical spelling) → LatencyStats field and label. */
+export const LATENCY_STATS: ReadonlyArray<readonly [text: string, stat: LatencyStatKey, label: string]> = [
+  ['p50', 'p50', 'p50'],
+  ['p90', 'p90', 'p90'],
+  ['p95', 'p95', 'p95'],
+  ['p99', 'p99', 'p99'],
+  ['p999', 'p999', 'p99.9'],
+  ['mean', 'mean', 'mean'],
+  ['min', 'min', 'min'],
+  ['max', 'max', 'max'],
+  ['std', 'std', 'std'],
+];
+
+const VLLM_LATENCY = new Set(['ttft', 'tpot', 'itl', 'e2el']);
+const VLLM_STAT: Partial<Record<LatencyStatKey, string>> = {
+  p50: 'p50',
+  p90: 'p90',
+  p95: 'p95',
+  p99: 'p99',
+  p999: 'p99.9',
+  mean: 'mean',
+  std: 'std',
+};
+
+function latencyMetric(
+  text: string,
+  name: SummaryLatencyName,
+  label: string,
+  statText: string,
+  stat: LatencyStatKey,
+  statLabel: string,
+): MetricDef {
+  const vllmStat = VLLM_STAT[stat];
+  const def: MetricDef = {
+    id: `${text}_${statText}`,
+    label: `${label} ${statLabel}`,
+    unit: 'ms',
+    better: 'lower',
+    read: (s) => {
+      const l = s.latency?.[name];
+      return l && l.count > 0 ? l[stat] : undefined;
+    },
+    threshold: `${statText}(${text})`,
+    adrMetric: `${text}_${statText}_ms`,
+    adrGateKey: `${text}_${statText}_ms`,
+    latency: { name, text, stat },
+  };
+  if (VLLM_LATENCY.has(text) && vllmStat) def.vllmKey = `${vllmStat}_${text}_ms`;
+  return def;
+}
+
+type ScalarSpec = Omit<MetricDef, 'threshold' | 'adrMetric' | 'adrGateKey'> & { adrGateKey?: string };
+
+function scalar(spec: ScalarSpec): MetricDef {
+  return {
+    ...spec,
+    threshold: spec.id,
+    adrMetric: spec.id,
+    adrGateKey: spec.adrGateKey ?? `${spec.id}_${spec.better === 'lower' ? 'max' : 'min'}`,
+  };
+}
+
+/** The scalar (non-latency) metrics. */
+const SCALARS: readonly MetricDef[] = [
+  scalar({
+    id: 'request_throughput',
+    label: 'Request throughput',
+    unit: 'req/s',
+    better: 'higher',
+    read: (s) => s.request_throughput,
+    vllmKey: 'request_throughput',
+  }),
+  scalar({
+    id: 'output_throughput',
+    label: 'Output throughput',
+    unit: 'tok/s',
+    better: 'higher',
+    read: (s) => s.output_throughput,
+    vllmKey: 'output_throughput',
+  }),
+  scalar({
+    id: 'total_token_throughput',
+    label: 'Total token throughput',
+    unit: 'tok/s',
+    better: 'higher',
+    read: (s) => s.total_token_throughput,
+    vllmKey: 'total_token_throughput',
+  }),
+  scalar({
+    id: 'request_goodput',
+    label: 'Goodput',
+    unit: 'req/s',
+    better: 'higher',
+    read: (s) => s.request_goodput,
+    vllmKey: 'request_goodput',
+  }),
+  scalar({
+    id: 'attainment',
+    label: 'SLO attainment',
+    unit: 'ratio',
+    better: 'higher',
+    read: (s) => (s.goodput && s.goodput.attempted > 0 ? s.goodput.attainment : undefined),
+  }),
+  scalar({
+    id: 'error_rate',
+    label: 'Error rate',
+    unit: 'ratio',
+    better: 'lower',
+    read: (s) => (s.counts ? errorRate(s) : undefined),
+  }),
+  scalar({
+    id: 'goodput_ratio',
+    label: 'Token goodput ratio',
+    unit: 'ratio',
+    better: 'higher',
+    read: (s) => s.goodput?.tokenGoodputRatio,
+    // The ADR key predates the catalogue; kept so existing ADRs stay valid.
+    adrGateKey: 'goodput_min',
+  }),
+  scalar({
+    id: 'completed',
+    label: 'Completed requests',
+    unit: 'count',
+    better: 'higher',
+    read: (s) => s.counts?.completed,
+    vllmKey: 'completed',
+  }),
+  scalar({
+    id: 'failed',
+    label: 'Failed requests',
+    unit: 'count',
+    better: 'lower',
+    // errors only (see definitions.ts); vLLM's `failed` key is attempted − completed.
+    read: (s) => s.counts?.failed,
+  }),
+  scalar({
+    id: 'kv_fragmentation',
+    label: 'KV fragmentation',
+    unit: 'ratio',
+    better: 'lower',
+    server: true,
+    read: (s) => s.server?.kvFragmentation ?? s.server?.series.kvFragmentation?.mean,
+  }),
+  scalar({
+    id: 'kv_usage_max',
+    label: 'KV usage (max)',
+    unit: 'ratio',
+    better: 'lower',
+    server: true,
+    read: (s) => s.server?.series.kvUsage?.max,
+  }),
+  scalar({
+    id: 'preemptions',
+    label: 'Preemptions',
+    unit: 'count',
+    better: 'lower',
+    server: true,
+    read: (s) => s.server?.preemptions,
+  }),
+  scalar({
+    id: 'waiting_mean',
+    label: 'Waiting requests (mean)',
+    unit: 'count',
+    better: 'lower',
+    server: true,
+    read: (s) => s.server?.series.waiting?.mean,
+  }),
+  scalar({
+    id: 'prefix_cache_hit_rate',
+    label: 'Prefix cache hit rate',
+    unit: 'ratio',
+    better: 'higher',
+    server: true,
+    read: (s) => s.server?.prefixCacheHitRate,
+  }),
+];
+
+/** Every metric: each latency with each statistic, then the scalars. */
+export const METRICS: readonly MetricDef[] = [
+  ...LATENCY_NAMES.flatMap(([text, name, label]) =>
+    LATENCY_STATS.map(([statText, stat, statLabel]) =>
+      latencyMetric(text, name, label, statText, stat, statLabel),
+    ),
+  ),
+  ...SCALARS,
+];
+
+const BY_ID = new Map(METRICS.map((m) => [m.id, m]));
+const BY_ADR_METRIC = new Map(METRICS.map((m) => [m.adrMetric, m]));
+const BY_ADR_GATE_KEY = new Map(METRICS.map((m) => [m.adrGateKey, m]));
+
+/** The metric with this id, or undefined. */
+export function metricById(id: string): MetricDef | undefined {
+  return BY_ID.get(id);
+}
+
+/** The metric of a latency and statistic (canonical statistic spelling, e.g. "p999"). */
+export function latencyMetricOf(latencyText: string, statText: string): MetricDef | undefined {
+  return BY_ID.get(`${latencyText}_${statText}`);
+}
+
+/** The metric an ADR `rollback.metric` names, or undefined. */
+export function metricByAdrName(name: string): MetricDef | undefined {
+  return BY_ADR_METRIC.get(name);
+}
+
+/** The metric an ADR `gate:` key limits, or undefined. */
+export function metricByAdrGateKey(key: string): MetricDef | undefined {
+  return BY_ADR_GATE_KEY.get(key);
+}
+
+/** Every ADR `gate:` key, in catalogue order. */
+export const ADR_GATE_KEYS: readonly string[] = METRICS.map((m) => m.adrGateKey);
+
+/** The scalar metrics' threshold names (gate grammar). */
+export const SCALAR_METRIC_NAMES: readonly string[] = SCALARS.map((m) => m.id);
+
+/** The rows `compare` shows, in display order. */
+export const COMPARE_ROW_IDS = [
+  'ttft_p50',
+  'ttft_p99',
+  'tpot_p50',
+  'tpot_p99',
+  'itl_p99',
+  'e2el_p99',
+  'request_throughput',
+  'output_throughput',
+  'request_goodput',
+  'attainment',
+  'error_rate',
+  'goodput_ratio',
+  'kv_fragmentation',
+  'kv_usage_max',
+  'preemptions',
+  'waiting_mean',
+  'prefix_cache_hit_rate',
+] as const;
+
+/** The headline numbers of a run report, in display order. */
+export const HEADLINE_IDS = [
+  'ttft_p50',
+  'ttft_p99',
+  'tpot_p50',
+  'tpot_p99',
+  'output_throughput',
+  'request_throughput',
+  'request_goodput',
+  'attainment',
+  'error_rate',
+] as const;
+
+/** The metric of a known id (throws on a programming error: an id missing from the catalogue). */
+export function metric(id: string): MetricDef {
+  const def = BY_ID.get(id);
+  if (!def) throw new Error(`metric catalogue has no '${id}'`);
+  return def;
+}

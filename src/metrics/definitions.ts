@@ -1,0 +1,71 @@
+/**
+ * The one definition of each request count and rate derived from a RunSummary. Every module
+ * that shows, gates, compares or exports one of these figures calls these functions instead
+ * of dividing counts itself, so "error rate" or "failed" means the same thing everywhere.
+ *
+ * Outcomes of a measured (non-warmup) request, as counted by the accumulator:
+ * - **completed**: the server answered in full (`outcome: 'success'`).
+ * - **failed**: the request ended with an error (HTTP error, reset, timeout, bad stream…):
+ *   errors only, never cancels. `counts.failed`. (vLLM's flat `failed` key is different:
+ *   attempted − completed, kept for vLLM compatibility only.)
+ * - **cancelled**: the simulated user gave up (`--cancel-rate`, code ABORTED). `counts.cancelled`.
+ * - **interrupted**: the run itself stopped the request (Ctrl-C, end of `--duration`, code
+ *   INTERRUPTED). Neither the server's failure nor the user's cancel: left out of error rate,
+ *   attainment and wasted tokens. `counts.interrupted`.
+ *
+ * attempted = completed + failed + cancelled + interrupted.
+ *
+ * @module
+ */
+
+import type { RunSummary } from '../types.js';
+
+type Counts = Pick<RunSummary['counts'], 'attempted' | 'failed' | 'cancelled' | 'interrupted'>;
+
+/** Measured requests the run itself stopped (Ctrl-C, end of --duration); 0 in older summaries. */
+export function interruptedRequests(s: { counts: Pick<Counts, 'interrupted'> }): number {
+  return s.counts.interrupted ?? 0;
+}
+
+/** Measured requests that ended with an error (cancels and interruptions excluded). */
+export function failedRequests(s: { counts: Pick<Counts, 'failed'> }): number {
+  return s.counts.failed;
+}
+
+/** Measured requests whose simulated user gave up (interruptions by the run excluded). */
+export function cancelledRequests(s: { counts: Pick<Counts, 'cancelled'> }): number {
+  return s.counts.cancelled;
+}
+
+/**
+ * Measured requests the server was given a full chance to answer: attempted − interrupted.
+ * The denominator of error rate and SLO attainment.
+ */
+export function judgedRequests(s: { counts: Counts }): number {
+  return Math.max(0, s.counts.attempted - interruptedRequests(s));
+}
+
+/**
+ * Error rate: failed / (attempted − interrupted).
+ *
+ * Cancelled requests count in the denominator (the server was asked and did not fail), the
+ * ones the run interrupted do not (the server was not given the chance to finish). With no
+ * judged request at all the rate is **undefined** (not 0, not 1): a gate on it then fails as
+ * "not measured", a table shows "–".
+ *
+ * @example
+ * errorRate({ counts: { attempted: 10, failed: 1, cancelled: 0, interrupted: 0 } }); // 0.1
+ */
+export function errorRate(s: { counts: Counts }): number | undefined {
+  const n = judgedRequests(s);
+  return n > 0 ? failedRequests(s) / n : undefined;
+}
+
+/**
+ * Wasted output tokens: tokens generated that no user got, i.e. total − useful, where useful
+ * are the tokens of successful responses, and tokens of requests the run itself interrupted
+ * are neither (see `GoodputSummary.interruptedOutputTokens`). Never negative.
+ */
+export function wastedOutputTokens(s: Pick<RunSummary, 'goodput'>): number {
+  return s.goodput.wastedOutputTokens;
+}
