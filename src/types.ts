@@ -20,6 +20,22 @@ export interface Clock {
   now(): Ms;
 }
 
+/**
+ * The clock a load runs on: the wall clock (live time, `RunClock` in runner/) or the
+ * simulated engine's clock (virtual time, `VirtualClock` in sim/). `runLoad` waits, keeps its
+ * deadline and measures only through it, so both time modes run the same loop.
+ */
+export interface LoadClock extends Clock {
+  /** Resolves true at `targetMs` (at once if it has passed), or false early when the signal aborts. */
+  sleepUntil(targetMs: Ms, signal?: AbortSignal): Promise<boolean>;
+  /** Calls `fn` at `targetMs` (the --duration deadline); returns a function that cancels it. */
+  at(targetMs: Ms, fn: () => void): () => void;
+  /** Awaits something outside the clock (a disk write): virtual time does not move meanwhile. */
+  outside<T>(p: Promise<T>): Promise<T>;
+  /** Wall-clock time: event-loop delay and timer lag can show that the client limited the load. */
+  readonly realTime: boolean;
+}
+
 /** Which OpenAI endpoint is called: `/v1/chat/completions` or `/v1/completions`. */
 export type ApiKind = 'chat' | 'completions';
 

@@ -87,3 +87,42 @@ describe('goodput run --time virtual', () => {
     expect(JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')).completed).toBe(300);
   });
 });
+
+describe('goodput run --time virtual --duration', () => {
+  it('stops at the deadline in simulated time, interrupting what is in flight, in a fraction of it in real time', async () => {
+    const dir = await tmp();
+    const t0 = performance.now();
+    const { code, stdout: out } = await runCliInProcess(
+      [
+        'run',
+        '--time',
+        'virtual',
+        '--rate',
+        '20',
+        '--duration',
+        '60s',
+        '--max-tokens',
+        '256',
+        '--out',
+        dir,
+        '--json',
+      ],
+      { cwd: process.cwd() },
+    );
+    const realMs = performance.now() - t0;
+    expect(code).toBe(0);
+    const summary = JSON.parse(out);
+    const records = await collect(readRecords(dir));
+    // About 20/s for 60 simulated seconds were sent; none after the deadline.
+    expect(summary.counts.attempted).toBeGreaterThan(1000);
+    expect(summary.counts.attempted).toBeLessThan(1400);
+    const last = Math.max(...records.map((r) => r.sentMs));
+    expect(last).toBeLessThan(60_000);
+    // Requests still running at the deadline end there as INTERRUPTED, as in a live run.
+    const interrupted = records.filter((r) => r.error?.code === 'INTERRUPTED');
+    expect(interrupted.length).toBeGreaterThan(0);
+    for (const r of interrupted) expect(r.endMs).toBeCloseTo(60_000, 0);
+    expect(summary.interrupted).toBe(true);
+    expect(realMs).toBeLessThan(30_000);
+  });
+});

@@ -219,9 +219,6 @@ export async function resolveBenchmarkConfig(
         'drop --url to simulate, or drop --time virtual to measure the server',
       );
     }
-    if (config.load.requests === undefined) {
-      throw usage('--time virtual needs --requests', 'e.g. --time virtual --requests 2000 (not --duration)');
-    }
     config.sim = { ...config.sim, timeMode: 'virtual' };
   }
   const buckets = parseBuckets(o.buckets as string[] | undefined);

@@ -27,4 +27,4 @@ export {
 export { unmeasurableError } from './outcome.js';
 export { ProgressBar } from './progress.js';
 export { RunClock, sleepUntil } from './timer.js';
-export { runVirtualBenchmark, virtualRecord } from './virtual.js';
+export { runVirtualBenchmark, type VirtualEnd, virtualRecord } from './virtual.js';

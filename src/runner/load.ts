@@ -21,8 +21,7 @@
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
-import type { Clock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
-import { sleepUntil } from './timer.js';
+import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
 
 /** An open-loop send later than this behind its schedule counts as late. */
 export const LATE_SEND_TOLERANCE_MS = 10;
@@ -42,7 +41,8 @@ export interface RunLoadOptions {
   /** The i-th item, warmup first (WorkItem.warmup); open-loop items carry scheduledMs offsets from the measured start. */
   workItem(index: number): WorkItem;
   send: SendFn;
-  clock: Clock;
+  /** Live time: a RunClock. Virtual time: the engine's VirtualClock (the same loop, simulated time). */
+  clock: LoadClock;
   /** Every record, warmup included, as it completes. */
   onRecord(record: RequestRecord): void;
   /** Aborting it stops the load and interrupts what is in flight (Ctrl-C). */
@@ -160,14 +160,15 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     );
   }
 
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
+  // Virtual time has no event loop to lag behind: the client cannot be the bottleneck there.
+  const loopDelay = clock.realTime ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
+  loopDelay?.enable();
   const measuredStartMs = clock.now();
   measuredEndMs = measuredStartMs;
   const deadline =
     load.durationMs === undefined ? Number.POSITIVE_INFINITY : measuredStartMs + load.durationMs;
-  const deadlineTimer =
-    load.durationMs === undefined ? undefined : setTimeout(() => stop('duration', true), load.durationMs);
+  const cancelDeadline =
+    load.durationMs === undefined ? undefined : clock.at(deadline, () => stop('duration', true));
   const limit = load.requests === undefined ? Number.POSITIVE_INFINITY : load.warmup + load.requests;
   const dispatchLag = new LatencyHistogram();
   const timerLag = new LatencyHistogram();
@@ -183,7 +184,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         Array.from({ length: workers }, async () => {
           while (!stopSending.signal.aborted && next < limit) {
             const wait = opts.backpressure?.();
-            if (wait) await wait;
+            if (wait) await clock.outside(wait);
             // Re-check both stop rules: other workers went on while this one waited.
             if (stopSending.signal.aborted || next >= limit) break;
             const item = opts.workItem(next++);
@@ -199,7 +200,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         const item = opts.workItem(i);
         const scheduledMs = measuredStartMs + (item.scheduledMs ?? 0);
         if (scheduledMs >= deadline) break;
-        if (!(await sleepUntil(clock, scheduledMs, stopSending.signal))) break;
+        if (!(await clock.sleepUntil(scheduledMs, stopSending.signal))) break;
         let waitedForSlot = false;
         while (inFlight >= cap && !stopSending.signal.aborted) {
           waitedForSlot = true;
@@ -222,19 +223,18 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     }
     if (!stopSending.signal.aborted) stopReason = 'requests';
   } finally {
-    if (deadlineTimer) clearTimeout(deadlineTimer);
+    cancelDeadline?.();
     opts.signal?.removeEventListener('abort', onSignal);
-    loopDelay.disable();
+    loopDelay?.disable();
   }
 
-  const eventLoopDelay = {
-    p50: loopDelay.percentile(50) / 1e6,
-    p99: loopDelay.percentile(99) / 1e6,
-    max: loopDelay.max / 1e6,
-  };
+  const eventLoopDelay = loopDelay
+    ? { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 }
+    : { p50: 0, p99: 0, max: 0 };
   const clientBound =
-    eventLoopDelay.p99 > CLIENT_BOUND_LOOP_DELAY_MS ||
-    (timerLag.count > 0 && timerLag.percentile(99) > CLIENT_BOUND_DISPATCH_LAG_MS);
+    clock.realTime &&
+    (eventLoopDelay.p99 > CLIENT_BOUND_LOOP_DELAY_MS ||
+      (timerLag.count > 0 && timerLag.percentile(99) > CLIENT_BOUND_DISPATCH_LAG_MS));
   return {
     interrupted,
     stopReason,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Clock, Ms } from '../types.js';
+import type { LoadClock, Ms } from '../types.js';
 
 /** How much of the wait is left to setImmediate turns instead of setTimeout. */
 const SPIN_WINDOW_MS = 1.5;
@@ -17,7 +17,7 @@ const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Resolves at `targetMs` on the clock (or at once if it has passed), or early when the
  * signal aborts. Returns false when woken by the signal.
  */
-export async function sleepUntil(clock: Clock, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
+export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return false;
   const coarse = targetMs - clock.now() - SPIN_WINDOW_MS;
   if (coarse > 0) {
@@ -41,12 +41,26 @@ export async function sleepUntil(clock: Clock, targetMs: Ms, signal?: AbortSigna
   return !signal?.aborted;
 }
 
-/** A clock whose zero can be moved: the run's t0 is set after connections are opened. */
-export class RunClock implements Clock {
+/** The wall clock of a live run, whose zero can be moved: the run's t0 is set after connections are opened. */
+export class RunClock implements LoadClock {
+  readonly realTime = true;
   private origin = performance.now();
 
   now(): Ms {
     return performance.now() - this.origin;
+  }
+
+  sleepUntil(targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
+    return sleepUntil(this, targetMs, signal);
+  }
+
+  at(targetMs: Ms, fn: () => void): () => void {
+    const timer = setTimeout(fn, Math.max(0, targetMs - this.now()));
+    return () => clearTimeout(timer);
+  }
+
+  outside<T>(p: Promise<T>): Promise<T> {
+    return p;
   }
 
   /** Makes "now" the run's t0. */

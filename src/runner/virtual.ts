@@ -1,9 +1,12 @@
 /**
- * `goodput run --time virtual`: the run's workload goes through the embedded engine with a
+ * `goodput run --time virtual`: the run's workload goes through the embedded engine on a
  * simulated clock instead of sockets, so a what-if run of thousands of requests finishes in
- * seconds. Each request's simulated timings become an ordinary RequestRecord (send, first
- * token, one chunk per token, end), so requests.jsonl, summary.json and every command that
- * reads them work as for a live run; the summary says `meta.target.timeMode: "virtual"`.
+ * seconds. The load is `runLoad` itself, given the engine's VirtualClock and an in-process
+ * send: warmup, closed and open loop, caps, stop rules (`--requests`, `--duration` in
+ * simulated time), cancels and Ctrl-C behave as in a live run by construction. Each request's
+ * simulated timings become an ordinary RequestRecord (send, first token, one chunk per token,
+ * end), so requests.jsonl, summary.json and every command that reads them work as for a live
+ * run; the summary says `meta.target.timeMode: "virtual"`.
  *
  * What a virtual record cannot know: network and client time (none), chunk sizes in
  * characters (one per chunk: one token per chunk, as the live engine streams). Output lengths
@@ -20,11 +23,13 @@ import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
 import {
   chatPromptText,
+  EngineRejection,
   pickOutputLength,
+  type RequestSink,
   resolveProfile,
-  simulateVirtual,
-  type VirtualRequest,
-  type VirtualTiming,
+  syntheticBlockHashes,
+  VirtualClock,
+  VirtualEngine,
 } from '../sim/index.js';
 import {
   type RequestRecord,
@@ -35,7 +40,7 @@ import {
 } from '../types.js';
 import type { BenchmarkIo, BenchmarkResult } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
-import { LATE_SEND_TOLERANCE_MS } from './load.js';
+import { LATE_SEND_TOLERANCE_MS, type LoadResult, runLoad, type SendFn } from './load.js';
 import { buildRunWorkload, prepareRunDir } from './run-workload.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
@@ -43,69 +48,152 @@ const MEAN_OUTPUT_TOKENS = 200;
 
 const us = (ms: number) => Math.round(ms * 1000) / 1000;
 
-/** One simulated request as the client would have recorded it. */
-export function virtualRecord(item: WorkItem, t: VirtualTiming, scheduledMs: number): RequestRecord {
-  const sent = us(t.arrivalMs);
-  const base: RequestRecord = {
+/** How a virtual request ended, as the client would have seen it. */
+export type VirtualEnd =
+  | { kind: 'finished'; finishReason: 'stop' | 'length' | 'abort' }
+  | { kind: 'rejected'; message: string }
+  | { kind: 'cancelled'; afterMs: number }
+  | { kind: 'interrupted'; message: string };
+
+/** One simulated request as the client would have recorded it: sent, first token, one chunk per token, end. */
+export function virtualRecord(
+  item: WorkItem,
+  times: { scheduledMs: number; sentMs: number; endMs: number; tokenMs: readonly number[] },
+  end: VirtualEnd,
+): RequestRecord {
+  const sent = us(times.sentMs);
+  const record: RequestRecord = {
     id: item.id,
     index: item.index,
     warmup: item.warmup,
     outcome: 'success',
     attempts: 1,
-    scheduledMs: us(scheduledMs),
+    scheduledMs: us(times.scheduledMs),
     sentMs: sent,
     firstSentMs: sent,
     headersMs: sent,
-    endMs: us(t.endMs),
-    chunkMs: [],
-    chunkChars: [],
+    endMs: us(times.endMs),
+    chunkMs: times.tokenMs.map(us),
+    chunkChars: times.tokenMs.map(() => 1),
     httpStatus: 200,
     promptTokens: item.promptTokens,
     serverPromptTokens: item.promptTokens,
-    outputTokens: t.outputTokens,
+    outputTokens: times.tokenMs.length,
     outputTokensSource: 'usage',
     maxTokens: item.maxTokens,
   };
-  if (t.finishReason === 'rejected') {
-    return {
-      ...base,
-      outcome: 'error',
-      httpStatus: 400,
-      error: { code: 'HTTP_CLIENT_ERROR', message: t.error ?? 'rejected by the engine', httpStatus: 400 },
-      outputTokens: 0,
-    };
+  if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
+  switch (end.kind) {
+    case 'finished':
+      record.finishReason = end.finishReason;
+      return record;
+    case 'rejected':
+      return {
+        ...record,
+        outcome: 'error',
+        httpStatus: 400,
+        error: { code: 'HTTP_CLIENT_ERROR', message: end.message, httpStatus: 400 },
+        outputTokens: 0,
+      };
+    case 'cancelled':
+      // The user gave up: the record ends there with the tokens received so far.
+      record.outcome = 'cancelled';
+      record.error = { code: 'ABORTED', message: `cancelled after ${end.afterMs} ms (simulated user)` };
+      record.outputTokensSource = 'counted';
+      return record;
+    case 'interrupted':
+      record.outcome = 'cancelled';
+      record.error = { code: 'INTERRUPTED', message: end.message };
+      record.outputTokensSource = 'counted';
+      return record;
   }
-  let times = t.tokenTimesMs ?? [];
-  if (item.cancelAfterMs !== undefined && t.arrivalMs + item.cancelAfterMs < t.endMs) {
-    // The user gave up: the record ends there with the tokens received so far.
-    const gone = t.arrivalMs + item.cancelAfterMs;
-    times = times.filter((x) => x <= gone);
-    base.outcome = 'cancelled';
-    base.error = { code: 'ABORTED', message: `cancelled after ${item.cancelAfterMs} ms (simulated user)` };
-    base.endMs = us(gone);
-    base.outputTokens = times.length;
-    base.outputTokensSource = 'counted';
-  } else {
-    base.finishReason = t.finishReason;
-  }
-  base.chunkMs = times.map(us);
-  base.chunkChars = times.map(() => 1);
-  if (times.length > 0) base.firstTokenMs = base.chunkMs[0];
-  return base;
 }
 
-/** Highest number of requests in flight at once. */
-function peakInFlight(records: readonly RequestRecord[]): number {
-  const edges: Array<[number, number]> = [];
-  for (const r of records) edges.push([r.sentMs, 1], [r.endMs, -1]);
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let now = 0;
-  let peak = 0;
-  for (const [, d] of edges) {
-    now += d;
-    if (now > peak) peak = now;
-  }
-  return peak;
+interface VirtualSender {
+  send: SendFn;
+  /** Output tokens the engine generated for warmup requests (left out of the server's count). */
+  warmupTokens(): number;
+}
+
+/**
+ * The in-process sender of a virtual run: each request goes into the engine at the clock's
+ * now, with the output length the live engine would draw for it, and its record is built
+ * from the engine's token times. A simulated user's cancel and the run's own stop (deadline,
+ * Ctrl-C) tell the engine the client went away, as a closed socket tells the live one.
+ */
+function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSender {
+  const clock = ve.clock;
+  let warmupTokens = 0;
+  const send: SendFn = (item, { scheduledMs, signal }) =>
+    new Promise<RequestRecord>((resolve) => {
+      const sentMs = clock.now();
+      const tokenMs: number[] = [];
+      let done = false;
+      let cancelTimer: (() => void) | undefined;
+      const finish = (end: VirtualEnd): void => {
+        if (done) return;
+        done = true;
+        cancelTimer?.();
+        signal.removeEventListener('abort', onAbort);
+        resolve(virtualRecord(item, { scheduledMs, sentMs, endMs: clock.now(), tokenMs }, end));
+      };
+      const onAbort = (): void => {
+        ve.clientGone(item.id);
+        const reason: unknown = signal.reason;
+        finish({ kind: 'interrupted', message: reason instanceof Error ? reason.message : 'run stopped' });
+      };
+      const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
+      const out = pickOutputLength({
+        seed: config.seed,
+        key: `${text}\u0000${String(config.sampling.seed ?? '')}`,
+        maxTokens: item.maxTokens,
+        ignoreEos: config.sampling.ignoreEos,
+        meanOutputTokens: MEAN_OUTPUT_TOKENS,
+      });
+      const sink: RequestSink = {
+        onToken: (_req, tMs) => {
+          if (!done) tokenMs.push(tMs);
+        },
+        onFinish: (req) => {
+          if (item.warmup) warmupTokens += req.generated;
+          finish({ kind: 'finished', finishReason: req.finishedAs ?? 'stop' });
+        },
+      };
+      const system = config.workload.systemPromptTokens;
+      try {
+        ve.add({
+          id: item.id,
+          promptTokens: item.promptTokens,
+          outputTokens: out.tokens,
+          finishReason: out.finishReason,
+          promptBlockHashes: syntheticBlockHashes(
+            {
+              promptTokens: item.promptTokens,
+              ...(system ? { sharedPrefixTokens: system, prefixId: 1 } : {}),
+            },
+            item.index,
+            ve.blockSize,
+          ),
+          sink,
+        });
+      } catch (e) {
+        if (!(e instanceof EngineRejection)) throw e;
+        finish({ kind: 'rejected', message: e.message });
+        return;
+      }
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      const after = item.cancelAfterMs;
+      if (after !== undefined)
+        cancelTimer = clock.at(sentMs + after, () => {
+          ve.clientGone(item.id);
+          finish({ kind: 'cancelled', afterMs: after });
+        });
+    });
+  return { send, warmupTokens: () => warmupTokens };
 }
 
 /** Runs the benchmark in virtual time against the embedded engine and writes its result directory. */
@@ -113,11 +201,11 @@ export async function runVirtualBenchmark(
   config: BenchmarkConfig,
   io: BenchmarkIo,
 ): Promise<BenchmarkResult> {
-  if (config.url !== undefined || config.load.requests === undefined) {
+  if (config.url !== undefined) {
     throw new GoodputError(
       'E_USAGE',
-      'a virtual-time run needs the embedded engine and a request count',
-      'drop --url and give --requests N with --time virtual',
+      'a virtual-time run needs the embedded engine',
+      'drop --url with --time virtual',
     );
   }
   const runId = randomBytes(4).toString('hex');
@@ -125,46 +213,15 @@ export async function runVirtualBenchmark(
   const profile = resolveProfile(config.sim?.profile);
   const model = config.model ?? profile.model.servedName;
   const { workload } = await buildRunWorkload(config);
-  const total = config.load.warmup + config.load.requests;
-  const items: WorkItem[] = [];
-  const requests: VirtualRequest[] = [];
-  for (let i = 0; i < total; i++) {
-    const item = workload.item(i);
-    items.push(item);
-    const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
-    const out = pickOutputLength({
-      seed: config.seed,
-      key: `${text}\u0000${String(config.sampling.seed ?? '')}`,
-      maxTokens: item.maxTokens,
-      ignoreEos: config.sampling.ignoreEos,
-      meanOutputTokens: MEAN_OUTPUT_TOKENS,
-    });
-    const r: VirtualRequest = {
-      id: item.id,
-      arrivalMs: item.scheduledMs ?? 0,
-      promptTokens: item.promptTokens,
-      outputTokens: out.tokens,
-      finishReason: out.finishReason,
-    };
-    if (config.workload.systemPromptTokens) {
-      r.sharedPrefixTokens = config.workload.systemPromptTokens;
-      r.prefixId = 1;
-    }
-    if (item.cancelAfterMs !== undefined) r.cancelAfterMs = item.cancelAfterMs;
-    requests.push(r);
-  }
-  const closed = config.load.mode === 'closed';
-  const sim = simulateVirtual(requests, {
-    profile,
-    ...((closed ? config.load.concurrency : config.load.maxConcurrency) !== undefined
-      ? { concurrency: (closed ? config.load.concurrency : config.load.maxConcurrency)! }
-      : {}),
-    recordTokenTimes: true,
-  });
+  const clock = new VirtualClock();
+  const ve = new VirtualEngine(clock, { profile });
+  const sender = virtualSender(ve, config);
 
   const startedAt = new Date();
   if (!io.quiet)
-    io.stderr?.write(`virtual time (${profile.id}): ${total} requests simulated\nresults: ${dir}\n`);
+    io.stderr?.write(
+      `virtual time (${profile.id}): the load runs on the engine's simulated clock\nresults: ${dir}\n`,
+    );
   const meta: RunMeta = {
     tool: { name: 'goodput', version: io.version ?? '0.0.0' },
     runId,
@@ -194,22 +251,35 @@ export async function runVirtualBenchmark(
     lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
     promptBuckets: config.promptBuckets,
   });
-  const records: RequestRecord[] = [];
-  let warmupTokens = 0;
+  let result: LoadResult;
+  let draining: Promise<void> | undefined;
   try {
-    for (let i = 0; i < total; i++) {
-      const item = items[i]!;
-      const record = virtualRecord(item, sim.timings[i]!, item.scheduledMs ?? sim.timings[i]!.arrivalMs);
-      if (record.warmup) warmupTokens += sim.timings[i]!.outputTokens;
-      records.push(record);
-      writer.write(record);
-      accumulator.add(record);
-      io.onRecord?.(record);
-    }
+    result = await clock.runUntil(
+      runLoad({
+        load: config.load,
+        workItem: (i) => workload.item(i),
+        send: sender.send,
+        clock,
+        signal: io.signal,
+        backpressure: () => {
+          if (!writer.backlogged) return undefined;
+          // One shared wait, however many workers are blocked on it.
+          draining ??= writer.drained().finally(() => {
+            draining = undefined;
+          });
+          return draining;
+        },
+        onRecord: (record) => {
+          writer.write(record);
+          accumulator.add(record);
+          io.onRecord?.(record);
+        },
+      }),
+    );
   } finally {
     await writer.close();
   }
-  const c = sim.counters;
+  const c = ve.counters;
   const server: ServerSummary = {
     engine: 'goodput-sim',
     metricsUrl: 'virtual',
@@ -217,14 +287,14 @@ export async function runVirtualBenchmark(
     series: {},
     preemptions: c.preemptions,
     prefixCacheHitRate: c.prefixCacheQueries > 0 ? c.prefixCacheHits / c.prefixCacheQueries : 0,
-    generatedTokens: c.generationTokens - warmupTokens,
+    generatedTokens: c.generationTokens - sender.warmupTokens(),
     wastedTokens: c.abandonedTokens,
   };
   const summary = accumulator.summarize(meta, {
-    dropped: 0,
-    peakInFlight: peakInFlight(records.filter((r) => !r.warmup)),
-    clientBound: false,
-    interrupted: false,
+    dropped: result.dropped,
+    peakInFlight: result.peakInFlight,
+    clientBound: result.clientBound,
+    interrupted: result.interrupted,
     server,
     serverGeneratedTokens: server.generatedTokens,
   });

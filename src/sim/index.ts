@@ -1,6 +1,6 @@
 /**
  * The simulated vLLM-like engine: a live OpenAI-compatible server (`startSim`), the engine
- * itself for in-process use, virtual-time runs (`simulateVirtual`), profiles, and `simCommand`.
+ * itself for in-process use, virtual time (`VirtualClock`, `VirtualEngine`, `simulateVirtual`), profiles, and `simCommand`.
  *
  * @module
  */
@@ -41,6 +41,8 @@ export { chatPromptText, countChatPromptTokens, OUTPUT_WORDS, pickOutputLength }
 export {
   simulateVirtual,
   syntheticBlockHashes,
+  VirtualClock,
+  VirtualEngine,
   type VirtualOptions,
   type VirtualRequest,
   type VirtualResult,

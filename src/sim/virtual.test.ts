@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { simulateVirtual, type VirtualRequest } from './virtual.js';
+import { simulateVirtual, VirtualClock, type VirtualRequest } from './virtual.js';
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(0.99 * xs.length) - 1]!;
 
@@ -85,5 +85,56 @@ describe('incident replay (virtual time)', () => {
     const b = ttfts(bad);
     expect(b.preemptions).toBeGreaterThan(0);
     expect(b.p99).toBeGreaterThanOrEqual(3 * g.p99);
+  });
+});
+
+describe('VirtualClock', () => {
+  it('fires timers in order of time, then of priority and insertion, moving time to each', () => {
+    const clock = new VirtualClock();
+    const seen: string[] = [];
+    clock.at(20, () => seen.push(`b@${clock.now()}`));
+    clock.at(10, () => seen.push(`a@${clock.now()}`));
+    const cancel = clock.at(15, () => seen.push('cancelled'));
+    clock.at(20, () => seen.push(`c@${clock.now()}`));
+    clock.at(20, () => seen.push(`first@${clock.now()}`), 0);
+    cancel();
+    clock.runAll();
+    expect(seen).toEqual(['a@10', 'first@20', 'b@20', 'c@20']);
+    expect(clock.now()).toBe(20);
+  });
+
+  it('lets the promise continuations of one timer run before the next fires', async () => {
+    const clock = new VirtualClock();
+    const seen: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await clock.sleepUntil(clock.now() + 100);
+        seen.push(clock.now());
+      }
+      return 'done';
+    })();
+    expect(await clock.runUntil(work)).toBe('done');
+    expect(seen).toEqual([100, 200, 300]);
+  });
+
+  it('sleepUntil resolves false when aborted, and time does not move while something outside is awaited', async () => {
+    const clock = new VirtualClock();
+    const ac = new AbortController();
+    clock.at(50, () => ac.abort());
+    let outsideDoneAt = -1;
+    const work = (async () => {
+      const outside = clock.outside(new Promise((resolve) => setTimeout(resolve, 20)));
+      await outside;
+      outsideDoneAt = clock.now();
+      return clock.sleepUntil(1_000, ac.signal);
+    })();
+    expect(await clock.runUntil(work)).toBe(false);
+    expect(outsideDoneAt).toBe(0);
+    expect(clock.now()).toBe(50);
+  });
+
+  it('rejects when the work waits on nothing the clock can fire (it could never finish)', async () => {
+    const clock = new VirtualClock();
+    await expect(clock.runUntil(new Promise(() => undefined))).rejects.toThrow(/nothing left to wait for/);
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * Live and virtual time run the same load loop (runLoad with an injected clock), so the same
+ * workload has the same structure in both: warmup ends before the first measured send, the
+ * same counts, the same ordering of sends, the same summary keys. Live runs the embedded
+ * engine over loopback sockets; virtual runs it in-process on its simulated clock.
+ *
+ * @module
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collect, readRecords } from '../src/results/index.js';
+import type { RequestRecord, RunSummary } from '../src/types.js';
+import { runCliInProcess } from './helpers/cli.js';
+
+const WORKLOADS: Record<string, { args: string[]; warmup: number; open: boolean }> = {
+  'open loop': { args: ['--rate', '5', '--requests', '20', '--warmup', '5'], warmup: 5, open: true },
+  'closed loop': {
+    args: ['--concurrency', '4', '--requests', '20', '--warmup', '3'],
+    warmup: 3,
+    open: false,
+  },
+};
+/** Short answers keep the live runs to a few seconds; the loop's structure does not depend on them. */
+const COMMON = [
+  '--max-tokens',
+  '16',
+  '--prompt-tokens',
+  '64',
+  '--seed',
+  '5',
+  '--no-server-metrics',
+  '--json',
+];
+
+async function run(
+  time: 'live' | 'virtual',
+  args: string[],
+): Promise<{ summary: RunSummary; records: RequestRecord[] }> {
+  const dir = await mkdtemp(join(tmpdir(), `goodput-lv-${time}-`));
+  const out = join(dir, 'r');
+  const { code, stdout, stderr } = await runCliInProcess(
+    ['run', '--time', time, ...args, ...COMMON, '--out', out],
+    {
+      cwd: dir,
+    },
+  );
+  expect(code, stderr).toBe(0);
+  return { summary: JSON.parse(stdout) as RunSummary, records: await collect(readRecords(out)) };
+}
+
+/** The key paths of an object, sorted (arrays and records of figures are leaves). */
+function keyPaths(x: unknown, prefix = ''): string[] {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return [prefix];
+  return Object.keys(x as object)
+    .sort()
+    .flatMap((k) => keyPaths((x as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k));
+}
+
+/** What must agree between the two time modes: everything but the figures and what names the target. */
+function structure(s: RunSummary): string[] {
+  const { meta: _meta, server: _server, diagnosis: _diagnosis, histograms, ...rest } = s;
+  return [...keyPaths(rest), ...Object.keys(histograms).map((k) => `histograms.${k}`)];
+}
+
+function checkStructure(records: RequestRecord[], warmup: number, open: boolean): void {
+  const warm = records.filter((r) => r.warmup);
+  const measured = records.filter((r) => !r.warmup).sort((a, b) => a.index - b.index);
+  expect(warm).toHaveLength(warmup);
+  expect(measured).toHaveLength(20);
+  // Every warmup request has ended before the first measured request is sent.
+  const firstMeasuredSend = Math.min(...measured.map((r) => r.sentMs));
+  for (const r of warm) expect(r.endMs).toBeLessThanOrEqual(firstMeasuredSend);
+  // Items are handed out in index order: warmup first, then measured, each sent no earlier than the one before.
+  expect(warm.map((r) => r.index).sort((a, b) => a - b)).toEqual([...Array(warmup).keys()]);
+  expect(measured.map((r) => r.index)).toEqual(Array.from({ length: 20 }, (_, i) => warmup + i));
+  for (let i = 1; i < measured.length; i++)
+    expect(measured[i]!.sentMs).toBeGreaterThanOrEqual(measured[i - 1]!.sentMs);
+  if (open) {
+    // Open loop: each measured send at (not before) its schedule, measured from the end of warmup.
+    for (const r of measured) expect(r.sentMs).toBeGreaterThanOrEqual(r.scheduledMs - 0.001);
+    expect(measured[0]!.scheduledMs).toBeGreaterThanOrEqual(Math.max(...warm.map((r) => r.endMs)) - 0.001);
+  } else {
+    // Closed loop: never more than 4 in flight.
+    const edges = measured.flatMap((r) => [
+      [r.sentMs, 1],
+      [r.endMs, -1],
+    ]);
+    edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    let n = 0;
+    for (const [, d] of edges) {
+      n += d!;
+      expect(n).toBeLessThanOrEqual(4);
+    }
+  }
+}
+
+describe('live and virtual time run the same load loop', () => {
+  it.each(Object.keys(WORKLOADS))(
+    '%s: warmup before the first measured send, same counts, ordering and summary keys',
+    async (name) => {
+      const w = WORKLOADS[name]!;
+      const live = await run('live', w.args);
+      const virt = await run('virtual', w.args);
+      expect(live.summary.meta.target.timeMode).toBe('live');
+      expect(virt.summary.meta.target.timeMode).toBe('virtual');
+      for (const r of [live, virt]) checkStructure(r.records, w.warmup, w.open);
+      expect(virt.summary.counts).toEqual(live.summary.counts);
+      expect(virt.summary.counts).toMatchObject({ attempted: 20, completed: 20, warmup: w.warmup });
+      // The same prompts and output lengths: the engine draws them the same way in both modes.
+      expect(virt.summary.goodput.totalOutputTokens).toBe(live.summary.goodput.totalOutputTokens);
+      expect(structure(virt.summary)).toEqual(structure(live.summary));
+    },
+    60_000,
+  );
+});
