@@ -17,7 +17,7 @@ export type OptionType =
   | 'integer'
   /** a flag; `--no-NAME` sets it false */
   | 'boolean'
-  /** "500ms", "10s", "5m", "2h", "30d" or a bare number of milliseconds → milliseconds */
+  /** "500ms", "10s", "5m", "2h", "30d", "1m30s" → milliseconds; a unit is required (a bare number is refused) */
   | 'duration'
   /** repeatable, or comma-separated: collected into string[] */
   | 'list';

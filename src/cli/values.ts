@@ -15,7 +15,7 @@ export const EXPECTED_FORM: Record<OptionSpec['type'], string> = {
   number: 'a number (e.g. 0.5)',
   integer: 'a whole number ≥ 0 (e.g. 8)',
   boolean: 'true or false',
-  duration: 'a duration such as 500ms, 10s, 5m, 2h or a number of milliseconds',
+  duration: 'a duration with a unit, such as 500ms, 10s, 5m or 2h',
   list: 'a comma-separated list',
 };
 
@@ -93,7 +93,7 @@ function convertRaw(spec: OptionSpec, raw: string): string | number | boolean | 
       throw badValue(spec, raw, EXPECTED_FORM.boolean);
     }
     case 'duration':
-      // The config module's grammar (500ms, 60s, 1m30s, a bare number of ms); its errors name the flag.
+      // The config module's grammar (500ms, 60s, 1m30s; a bare number is refused); its errors name the flag.
       return parseDuration(raw, `--${spec.name}`);
     case 'list': {
       const items = raw

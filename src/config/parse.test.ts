@@ -21,8 +21,8 @@ const DAY = 24 * HOUR;
 
 describe('parseDuration', () => {
   test.each([
-    ['1500', 1500],
     ['0', 0],
+    ['0.0', 0],
     ['500ms', 500],
     ['60s', 60 * SECOND],
     ['1.5s', 1.5 * SECOND],
@@ -44,11 +44,25 @@ describe('parseDuration', () => {
     ['-5s', 'negative'],
     ['abc', "cannot read 'abc'"],
     ['1m30', "without a unit ('30')"],
+    ['1500', "'1500' has no unit"],
     ['5s!', "cannot read '!'"],
   ])('%j is a usage error naming %s', (text, part) => {
     const err = usageError(() => parseDuration(text, '--timeout'));
     expect(err.message.startsWith('--timeout:')).toBe(true);
     expect(err.message).toContain(part);
+  });
+});
+
+describe('a bare number is not a duration', () => {
+  test.each([
+    ['5', '--duration', 'did you mean 5s?'],
+    ['30', '--timeout', 'did you mean 30s?'],
+    ['2.5', '--every', 'did you mean 2.5s?'],
+    ['500', '--scrape-interval', 'did you mean 500ms or 500s?'],
+  ])('%j for %s → %s', (text, flag, hint) => {
+    const err = usageError(() => parseDuration(text, flag));
+    expect(err.message).toBe(`${flag}: '${text}' has no unit`);
+    expect(err.hint.startsWith(hint)).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Parsing of small value grammars given on the command line: SLOs
- * (`ttft=500,tpot=100,e2el=5s`) and durations (`60s`, `5m`, `1m30s`, `1500`).
+ * (`ttft=500,tpot=100,e2el=5s`) and durations (`60s`, `5m`, `1m30s`; always with a unit).
  * Errors are GoodputError 'E_USAGE' naming the part that could not be read, with a hint.
  *
  * @module
@@ -18,12 +18,21 @@ const DURATION_UNITS: Record<string, number> = {
   d: 86_400_000,
 };
 
-const DURATION_HINT =
-  'write a number with a unit: 500ms, 60s, 5m, 2h, 30d, or 1m30s (a bare number is milliseconds)';
+const DURATION_HINT = 'write a number with a unit: 500ms, 60s, 5m, 2h, 30d, or 1m30s';
 
 /**
- * Milliseconds of a duration: `500ms`, `60s`, `1.5m`, `2h`, `30d`, a sum such as `1m30s`,
- * or a bare number of milliseconds (`1500`). `flag` names the option in errors.
+ * What a bare number was probably meant as: seconds for small numbers (`--duration 5`,
+ * `--timeout 30`), and for 100 and more milliseconds too (`--scrape-interval 500`).
+ */
+export function unitGuess(bare: string): string {
+  const n = Number(bare);
+  return n >= 100 ? `${bare}ms or ${bare}s` : `${bare}s`;
+}
+
+/**
+ * Milliseconds of a duration: `500ms`, `60s`, `1.5m`, `2h`, `30d` or a sum such as `1m30s`.
+ * A bare number is refused (was `--duration 5` five seconds or five milliseconds?), with
+ * the hint "did you mean 5s?"; only `0` needs no unit. `flag` names the option in errors.
  *
  * @example
  * parseDuration('1m30s'); // 90000
@@ -31,7 +40,14 @@ const DURATION_HINT =
 export function parseDuration(text: string, flag = '--duration'): number {
   const trimmed = text.trim();
   if (trimmed === '') throw new GoodputError('E_USAGE', `${flag}: empty duration`, DURATION_HINT);
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  if (/^0*(\.0*)?$/.test(trimmed)) return 0;
+  if (/^(\d+(\.\d*)?|\.\d+)$/.test(trimmed)) {
+    throw new GoodputError(
+      'E_USAGE',
+      `${flag}: '${trimmed}' has no unit`,
+      `did you mean ${unitGuess(trimmed)}? A duration needs a unit: ms, s, m, h or d (e.g. 500ms, 30s, 5m)`,
+    );
+  }
   const part = /(\d+(?:\.\d+)?|\.\d+)\s*([a-zA-Zµ]*)\s*/y;
   let total = 0;
   let at = 0;

@@ -155,9 +155,8 @@ export const SIM_OPTIONS: OptionSpec[] = [
   rate('fail-empty-choices', 'Empty-choices chunks between tokens'),
   {
     name: 'retry-after',
-    type: 'integer',
-    default: 1,
-    description: 'Retry-After seconds on 429/503',
+    type: 'duration',
+    description: 'Retry-After on 429/503, sent in whole seconds (rounded up) [default: 1s]',
     group: F,
   },
 ];
@@ -193,7 +192,7 @@ export function failureConfigFromArgs(o: Record<string, unknown>): FailureConfig
     malformed: num('failMalformed'),
     errorObject: num('failErrorObject'),
     emptyChoices: num('failEmptyChoices'),
-    retryAfterS: num('retryAfter'),
+    retryAfterS: num('retryAfter') === undefined ? undefined : Math.ceil(num('retryAfter')! / 1000),
   };
 }
 
