@@ -333,6 +333,8 @@ export interface LoadHonesty {
   dropped: number;
   /** True when the load generator itself was the bottleneck (lag, CPU): numbers may understate the server. */
   clientBound: boolean;
+  /** Why the client counts as the bottleneck (event-loop delay, send lag, client queue wait), when it does. */
+  clientBoundReason?: string;
   /** Highest number of requests in flight at once. */
   peakInFlight: number;
   /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */

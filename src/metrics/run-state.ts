@@ -53,6 +53,8 @@ export interface SummaryExtras {
   peakInFlight?: number;
   /** The runner's verdict; default: more than 5 % of open-loop sends were late. */
   clientBound?: boolean;
+  /** Why, in words, when the runner found the client to be the bottleneck. */
+  clientBoundReason?: string;
   interrupted?: boolean;
   /** Server's generated-token counter delta over the run; makes the token goodput ratio server-sourced. */
   serverGeneratedTokens?: number;
@@ -233,6 +235,7 @@ export function buildSummary(
       lateSends: state.lateSends,
       dropped: extras.dropped ?? 0,
       clientBound,
+      ...(clientBound && extras.clientBoundReason ? { clientBoundReason: extras.clientBoundReason } : {}),
       peakInFlight: extras.peakInFlight ?? peaks.concurrentRequests,
       ...(dispatchLag.count > 0 ? { dispatchLagHistogram: state.dispatchLag.encode() } : {}),
     },

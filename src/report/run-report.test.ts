@@ -129,6 +129,12 @@ describe('renderRunTable', () => {
     expect(text).toContain('interrupted');
   });
 
+  test('a client-bound run says why', () => {
+    const why = 'client queue wait p99 4000 ms > 250 ms (requests waited inside the client before being sent)';
+    const bound = { ...s, load: { ...s.load, clientBound: true, clientBoundReason: why } };
+    expect(renderRunTable(bound)).toContain(`the client was the bottleneck (${why})`);
+  });
+
   test('server block and prompt buckets when present, absent otherwise', () => {
     expect(text).toContain('Server (goodput-sim, 12 samples');
     expect(text).toMatch(/KV usage\s+10\.0 %\s+50\.0 %\s+97\.5 %\s+20\.0 %/);

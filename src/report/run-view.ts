@@ -119,9 +119,8 @@ function warningsOf(s: RunSummary): string[] {
   if (c.attempted > 0 && c.completed === 0)
     w.push('every measured request failed: there are no latencies to report');
   if (s.load.clientBound) {
-    w.push(
-      'the client was the bottleneck (dispatch lag or event-loop delay): these numbers may understate the server',
-    );
+    const why = s.load.clientBoundReason ?? 'dispatch lag or event-loop delay';
+    w.push(`the client was the bottleneck (${why}): these numbers may understate the server`);
   }
   if (s.load.lateSends > 0) {
     w.push(

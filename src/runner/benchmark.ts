@@ -219,6 +219,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       dropped: result.dropped,
       peakInFlight: result.peakInFlight,
       clientBound: result.clientBound,
+      clientBoundReason: result.clientBoundReason,
       interrupted: result.interrupted,
       server,
       serverGeneratedTokens: server ? recorder!.measuredGeneratedTokens(server) : undefined,

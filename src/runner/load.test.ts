@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTinyServer, type TinyServer } from '../../test/helpers/sse-server.js';
-import { type Client, createClient } from '../client/index.js';
+import { type Client, type ClientConfig, createClient } from '../client/index.js';
 import type { LoadSpec, RequestRecord } from '../types.js';
 import { createWorkload } from '../workload/index.js';
-import { type LoadResult, runLoad } from './load.js';
+import { CLIENT_BOUND_QUEUE_WAIT_MS, type LoadResult, runLoad } from './load.js';
 import { RunClock, sleepUntil } from './timer.js';
 
 let server: TinyServer | undefined;
@@ -23,6 +23,7 @@ async function drive(
   serverOpts: Parameters<typeof startTinyServer>[0],
   signal?: AbortSignal,
   backpressure?: () => Promise<void> | undefined,
+  clientOver: Partial<ClientConfig> = {},
 ): Promise<{ result: LoadResult; records: RequestRecord[]; elapsedMs: number }> {
   server = await startTinyServer(serverOpts);
   const clock = new RunClock();
@@ -38,6 +39,7 @@ async function drive(
       timeoutMs: load.timeoutMs,
       maxRetries: 0,
       sampling: { temperature: 0, maxTokens: 4, ignoreEos: false },
+      ...clientOver,
     },
     clock,
   );
@@ -152,6 +154,31 @@ describe('runLoad open loop', () => {
     expect(result.stopReason).toBe('duration');
     expect(result.sent).toBeLessThanOrEqual(2);
     expect(result.dropped).toBeGreaterThan(10);
+  });
+});
+
+describe('runLoad client self-check', () => {
+  it('sees requests queueing inside the client (a pool smaller than the concurrency) and says why it is client-bound', async () => {
+    const { result, records } = await drive(
+      { ...base, concurrency: 24, requests: 48 },
+      { ttftMs: 60, chunks: 2 },
+      undefined,
+      undefined,
+      { connections: 1 },
+    );
+    expect(records.filter((r) => r.outcome === 'success')).toHaveLength(48);
+    expect(result.clientQueueWait.count).toBe(48);
+    // 24 waiting on one connection that takes ≥ 60 ms a request: the last waits ≥ 1.3 s.
+    expect(result.clientQueueWait.percentile(99)).toBeGreaterThan(CLIENT_BOUND_QUEUE_WAIT_MS);
+    expect(result.clientBound).toBe(true);
+    expect(result.clientBoundReason).toMatch(/client queue wait p99 \d+ ms > 250 ms/);
+  });
+
+  it('a pool as wide as the concurrency does not queue', async () => {
+    const { result } = await drive({ ...base, concurrency: 4, requests: 8 }, { ttftMs: 30, chunks: 2 });
+    expect(result.clientQueueWait.count).toBe(8);
+    expect(result.clientQueueWait.percentile(99)).toBeLessThan(CLIENT_BOUND_QUEUE_WAIT_MS);
+    expect(result.clientBoundReason ?? '').not.toMatch(/queue wait/);
   });
 });
 

@@ -13,7 +13,9 @@
  * Honesty about the load itself: in the open loop every send's lag behind its schedule is
  * measured, sends later than LATE_SEND_TOLERANCE_MS are counted, requests that were due but
  * never sent (stopped while waiting for a --max-concurrency slot) are counted as dropped,
- * and an event-loop delay monitor tells whether the client was the bottleneck.
+ * and an event-loop delay monitor tells whether the client was the bottleneck. So does the
+ * client's own queue: the time from handing a request to the sender to its first byte on a
+ * socket (a pool out of connections, a starved event loop at thousands of streams).
  *
  * @module
  */
@@ -29,6 +31,8 @@ export const LATE_SEND_TOLERANCE_MS = 10;
 export const CLIENT_BOUND_LOOP_DELAY_MS = 50;
 /** Open-loop timer lag p99 (waits for a concurrency slot excluded) above this means the same. */
 export const CLIENT_BOUND_DISPATCH_LAG_MS = 10;
+/** Client queue wait p99 (handed to the sender → written to a socket) above this means the same. */
+export const CLIENT_BOUND_QUEUE_WAIT_MS = 250;
 
 /** Sends one request and resolves with its record; must not throw (a failure is a record). */
 export type SendFn = (
@@ -73,7 +77,11 @@ export interface LoadResult {
   dispatchLag: LatencyHistogram;
   /** Event-loop delay during the measured phase (ms). */
   eventLoopDelay: { p50: number; p99: number; max: number };
+  /** Measured requests: first send − the moment the runner handed them to the sender (ms). */
+  clientQueueWait: LatencyHistogram;
   clientBound: boolean;
+  /** Why the client counts as the bottleneck, in words (set when clientBound). */
+  clientBoundReason?: string;
 }
 
 /** A record for a sender that threw (a bug: the client must not throw), so the run keeps going. */
@@ -129,9 +137,11 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   if (opts.signal?.aborted) onSignal();
   opts.signal?.addEventListener('abort', onSignal, { once: true });
 
+  const clientQueueWait = new LatencyHistogram();
   const dispatch = async (item: WorkItem, scheduledMs: Ms): Promise<void> => {
     inFlight++;
     if (!item.warmup && inFlight > peakInFlight) peakInFlight = inFlight;
+    const handedMs = clock.now();
     let record: RequestRecord;
     try {
       record = await opts.send(item, { scheduledMs, signal: inFlightAbort.signal });
@@ -139,6 +149,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
       record = failedRecord(item, scheduledMs, clock.now(), e);
     }
     inFlight--;
+    if (!item.warmup) clientQueueWait.record(Math.max(0, (record.firstSentMs ?? record.sentMs) - handedMs));
     if (!item.warmup && record.endMs > measuredEndMs) measuredEndMs = record.endMs;
     slotWaiters.shift()?.();
     opts.onRecord(record);
@@ -231,10 +242,11 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   const eventLoopDelay = loopDelay
     ? { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 }
     : { p50: 0, p99: 0, max: 0 };
-  const clientBound =
-    clock.realTime &&
-    (eventLoopDelay.p99 > CLIENT_BOUND_LOOP_DELAY_MS ||
-      (timerLag.count > 0 && timerLag.percentile(99) > CLIENT_BOUND_DISPATCH_LAG_MS));
+  // A simulated clock has no client to be bound by.
+  const clientBoundReason = clock.realTime
+    ? clientBoundBecause(eventLoopDelay.p99, timerLag, clientQueueWait)
+    : undefined;
+  const clientBound = clientBoundReason !== undefined;
   return {
     interrupted,
     stopReason,
@@ -247,8 +259,33 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     peakInFlight,
     dispatchLag,
     eventLoopDelay,
+    clientQueueWait,
     clientBound,
+    ...(clientBoundReason !== undefined ? { clientBoundReason } : {}),
   };
+}
+
+/** Why the load generator itself limited the load (every sign found, joined), or undefined. */
+export function clientBoundBecause(
+  loopDelayP99: number,
+  timerLag: LatencyHistogram,
+  queueWait: LatencyHistogram,
+): string | undefined {
+  const why: string[] = [];
+  if (loopDelayP99 > CLIENT_BOUND_LOOP_DELAY_MS) {
+    why.push(`event-loop delay p99 ${loopDelayP99.toFixed(1)} ms > ${CLIENT_BOUND_LOOP_DELAY_MS} ms`);
+  }
+  const lag = timerLag.count > 0 ? timerLag.percentile(99) : 0;
+  if (lag > CLIENT_BOUND_DISPATCH_LAG_MS) {
+    why.push(`open-loop send lag p99 ${lag.toFixed(1)} ms > ${CLIENT_BOUND_DISPATCH_LAG_MS} ms`);
+  }
+  const wait = queueWait.count > 0 ? queueWait.percentile(99) : 0;
+  if (wait > CLIENT_BOUND_QUEUE_WAIT_MS) {
+    why.push(
+      `client queue wait p99 ${wait.toFixed(0)} ms > ${CLIENT_BOUND_QUEUE_WAIT_MS} ms (requests waited inside the client before being sent)`,
+    );
+  }
+  return why.length > 0 ? why.join('; ') : undefined;
 }
 
 /** Items from `from` on whose schedule fell before `untilMs` (and before the limit): due but never sent. */

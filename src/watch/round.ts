@@ -166,7 +166,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
   if (result.eventLoopDelay.p99 > CLIENT_BOUND_LOOP_DELAY_MS) {
     invalidReason = `prober event-loop delay p99 ${result.eventLoopDelay.p99.toFixed(1)} ms > ${CLIENT_BOUND_LOOP_DELAY_MS} ms`;
   } else if (result.clientBound) {
-    invalidReason = `prober dispatch lag p99 ${dispatchLagP99.toFixed(1)} ms: the prober could not keep its schedule`;
+    invalidReason = `prober ${result.clientBoundReason ?? `dispatch lag p99 ${dispatchLagP99.toFixed(1)} ms`}: the prober could not keep its schedule`;
   } else if (opts.timerDriftMs > opts.driftToleranceMs) {
     invalidReason = `round timer fired ${opts.timerDriftMs.toFixed(0)} ms late (tolerance ${opts.driftToleranceMs} ms)`;
   }

@@ -39,7 +39,7 @@ export function factsSection(runs: ReportRun[]): string {
     const flags = [
       run.summary.interrupted ? '<span class="badge warn">interrupted: partial run</span>' : '',
       run.summary.load?.clientBound
-        ? '<span class="badge warn">client-bound: numbers may understate the server</span>'
+        ? `<span class="badge warn"${run.summary.load.clientBoundReason ? ` title="${e(run.summary.load.clientBoundReason)}"` : ''}>client-bound: numbers may understate the server</span>`
         : '',
     ].join('');
     return `<div class="card facts"><h3>${swatch(i)}${e(run.label)}</h3>${flags}<table>${rows}</table></div>`;
