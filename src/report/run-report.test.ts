@@ -130,7 +130,8 @@ describe('renderRunTable', () => {
   });
 
   test('a client-bound run says why', () => {
-    const why = 'client queue wait p99 4000 ms > 250 ms (requests waited inside the client before being sent)';
+    const why =
+      'client queue wait p99 4000 ms > 250 ms (requests waited inside the client before being sent)';
     const bound = { ...s, load: { ...s.load, clientBound: true, clientBoundReason: why } };
     expect(renderRunTable(bound)).toContain(`the client was the bottleneck (${why})`);
   });
