@@ -324,6 +324,21 @@ export interface ErrorCount {
   httpStatus?: number;
 }
 
+/** What the connection warm-up did (summary.load.connectionWarmup). */
+export interface ConnectionWarmup {
+  /** Connections asked for. */
+  requested: number;
+  /** Warm-up requests the server answered: connections open and kept for the load. */
+  ok: number;
+  /** How long the warm-up took (ms). */
+  ms: number;
+  /**
+   * Why fewer than `requested` connections were warmed: the server did not answer within the
+   * budget, the run was stopped (Ctrl-C), or the requests failed. Absent when all were.
+   */
+  reason?: 'budget' | 'aborted' | 'errors';
+}
+
 export interface LoadHonesty {
   /** sent − scheduled for open-loop requests (ms). */
   dispatchLag: LatencyStats;
@@ -339,6 +354,8 @@ export interface LoadHonesty {
   peakInFlight: number;
   /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
   dispatchLagHistogram?: string;
+  /** Live runs: the bounded connection warm-up before the clock started. */
+  connectionWarmup?: ConnectionWarmup;
 }
 
 /** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */

@@ -7,11 +7,19 @@
  * @module
  */
 
+import { setMaxListeners } from 'node:events';
 import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
-import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
+import type {
+  AttemptRecord,
+  Clock,
+  ConnectionWarmup,
+  RequestErrorCode,
+  RequestRecord,
+  WorkItem,
+} from '../types.js';
 import { makeRedactor } from '../util/index.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
-import type { Client, ClientConfig, SendOptions } from './config.js';
+import { type Client, type ClientConfig, type SendOptions, WARMUP_BUDGET_MS } from './config.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
 import { internalFailure, scrub, toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
@@ -262,10 +270,26 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
         return internalFailure(item, opts, roundMs(clock.now()), err, redact);
       }
     },
-    async warmup(n) {
-      const count = Math.max(0, Math.min(n, cfg.connections ?? n));
-      const open = [];
-      for (let i = 0; i < count; i++) {
+    async warmup(n, opts = {}) {
+      const started = performance.now();
+      const requested = Math.max(0, Math.min(n, cfg.connections ?? n));
+      const budgetMs = Math.max(1, Math.min(opts.budgetMs ?? WARMUP_BUDGET_MS, cfg.timeoutMs ?? Infinity));
+      // One signal ends every warm-up request: the budget running out, or the caller's (Ctrl-C).
+      const stop = new AbortController();
+      setMaxListeners(0, stop.signal);
+      let reason: ConnectionWarmup['reason'];
+      const end = (why: 'budget' | 'aborted') => {
+        reason ??= why;
+        stop.abort(new Error(why === 'budget' ? 'warm-up budget reached' : 'run stopped'));
+      };
+      const onAbort = () => end('aborted');
+      const timer = setTimeout(() => end('budget'), budgetMs);
+      if (opts.signal?.aborted) onAbort();
+      else opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve()));
+      let ok = 0;
+      const open: Promise<void>[] = [];
+      for (let i = 0; i < requested && !stop.signal.aborted; i++) {
         open.push(
           dispatcher
             .request({
@@ -273,16 +297,26 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
               method: 'GET',
               path: models.pathname + models.search,
               headers: getHeaders,
-              headersTimeout: cfg.timeoutMs,
-              bodyTimeout: cfg.timeoutMs,
+              headersTimeout: budgetMs,
+              bodyTimeout: budgetMs,
+              signal: stop.signal,
             })
-            .then(
-              (res) => res.body.dump(),
-              () => undefined,
-            ),
+            .then(async (res) => {
+              await res.body.dump({ limit: 128 * 1024, signal: stop.signal });
+              if (res.statusCode < 500) ok++;
+            })
+            .catch(() => undefined),
         );
       }
-      await Promise.all(open);
+      // Whatever a request does with the abort, the warm-up itself ends at the budget or the signal.
+      await Promise.race([Promise.all(open), stopped]);
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (ok < requested) reason ??= 'errors';
+      else reason = undefined;
+      const result: ConnectionWarmup = { requested, ok, ms: Math.round(performance.now() - started) };
+      if (reason) result.reason = reason;
+      return result;
     },
     async close() {
       if (closed) return;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ApiKind, Ms, RequestRecord, Sampling, WorkItem } from '../types.js';
+import type { ApiKind, ConnectionWarmup, Ms, RequestRecord, Sampling, WorkItem } from '../types.js';
 
 export interface ClientConfig {
   /** Base URL, e.g. `http://host:8000` or `https://gw.example/api` (a trailing `/v1` is not doubled). */
@@ -52,12 +52,26 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+/** The longest a connection warm-up may take before the load starts without it (ms). */
+export const WARMUP_BUDGET_MS = 2_000;
+
+export interface WarmupOptions {
+  /** Give up after this long (ms); default WARMUP_BUDGET_MS. */
+  budgetMs?: number;
+  /** Aborting it (Ctrl-C) ends the warm-up at once. */
+  signal?: AbortSignal;
+}
+
 /** A streaming client of an OpenAI-compatible endpoint. */
 export interface Client {
   /** Send one request and record what happened. Never throws: a failure is a record with `error.code`. */
   send(item: WorkItem, opts: SendOptions): Promise<RequestRecord>;
-  /** Open up to `n` keep-alive connections now, before the clock starts, so TCP set-up is not charged to TTFT. */
-  warmup(n: number): Promise<void>;
+  /**
+   * Open up to `n` keep-alive connections now (one `GET /v1/models` each), before the clock
+   * starts, so TCP set-up is not charged to TTFT. Bounded: it gives up after `budgetMs`
+   * (default WARMUP_BUDGET_MS) or when the signal aborts, and says what happened. Never throws.
+   */
+  warmup(n: number, opts?: WarmupOptions): Promise<ConnectionWarmup>;
   /** Close the connections (in-flight requests are aborted). */
   close(): Promise<void>;
 }

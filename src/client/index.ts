@@ -14,7 +14,13 @@ export {
   serverErrorMessage,
 } from './classify.js';
 export { createClient } from './client.js';
-export type { Client, ClientConfig, SendOptions } from './config.js';
+export {
+  type Client,
+  type ClientConfig,
+  type SendOptions,
+  WARMUP_BUDGET_MS,
+  type WarmupOptions,
+} from './config.js';
 export { type ListModelsOptions, listModels } from './models.js';
 export { proxyLabel, resolveProxy } from './proxy.js';
 export { endpointUrl, modelsUrl, requestBody } from './request.js';

@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { type Client, createClient, listModels } from '../client/index.js';
+import { type Client, createClient, listModels, WARMUP_BUDGET_MS } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
@@ -22,6 +22,7 @@ import {
 } from '../server-metrics/index.js';
 import { type EmbeddedSim, startEmbeddedSim } from '../sim/index.js';
 import {
+  type ConnectionWarmup,
   type RequestRecord,
   type RunMeta,
   type RunSummary,
@@ -72,6 +73,17 @@ async function pickModel(baseUrl: string, apiKey: string | undefined): Promise<s
     );
   }
   return first;
+}
+
+/** A note when the connection warm-up did not open every connection, else undefined. */
+export function describeConnectionWarmup(w: ConnectionWarmup): string | undefined {
+  if (!w.reason) return undefined;
+  const why = {
+    budget: `the server did not answer GET /v1/models within ${w.ms} ms`,
+    aborted: 'the run was stopped',
+    errors: 'GET /v1/models failed',
+  }[w.reason];
+  return `connection warm-up: ${w.ok} of ${w.requested} connections ready (${why}); the others connect during the load, their set-up counted in TTFT`;
 }
 
 /** Runs one benchmark and writes its result directory; see the module comment. */
@@ -130,7 +142,13 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
     if (metrics.note) note(metrics.note);
     // Open the connections first, then start the clock: TCP set-up is not charged to TTFT.
-    await client.warmup(Math.min(width, 256));
+    // Bounded (a server that never answers, Ctrl-C, a short --duration): the load starts anyway.
+    const connectionWarmup = await client.warmup(Math.min(width, 256), {
+      budgetMs: Math.min(WARMUP_BUDGET_MS, config.load.durationMs ?? Number.POSITIVE_INFINITY),
+      signal: io.signal,
+    });
+    const warmupNote = describeConnectionWarmup(connectionWarmup);
+    if (warmupNote) note(warmupNote);
     clock.reset();
     const startedAt = new Date();
 
@@ -224,6 +242,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       server,
       serverGeneratedTokens: server ? recorder!.measuredGeneratedTokens(server) : undefined,
     });
+    summary.load.connectionWarmup = connectionWarmup;
     recorder = undefined;
     const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;
