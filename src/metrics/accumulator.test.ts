@@ -393,3 +393,38 @@ describe('streaming accumulator', () => {
     );
   });
 });
+
+describe('values that cannot be true never reach a summary as NaN, Infinity or a negative rate', () => {
+  const meta = runMeta();
+  /** Every number inside a value, with its path. */
+  const numbers = (v: unknown, path = ''): Array<[string, number]> => {
+    if (typeof v === 'number') return [[path, v]];
+    if (Array.isArray(v)) return v.flatMap((x, i) => numbers(x, `${path}[${i}]`));
+    if (v !== null && typeof v === 'object')
+      return Object.entries(v).flatMap(([k, x]) => numbers(x, `${path}.${k}`));
+    return [];
+  };
+  const claims: Array<[string, Partial<RequestRecord>]> = [
+    ['negative output tokens', { outputTokens: -5 }],
+    ['1e308 output tokens', { outputTokens: 1e308 }],
+    ['NaN output tokens', { outputTokens: Number.NaN }],
+    ['non-numeric output tokens', { outputTokens: 'lots' as unknown as number }],
+    ['negative prompt tokens', { promptTokens: -100 }],
+  ];
+  test.each(claims)('%s', (_name, over) => {
+    const records = [
+      streamed({ index: 0, sentMs: 0, ttft: 50, gap: 10, tokens: 5 }),
+      { ...streamed({ index: 1, sentMs: 100, ttft: 50, gap: 10, tokens: 5 }), ...over },
+    ];
+    for (const extras of [{}, { serverGeneratedTokens: -50 }, { serverGeneratedTokens: 1e308 }]) {
+      const s = summarizeRecords(records, meta, extras);
+      for (const [path, n] of numbers(s)) expect(Number.isFinite(n), `${path} = ${n}`).toBe(true);
+      for (const n of [s.request_throughput, s.output_throughput, s.total_token_throughput]) {
+        expect(n).toBeGreaterThanOrEqual(0);
+      }
+      expect(s.total_output_tokens).toBeGreaterThanOrEqual(0);
+      expect(s.goodput.tokenGoodputRatio).toBeGreaterThanOrEqual(0);
+      expect(s.goodput.tokenGoodputRatio).toBeLessThanOrEqual(1);
+    }
+  });
+});

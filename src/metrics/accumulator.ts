@@ -20,7 +20,7 @@
 
 import type { RequestRecord, RunMeta, RunSummary, Slo } from '../types.js';
 import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
-import { meetsSlo, requestMetrics } from './request-metrics.js';
+import { meetsSlo, requestMetrics, tokenCount } from './request-metrics.js';
 import {
   buildSummary,
   DEFAULT_LATE_SEND_TOLERANCE_MS,
@@ -100,7 +100,9 @@ export class RunAccumulator {
     const firstSent = record.firstSentMs ?? record.sentMs;
     if (firstSent < s.firstSentMs) s.firstSentMs = firstSent;
     if (record.endMs > s.lastEndMs) s.lastEndMs = record.endMs;
-    s.receivedOutputTokens += record.outputTokens;
+    const outputTokens = tokenCount(record.outputTokens);
+    const promptTokens = tokenCount(record.promptTokens);
+    s.receivedOutputTokens += outputTokens;
     if (
       record.serverPromptTokens !== undefined &&
       Math.abs(record.serverPromptTokens - record.promptTokens) > PROMPT_MISMATCH_SHARE * record.promptTokens
@@ -144,9 +146,9 @@ export class RunAccumulator {
     else if (this.ignoreEos && record.outputTokens < record.maxTokens && record.finishReason !== 'length') {
       s.counts.endedEarly = (s.counts.endedEarly ?? 0) + 1;
     }
-    s.inputTokens += record.promptTokens;
-    s.outputTokens += record.outputTokens;
-    s.usefulOutputTokens += record.outputTokens;
+    s.inputTokens += promptTokens;
+    s.outputTokens += outputTokens;
+    s.usefulOutputTokens += outputTokens;
     if (meetsSlo(record, m, s.slo)) s.goodRequests++;
 
     const L = s.latency;
@@ -179,8 +181,8 @@ export class RunAccumulator {
         sum += m.chunkTokens[i] ?? 1;
       }
       this.tokensPerSecond.addAt(second * 1000, sum);
-    } else if (record.outputTokens > 0) {
-      this.tokensPerSecond.addAt(record.endMs, record.outputTokens);
+    } else if (outputTokens > 0) {
+      this.tokensPerSecond.addAt(record.endMs, outputTokens);
     }
     this.activePerSecond.addSpan(record.sentMs, record.endMs);
   }

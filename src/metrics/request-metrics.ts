@@ -8,6 +8,17 @@
 
 import type { RequestRecord, Slo } from '../types.js';
 
+/** Above this a token count in a record is not a count (no response is a trillion tokens long). */
+const MAX_TOKEN_COUNT = 1e12;
+
+/**
+ * A token count that can be added up: a finite number from 0 to a trillion, else 0. The client
+ * refuses impossible counts (IMPOSSIBLE_VALUE), but a record read from a file may carry anything.
+ */
+export function tokenCount(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= MAX_TOKEN_COUNT ? n : 0;
+}
+
 /** What one request measured, in milliseconds. Undefined where the record lacks the timestamps. */
 export interface RequestMetrics {
   /** firstTokenMs − sentMs (final attempt). */
@@ -85,7 +96,8 @@ export function allocateChunkTokens(chunkChars: readonly number[], outputTokens:
  * m.ttftMs; // firstTokenMs − sentMs
  */
 export function requestMetrics(record: RequestRecord): RequestMetrics {
-  const { sentMs, endMs, firstTokenMs, scheduledMs, chunkMs, outputTokens } = record;
+  const { sentMs, endMs, firstTokenMs, scheduledMs, chunkMs } = record;
+  const outputTokens = tokenCount(record.outputTokens);
   const e2elMs = endMs - sentMs;
   const ttftMs = firstTokenMs === undefined ? undefined : firstTokenMs - sentMs;
   const tpotMs =

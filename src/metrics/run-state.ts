@@ -22,6 +22,7 @@ import {
 } from '../types.js';
 import { LatencyHistogram } from './histogram.js';
 import type { PromptBuckets } from './prompt-buckets.js';
+import { tokenCount } from './request-metrics.js';
 
 /** Every latency a RunSummary keeps, in display order. */
 export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = [
@@ -128,7 +129,10 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
 
 /** a / b, or 0 when b is not positive (summaries never carry NaN or Infinity). */
 export function ratio(a: number, b: number): number {
-  return b > 0 && Number.isFinite(a) ? a / b : 0;
+  // A rate or share is never NaN, infinite or negative, whatever a server claimed.
+  if (!(a >= 0) || !(b > 0) || !Number.isFinite(a) || !Number.isFinite(b)) return 0;
+  const r = a / b;
+  return Number.isFinite(r) ? r : 0;
 }
 
 /** vLLM's flat latency keys (`mean_ttft_ms`, `median_ttft_ms`, `p99.9_itl_ms`, …) from the stats. */
@@ -180,7 +184,9 @@ export function buildSummary(
     if (h.count > 0) histograms[name] = h.encode();
   }
 
-  const serverTokens = extras.serverGeneratedTokens ?? extras.server?.generatedTokens;
+  const claimed = extras.serverGeneratedTokens ?? extras.server?.generatedTokens;
+  // A server counter that went backwards or overflowed is no count: the client's own is used.
+  const serverTokens = claimed !== undefined && tokenCount(claimed) === claimed ? claimed : undefined;
   const tokenSource = serverTokens !== undefined ? 'server' : 'client';
   const totalOutputTokens = serverTokens ?? state.receivedOutputTokens;
   const useful = state.usefulOutputTokens;
