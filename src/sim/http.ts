@@ -9,23 +9,42 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openAiError } from './sse.js';
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest request body the simulator accepts (vLLM has no limit of its own; proxies use a few MiB). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Past this much discarded upload the connection is cut rather than drained. */
+const MAX_DRAIN_BYTES = 1024 * 1024 * 1024;
 
-/** Read the whole request body as text; rejects past MAX_BODY_BYTES. */
-export function readBody(req: IncomingMessage): Promise<string> {
+/** A request body over the limit: the caller answers 413. */
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`request body larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * Read the whole request body as text. Past `maxBytes` it rejects with {@link BodyTooLarge},
+ * but only once the upload has ended: the rest is read and discarded, so the client gets the
+ * 413 answer rather than a reset (closing a socket with unread data sends RST).
+ */
+export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const declared = Number(req.headers['content-length']);
+    let tooLarge = Number.isFinite(declared) && declared > maxBytes;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        req.destroy();
+      if (size > maxBytes) tooLarge = true;
+      if (tooLarge) {
+        chunks.length = 0;
+        if (size > MAX_DRAIN_BYTES) req.destroy();
         return;
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () =>
+      tooLarge ? reject(new BodyTooLarge(maxBytes)) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', reject);
   });
 }

@@ -137,3 +137,49 @@ describe('sim server: API key', () => {
     }
   });
 });
+
+describe('sim server: a request body over the limit', () => {
+  it('gets 413 with an OpenAI error, not a reset, whether the length is declared or streamed', async () => {
+    const limit = 256 * 1024;
+    const sim = await startSim({ slowdown: 0.2, maxBodyBytes: limit });
+    try {
+      const big = JSON.stringify({
+        messages: [{ role: 'user', content: 'x'.repeat(limit * 4) }],
+        max_tokens: 2,
+      });
+      // Declared: Content-Length over the limit.
+      const declared = await fetch(`${sim.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: big,
+      });
+      expect(declared.status).toBe(413);
+      const err = (await declared.json()) as { error: { code: string; message: string } };
+      expect(err.error.code).toBe('request_too_large');
+      expect(err.error.message).toMatch(/larger than 262144 bytes/);
+      // Streamed: no length given, the limit is found while reading.
+      const bytes = new TextEncoder().encode(big);
+      const stream = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let at = 0; at < bytes.length; at += 64 * 1024) c.enqueue(bytes.slice(at, at + 64 * 1024));
+          c.close();
+        },
+      });
+      const streamed = await fetch(`${sim.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+      // A body within the limit is still served.
+      const ok = await streamRequest(`${sim.url}/v1/chat/completions`, {
+        messages: [{ role: 'user', content: 'hello' }],
+        max_tokens: 2,
+      });
+      expect(ok.status).toBe(200);
+    } finally {
+      await sim.close();
+    }
+  });
+});

@@ -13,7 +13,7 @@ import { GoodputError } from '../errors.js';
 import { type EngineConfig, type EngineOptions, resolveEngineConfig } from './engine-config.js';
 import { type FailureConfig, FailureInjector } from './failures.js';
 import { type GenerateContext, generate } from './generate.js';
-import { hasKey, readBody, sendError, sendJson } from './http.js';
+import { BodyTooLarge, hasKey, readBody, sendError, sendJson } from './http.js';
 import { LiveDriver } from './live.js';
 import { createSimMetrics } from './metrics.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
@@ -37,6 +37,8 @@ export interface SimOptions {
   slowdown?: number;
   /** Mean output length when ignore_eos is off (default 200). */
   meanOutputTokens?: number;
+  /** Largest request body accepted; larger ones get 413 (default 64 MiB). */
+  maxBodyBytes?: number;
 }
 
 export interface SimServer {
@@ -114,11 +116,21 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
       return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
     let body: Record<string, unknown>;
     try {
-      const parsed: unknown = JSON.parse(await readBody(req));
+      const parsed: unknown = JSON.parse(await readBody(req, opts.maxBodyBytes));
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
         throw new Error('body is not a JSON object');
       body = parsed as Record<string, unknown>;
     } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        return sendError(
+          res,
+          413,
+          `${e.message}: send a shorter prompt`,
+          'invalid_request_error',
+          'request_too_large',
+          { connection: 'close' },
+        );
+      }
       return sendError(res, 400, `invalid JSON body: ${(e as Error).message}`, 'BadRequestError', 400);
     }
     if (body.model !== undefined && body.model !== model)
