@@ -18,8 +18,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../dist/cli/commands/run.js';
-import { resolveBenchmarkConfig } from '../dist/cli/options.js';
-import { parseArgv } from '../dist/cli/parse.js';
+import { parseArgv, resolveBenchmarkConfig } from '../dist/flags/index.js';
 import { runBenchmark } from '../dist/runner/index.js';
 
 const TOTAL = Number(process.env.MEMORY_BENCH_REQUESTS ?? 100_000);

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groupOptions, renderOptionsMarkdown } from '../dist/cli/help.js';
-import { BENCHMARK_OPTIONS } from '../dist/cli/options.js';
+import { BENCHMARK_OPTIONS } from '../dist/flags/index.js';
 
 const readmePath = join(dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
 const readme = readFileSync(readmePath, 'utf8');

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportCommand } from '../src/report/html/index.js';
+import { reportCommand } from '../src/report/html/command.js';
 import { readSummary } from '../src/results/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { pointFromSummary, type SweepResult } from '../src/sweep/index.js';

@@ -7,9 +7,9 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
-import type { CommandContext, CommandSpec } from '../cli/spec.js';
 import { compareRuns, loadRun } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import type { CommandContext, CommandSpec } from '../flags/index.js';
 import { buildAdr } from './build.js';
 import { evaluateChange, gitChanges, readProjectConfig } from './check.js';
 import { serializeAdr } from './document.js';

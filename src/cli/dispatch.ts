@@ -6,10 +6,9 @@
  */
 
 import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
+import { type CommandContext, type CommandSpec, parseArgv } from '../flags/index.js';
+import { closestName, toolVersion } from '../util/index.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
-import { closestName, parseArgv } from './parse.js';
-import type { CommandContext, CommandSpec } from './spec.js';
-import { toolVersion } from './version.js';
 
 /** What the CLI sees of the outside world. */
 export type CliIo = Omit<CommandContext, 'args'>;

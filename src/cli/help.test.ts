@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../../test/helpers/cli.js';
 import { ExitCode } from '../errors.js';
+import { BENCHMARK_OPTIONS, type CommandSpec } from '../flags/index.js';
 import { runCommand } from './commands/run.js';
 import { runCli } from './dispatch.js';
 import {
@@ -12,8 +13,6 @@ import {
   renderOptionsMarkdown,
   renderRootHelp,
 } from './help.js';
-import { BENCHMARK_OPTIONS } from './options.js';
-import type { CommandSpec } from './spec.js';
 
 function io() {
   return {

@@ -5,8 +5,7 @@
  * @module
  */
 
-import { BUILTIN_OPTIONS } from './parse.js';
-import type { CommandSpec, OptionSpec } from './spec.js';
+import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec } from '../flags/index.js';
 
 const INDENT = '  ';
 

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { CommandSpec } from '../cli/spec.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import type { CommandSpec } from '../flags/index.js';
 import { compareRuns } from './compare.js';
 import { loadRuns } from './load.js';
 import { COMPARE_METRIC_KEYS } from './metrics.js';

@@ -4,8 +4,7 @@
  * @module
  */
 
-import { FORCE_OPTION, TARGET_OPTIONS } from '../cli/options.js';
-import type { CommandSpec } from '../cli/spec.js';
+import { type CommandSpec, FORCE_OPTION, TARGET_OPTIONS } from '../flags/index.js';
 import { runDoctor } from './doctor.js';
 import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
 

@@ -7,10 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { resolveBenchmarkConfig } from '../cli/options.js';
-import type { ParsedArgs } from '../cli/spec.js';
 import { resolveTarget, type TargetFlags } from '../config/index.js';
 import { isGoodputError } from '../errors.js';
+import { type ParsedArgs, resolveBenchmarkConfig } from '../flags/index.js';
 import type { BenchmarkConfig } from '../runner/index.js';
 import { analyzeBaseUrl, analyzeKey, foreignAuthMode, isLoopbackHost, type Problem } from './channel.js';
 import type { StepResult } from './types.js';

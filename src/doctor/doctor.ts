@@ -8,8 +8,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
-import type { ParsedArgs } from '../cli/spec.js';
 import { ExitCode } from '../errors.js';
+import type { ParsedArgs } from '../flags/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
 import { checkConfig } from './config-step.js';
 import type { Channel } from './http.js';

@@ -6,9 +6,9 @@
 
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { editDistance } from '../cli/parse.js';
 import { redactKey, serverErrorMessage } from '../client/index.js';
 import { codeForHttpStatus, REQUEST_ERRORS } from '../errors.js';
+import { editDistance } from '../util/index.js';
 
 export interface Channel {
   /** Base URL as it will be used (cleaned of query string and endpoint paths). */

@@ -10,7 +10,6 @@ export {
   isLoopbackHost,
   type Problem,
 } from './channel.js';
-export { doctorCommand } from './command.js';
 export { type DoctorOptions, runDoctor, STAGE_EXIT } from './doctor.js';
 export { closestIds } from './http.js';
 export { MAX_ERROR_RATE, PROGRESSIVE_STAGES } from './progressive.js';

@@ -8,8 +8,8 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
-import type { CommandSpec } from '../cli/spec.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import type { CommandSpec } from '../flags/index.js';
 import { alertsFromAdr, renderRulesTest, renderRulesYaml } from './rules.js';
 
 /** rules.yml → rules.test.yml */

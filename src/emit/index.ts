@@ -3,5 +3,4 @@
  *
  * @module
  */
-export { emitCommand, testFileFor } from './command.js';
 export { alertsFromAdr, type EmittedAlert, renderRulesTest, renderRulesYaml } from './rules.js';

@@ -9,14 +9,19 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type AdrDocument, adrWorkloadAsMeta, applyAdrWorkload, readAdr } from '../adr/index.js';
-import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from '../cli/options.js';
-import type { CommandContext, CommandSpec, OptionSpec } from '../cli/spec.js';
-import { toolVersion } from '../cli/version.js';
 import { comparabilityDiffs, describeDiff } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import {
+  BENCHMARK_OPTIONS,
+  type CommandContext,
+  type CommandSpec,
+  type OptionSpec,
+  resolveBenchmarkConfig,
+} from '../flags/index.js';
 import { readSummary } from '../results/index.js';
 import { runBenchmark, unmeasurableError } from '../runner/index.js';
 import { type RunSummary, SCHEMA_VERSION } from '../types.js';
+import { toolVersion } from '../util/index.js';
 import {
   evaluateThresholds,
   gateSpecThresholds,

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from '../cli/options.js';
-import { parseArgv } from '../cli/parse.js';
-import type { CommandSpec } from '../cli/spec.js';
+import { BENCHMARK_OPTIONS, type CommandSpec, parseArgv, resolveBenchmarkConfig } from '../flags/index.js';
 import { benchmarkConfig } from './config.js';
 
 const spec: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS, run: async () => 0 };

@@ -1,6 +1,6 @@
 /**
  * BenchmarkConfig: everything one benchmark run needs, resolved from flags, environment and
- * config file (see src/cli/options.ts resolveBenchmarkConfig). The API key lives here in
+ * config file (see src/flags/resolve.ts resolveBenchmarkConfig). The API key lives here in
  * memory only: it is never part of RunMeta, never printed and never written.
  *
  * @module

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { CommandSpec, OptionSpec } from '../cli/spec.js';
 import { ExitCode } from '../errors.js';
+import type { CommandSpec, OptionSpec } from '../flags/index.js';
 import type { EngineOptions } from './engine-config.js';
 import type { FailureConfig } from './failures.js';
 import {

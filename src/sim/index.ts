@@ -1,6 +1,6 @@
 /**
  * The simulated vLLM-like engine: a live OpenAI-compatible server (`startSim`), the engine
- * itself for in-process use, virtual time (`VirtualClock`, `VirtualEngine`, `simulateVirtual`), profiles, and `simCommand`.
+ * itself for in-process use, virtual time (`VirtualClock`, `VirtualEngine`, `simulateVirtual`) and profiles. `goodput sim` is in command.ts.
  *
  * @module
  */

@@ -8,19 +8,21 @@
 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ExitCode, GoodputError } from '../errors.js';
 import {
+  type CommandSpec,
   LOAD_OPTIONS,
+  type OptionSpec,
   OUTPUT_OPTIONS,
+  type ParsedArgs,
   resolveBenchmarkConfig,
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
-} from '../cli/options.js';
-import type { CommandSpec, OptionSpec, ParsedArgs } from '../cli/spec.js';
-import { toolVersion } from '../cli/version.js';
-import { ExitCode, GoodputError } from '../errors.js';
+} from '../flags/index.js';
 import { prepareOutDir } from '../results/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
 import type { LoadSpec } from '../types.js';
+import { toolVersion } from '../util/index.js';
 import { doublingConcurrencies } from './analysis.js';
 import { renderSweep } from './render.js';
 import { type PointRequest, runSweep, type SweepPlan } from './run.js';

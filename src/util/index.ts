@@ -1,5 +1,6 @@
 /**
- * Leaf helpers every module may import: secret redaction, bounded reads, "did you mean".
+ * Leaf helpers every module may import: secret redaction, bounded reads, "did you mean",
+ * the package version.
  * Imports nothing from the rest of goodput.
  *
  * @module
@@ -23,3 +24,4 @@ export {
   markdownCell,
   markdownText,
 } from './text.js';
+export { toolVersion } from './version.js';

@@ -6,12 +6,18 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
-import { LOAD_OPTIONS, resolveBenchmarkConfig, TARGET_OPTIONS, WORKLOAD_OPTIONS } from '../cli/options.js';
-import type { CommandSpec, OptionSpec } from '../cli/spec.js';
-import { toolVersion } from '../cli/version.js';
 import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import {
+  type CommandSpec,
+  LOAD_OPTIONS,
+  type OptionSpec,
+  resolveBenchmarkConfig,
+  TARGET_OPTIONS,
+  WORKLOAD_OPTIONS,
+} from '../flags/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
+import { toolVersion } from '../util/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
 import { readTargetsFile, type WatchTarget } from './targets.js';
 import { runWatch, type WatchConfig } from './watcher.js';

@@ -6,9 +6,9 @@
 
 import { writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import type { CommandSpec } from '../cli/spec.js';
 import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
+import type { CommandSpec } from '../flags/index.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
 import { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';

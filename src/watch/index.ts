@@ -6,12 +6,6 @@
  */
 export { type BreachEvidence, breachEnv, runBreachCommand, withoutKeys } from './breach.js';
 export {
-  DEFAULT_WATCH_MAX_TOKENS,
-  DEFAULT_WATCH_PROMPT_TOKENS,
-  DEFAULT_WATCH_REQUESTS,
-  watchCommand,
-} from './command.js';
-export {
   bucketsWithThresholds,
   E2EL_BUCKETS,
   type ExporterOptions,
@@ -20,7 +14,6 @@ export {
   WatchExporter,
 } from './exporter.js';
 export { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
-export { historyCommand } from './history-command.js';
 export {
   adrMetricSubject,
   initialRollbackState,

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/dispatch.js';
-import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/cli/spec.js';
+import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/flags/index.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO, 'dist', 'cli', 'main.js');

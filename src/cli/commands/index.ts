@@ -9,13 +9,13 @@ import { adrCommand } from '../../adr/command.js';
 import { compareCommand } from '../../compare/command.js';
 import { doctorCommand } from '../../doctor/command.js';
 import { emitCommand } from '../../emit/command.js';
+import type { CommandSpec } from '../../flags/index.js';
 import { gateCommand } from '../../gate/command.js';
 import { reportCommand } from '../../report/html/command.js';
 import { simCommand } from '../../sim/command.js';
 import { sweepCommand } from '../../sweep/command.js';
 import { watchCommand } from '../../watch/command.js';
 import { historyCommand } from '../../watch/history-command.js';
-import type { CommandSpec } from '../spec.js';
 import { mergeCommand } from './merge.js';
 import { runCommand } from './run.js';
 

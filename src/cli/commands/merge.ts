@@ -9,6 +9,7 @@
 
 import { join, resolve } from 'node:path';
 import { ExitCode, GoodputError } from '../../errors.js';
+import { type CommandSpec, FORCE_OPTION } from '../../flags/index.js';
 import { mergeSummaries } from '../../metrics/index.js';
 import { renderRunTable } from '../../report/index.js';
 import {
@@ -21,8 +22,6 @@ import {
   writeSummary,
 } from '../../results/index.js';
 import { type RequestRecord, SCHEMA_VERSION } from '../../types.js';
-import { FORCE_OPTION } from '../options.js';
-import type { CommandSpec } from '../spec.js';
 
 /** Copies every run's records into one requests.jsonl, ids prefixed with the run's position. */
 async function mergeRecords(runs: string[], out: string, runId: string, startedAt: string): Promise<number> {

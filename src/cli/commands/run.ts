@@ -7,11 +7,10 @@
 
 import { renderFindings } from '../../diagnosis/index.js';
 import { ExitCode } from '../../errors.js';
+import { BENCHMARK_OPTIONS, type CommandSpec, resolveBenchmarkConfig } from '../../flags/index.js';
 import { renderRunTable } from '../../report/index.js';
 import { runBenchmark, unmeasurableError } from '../../runner/index.js';
-import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from '../options.js';
-import type { CommandSpec } from '../spec.js';
-import { toolVersion } from '../version.js';
+import { toolVersion } from '../../util/index.js';
 
 export const runCommand: CommandSpec = {
   name: 'run',

@@ -7,8 +7,8 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { CommandSpec } from '../../cli/spec.js';
 import { ExitCode, GoodputError } from '../../errors.js';
+import type { CommandSpec } from '../../flags/index.js';
 import { buildComparison } from './compare-view.js';
 import { deltaComparison } from './comparison.js';
 import { renderReportMarkdown } from './markdown.js';

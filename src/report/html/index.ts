@@ -1,13 +1,12 @@
 /**
  * The HTML report: `renderHtmlReport` (self-contained page with uPlot charts),
  * `renderReportMarkdown`, the pure data preparation that streams records into small chart
- * series (LTTB, CDF points, time buckets), and the `report` command. Helpers stay internal
+ * series (LTTB, CDF points, time buckets). The `report` command is in command.ts. Helpers stay internal
  * (imported from their files by tests), so that the library index has no name clashes.
  *
  * @module
  */
 export { allCharts, type ChartMarker, type ChartSeries, type ChartSpec } from './charts.js';
-export { reportCommand } from './command.js';
 export { buildComparison } from './compare-view.js';
 export { deltaComparison } from './comparison.js';
 export { lttb, type XY } from './lttb.js';

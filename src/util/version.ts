@@ -1,6 +1,6 @@
 /**
  * The package version, read from package.json at run time (the same relative path works
- * from src/cli and dist/cli).
+ * from src/util and dist/util).
  *
  * @module
  */

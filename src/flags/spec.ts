@@ -1,7 +1,7 @@
 /**
  * The shape of a command and its options: a typed table that drives parsing, help and
- * docs (as vitest's cli-config does). Commands live in src/cli/commands/ or beside their
- * module, and are listed in src/cli/commands/index.ts.
+ * docs (as vitest's cli-config does). Commands live beside the module they drive
+ * (`<module>/command.ts`) and are listed in src/cli/commands/index.ts.
  *
  * @module
  */

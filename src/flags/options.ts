@@ -10,8 +10,6 @@
 
 import type { OptionSpec } from './spec.js';
 
-export { LOAD_FLAG_KEYS, resolveBenchmarkConfig } from './resolve.js';
-
 /** Where to send requests and how: URL, model, API, key file, timeouts, retries, server metrics. */
 export const TARGET_OPTIONS: OptionSpec[] = [
   {

@@ -11,11 +11,9 @@
  */
 
 import { GoodputError } from '../errors.js';
-import { closestName, editDistance } from '../util/index.js';
+import { closestName } from '../util/index.js';
 import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
 import { convertOptionValue, EXPECTED_FORM } from './values.js';
-
-export { closestName, editDistance };
 
 /** "max-tokens" → "maxTokens". */
 export function camelCase(name: string): string {

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { BENCHMARK_OPTIONS, resolveBenchmarkConfig } from './options.js';
+import { BENCHMARK_OPTIONS } from './options.js';
 import { parseArgv } from './parse.js';
+import { resolveBenchmarkConfig } from './resolve.js';
 import type { CommandSpec } from './spec.js';
 
 const spec: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS, run: async () => 0 };

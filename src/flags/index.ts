@@ -1,0 +1,29 @@
+/**
+ * Flags: the typed option table of a command (CommandSpec), the pure argv parser, the
+ * option groups shared by every command that measures an endpoint, and
+ * resolveBenchmarkConfig, which turns those flags into a BenchmarkConfig. Command modules
+ * (`<module>/command.ts`) import this, never `cli/`; library functions take typed options
+ * and never see parsed flags.
+ *
+ * @module
+ */
+
+export {
+  BENCHMARK_OPTIONS,
+  FORCE_OPTION,
+  LOAD_OPTIONS,
+  OUTPUT_OPTIONS,
+  TARGET_OPTIONS,
+  WORKLOAD_OPTIONS,
+} from './options.js';
+export { BUILTIN_OPTIONS, camelCase, parseArgv } from './parse.js';
+export { LOAD_FLAG_KEYS, resolveBenchmarkConfig } from './resolve.js';
+export type {
+  CommandContext,
+  CommandSpec,
+  OptionSpec,
+  OptionType,
+  ParsedArgs,
+  PositionalSpec,
+} from './spec.js';
+export { convertOptionValue, EXPECTED_FORM } from './values.js';
