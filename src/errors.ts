@@ -29,6 +29,11 @@ export const ExitCode = {
   ADR_VIOLATION: 5,
   /** compare: candidate significantly worse on a metric named by --fail-on-worse. */
   REGRESSION: 6,
+  /**
+   * The results could not be written where asked (disk full, permissions, I/O error): the load
+   * was stopped and what was measured was saved where the message says.
+   */
+  WRITE_FAILED: 7,
   /** doctor: the first failing stage class. */
   DOCTOR_CONFIG: 10,
   DOCTOR_REACHABILITY: 11,
@@ -65,7 +70,7 @@ const DEFAULT_EXIT: Record<GoodputErrorCode, ExitCode> = {
   E_CONFIG: ExitCode.USAGE,
   E_KEY: ExitCode.USAGE,
   E_DATASET: ExitCode.USAGE,
-  E_IO: ExitCode.ERROR,
+  E_IO: ExitCode.WRITE_FAILED,
   E_NO_MODEL: ExitCode.UNMEASURABLE,
   E_UNREACHABLE: ExitCode.UNMEASURABLE,
   E_ALL_FAILED: ExitCode.UNMEASURABLE,

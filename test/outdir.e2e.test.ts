@@ -1,17 +1,29 @@
 /**
  * The output folder is checked before any load: an unwritable `--out` (a file, a read-only
  * folder, no room to write) is a usage error with zero requests reaching the server, and an
- * earlier run's folder is refused unless `--force`, which removes that run's stale files.
+ * earlier run's folder is refused unless `--force`, which removes that run's stale files. A
+ * write that fails mid-run stops the load, saves the summary of what was measured (elsewhere
+ * when the folder refuses it) and exits 7 (E_IO) saying where.
  */
 
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { ensureBuilt, runBin, runCliInProcess } from './helpers/cli.js';
+import type { RequestRecord, RunSummary } from '../src/types.js';
+import { ensureBuilt, jsonlLines, runBin, runCliInProcess } from './helpers/cli.js';
 
 /** A server that only counts: any connection or request reaching it is a failure of the check. */
 interface Counter {
@@ -172,4 +184,91 @@ describe('an earlier run in --out', () => {
     const forced = await runCliInProcess(['merge', a, b, '-o', out, '--force'], { cwd: work });
     expect(forced.code, forced.stderr).toBe(ExitCode.OK);
   });
+});
+
+describe('a write that fails mid-run', () => {
+  const ENDLESS = [
+    '--requests',
+    '100000',
+    '--concurrency',
+    '8',
+    '--max-tokens',
+    '16',
+    '--prompt-tokens',
+    '64',
+  ];
+
+  it('requests.jsonl hits the file size limit: the load stops there, the summary is saved, exit 7 says where', async () => {
+    const out = join(work, 'full-mid-run');
+    // 400 blocks of 512 bytes: the probe and the summary fit, the records of 100000 requests do not
+    const res = await runBin(['run', ...ENDLESS, '--out', out], {
+      cwd: work,
+      prelude: 'ulimit -f 400',
+      timeoutMs: 60_000,
+    });
+    const requests = join(out, 'requests.jsonl');
+    const summaryPath = join(out, 'summary.json');
+    expect(res.code, res.stderr).toBe(ExitCode.WRITE_FAILED);
+    expect(res.stderr).toContain(`error[E_IO]: could not write ${requests} (the file size limit is reached)`);
+    expect(res.stderr).toContain('the load was stopped there');
+    expect(res.stderr).toContain(`is summarised in ${summaryPath}`);
+    expect(res.stderr).not.toContain('this is a bug');
+    const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as RunSummary;
+    expect(summary.interrupted).toBe(true);
+    // stopped soon after the failure, not after the whole load
+    expect(summary.counts.attempted).toBeGreaterThan(0);
+    expect(summary.counts.attempted).toBeLessThan(5_000);
+    expect(res.stderr).toContain(`(${summary.counts.attempted} requests)`);
+    // the file ends where the limit cut it (maybe mid-line); every whole record is one the summary counts
+    const lines = readFileSync(requests, 'utf8').split('\n').slice(1, -1);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(summary.counts.attempted + summary.counts.warmup);
+  }, 90_000);
+
+  it('the folder turns read-only once checked: the summary is rescued under $TMPDIR, exit 7 names the path', async () => {
+    const out = join(work, 'ro-mid-run');
+    const tmp = join(work, 'tmp');
+    for (const d of [out, tmp]) {
+      mkdirSync(d);
+      chmodSync(d, 0o777); // writable by the unprivileged child until the lock below
+    }
+    let locked = false;
+    const res = await runBin(
+      ['run', '--requests', '300', '--concurrency', '8', '--max-tokens', '16', '--out', out],
+      {
+        cwd: work,
+        env: { TMPDIR: tmp },
+        timeoutMs: 60_000,
+        ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+        onStderr: (text) => {
+          if (!locked && text.includes('results:')) {
+            locked = true;
+            chmodSync(out, 0o555);
+          }
+        },
+      },
+    );
+    expect(locked, res.stderr).toBe(true);
+    chmodSync(out, 0o755);
+    expect(res.code, res.stderr).toBe(ExitCode.WRITE_FAILED);
+    // whether requests.jsonl was already open when the lock came is a race; summary.json never fits
+    expect(res.stderr).toContain(`${join(out, 'summary.json')} (permission denied)`);
+    expect(res.stderr).not.toContain('this is a bug');
+    const rescued = /is summarised in (\S+summary\.json)/.exec(res.stderr)?.[1];
+    expect(rescued, res.stderr).toBeDefined();
+    expect(rescued!.startsWith(join(tmp, 'goodput-rescued-'))).toBe(true);
+    const summary = JSON.parse(readFileSync(rescued!, 'utf8')) as RunSummary;
+    expect(res.stderr).toContain(`(${summary.counts.attempted} requests)`);
+    expect(summary.counts.attempted).toBeLessThanOrEqual(300);
+    if (res.stderr.includes('requests.jsonl (permission denied)')) {
+      // the records could not be written: the load was stopped at once, not run to the end
+      expect(res.stderr).toContain('the load was stopped there');
+      expect(summary.counts.attempted).toBeLessThan(300);
+    } else {
+      // the records went on streaming to the file opened before the lock
+      const records = jsonlLines(join(out, 'requests.jsonl')).slice(1) as RequestRecord[];
+      expect(records.length).toBe(summary.counts.attempted + summary.counts.warmup);
+    }
+    expect(existsSync(join(out, 'summary.json'))).toBe(false);
+  }, 90_000);
 });

@@ -4,7 +4,8 @@
  * @module
  */
 export { type JsonlHeader, RESULT_FILES, type RunPaths, runPaths } from './files.js';
-export { JsonlWriter, readJsonl } from './jsonl.js';
+export { describeFsError } from './fs-error.js';
+export { JsonlWriter, type JsonlWriterOptions, readJsonl } from './jsonl.js';
 export {
   type OutDirOptions,
   type PreparedOutDir,
@@ -12,4 +13,5 @@ export {
   RUN_FILES,
   RUN_MARKERS,
 } from './outdir.js';
+export { type SavedSummary, saveSummary, type WriteFailure, writeFailedError } from './save.js';
 export { collect, readRecords, readServerSamples, readSummary, writeSummary } from './summary.js';

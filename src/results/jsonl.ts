@@ -10,44 +10,71 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { GoodputError } from '../errors.js';
 import type { JsonlHeader } from './files.js';
+import { describeFsError } from './fs-error.js';
+
+export interface JsonlWriterOptions {
+  /**
+   * Called once, with the first write error (full disk, file size limit, I/O error), as soon as
+   * the stream meets it: a run stops its load there instead of measuring into the void.
+   */
+  onError?: (error: Error) => void;
+}
 
 /** Appends one JSON value per line. Writes are buffered by the stream; close() flushes. */
 export class JsonlWriter<T> {
   readonly path: string;
   private readonly stream: WriteStream;
-  private failure: Error | undefined;
+  private error: Error | undefined;
+  private written = 0;
 
-  constructor(path: string, header: JsonlHeader) {
+  constructor(path: string, header: JsonlHeader, opts: JsonlWriterOptions = {}) {
     this.path = path;
     this.stream = createWriteStream(path, { flags: 'w' });
     this.stream.on('error', (e) => {
-      this.failure = e;
+      if (this.error) return;
+      this.error = e;
+      opts.onError?.(e);
     });
     this.stream.write(`${JSON.stringify(header)}\n`);
   }
 
+  /** The first write error, if any (values written after it are dropped). */
+  get failure(): Error | undefined {
+    return this.error;
+  }
+
+  /** Values handed to write() before the first failure (the header not counted). */
+  get count(): number {
+    return this.written;
+  }
+
   write(value: T): void {
-    if (this.failure) return;
+    if (this.error) return;
+    this.written++;
     this.stream.write(`${JSON.stringify(value)}\n`);
   }
 
-  /** True when the OS buffer is full; a producer that can wait may await drained(). */
+  /** True when the OS buffer is full; a producer that can wait may await drained(). False once failed. */
   get backlogged(): boolean {
-    return this.stream.writableNeedDrain;
+    return !this.error && this.stream.writableNeedDrain;
   }
 
+  /** Resolves when the buffer has drained, or at once when the stream has failed (never hangs on it). */
   async drained(): Promise<void> {
-    if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
+    if (this.error || !this.stream.writableNeedDrain) return;
+    await once(this.stream, 'drain').catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    if (this.stream.closed) return;
-    await new Promise<void>((resolve) => this.stream.end(resolve));
-    if (this.failure) {
+    if (!this.stream.closed && !this.stream.destroyed) {
+      await new Promise<void>((resolve) => this.stream.end(() => resolve()));
+    }
+    if (this.error) {
       throw new GoodputError(
         'E_IO',
-        `could not write ${this.path}: ${this.failure.message}`,
+        `could not write ${this.path}: ${describeFsError(this.error)}`,
         'check the --out directory: free space and permissions',
+        { cause: this.error },
       );
     }
   }

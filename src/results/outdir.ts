@@ -12,6 +12,7 @@ import { lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
 import { RESULT_FILES } from './files.js';
+import { describeFsError } from './fs-error.js';
 
 /** Files whose presence marks a folder as holding an earlier run (or sweep). */
 export const RUN_MARKERS: readonly string[] = [RESULT_FILES.summary, RESULT_FILES.requests, 'sweep.json'];
@@ -45,31 +46,10 @@ export interface PreparedOutDir {
   removed: string[];
 }
 
-function reason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  switch (err.code) {
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EROFS':
-      return 'the file system is read-only';
-    case 'ENOSPC':
-      return 'the disk is full';
-    case 'EDQUOT':
-      return 'the disk quota is exhausted';
-    case 'EFBIG':
-      return 'the file size limit is reached';
-    case 'ENOTDIR':
-      return 'a part of the path is a file, not a folder';
-    default:
-      return err.code ? `${err.code}: ${err.message}` : String(e);
-  }
-}
-
 function unwritable(flag: string, dir: string, e: unknown): GoodputError {
   return new GoodputError(
     'E_USAGE',
-    `${flag} ${dir} cannot be written: ${reason(e)}; nothing was sent`,
+    `${flag} ${dir} cannot be written: ${describeFsError(e)}; nothing was sent`,
     `pass ${flag} a folder you can write to (free space, permissions), e.g. ${flag} ./goodput-results/run1`,
     { cause: e },
   );

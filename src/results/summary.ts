@@ -4,14 +4,31 @@
  * @module
  */
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
 import { type RequestRecord, type RunSummary, SCHEMA_VERSION, type ServerSample } from '../types.js';
 import { runPaths } from './files.js';
 import { readJsonl } from './jsonl.js';
 
+/**
+ * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
+ * target, so a reader (or a crash) never meets a half-written or empty summary.json.
+ */
 export async function writeSummary(path: string, summary: RunSummary): Promise<void> {
-  await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`);
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
 }
 
 /** Reads a run's summary from its directory or its summary.json, with a clear error when it is not one. */

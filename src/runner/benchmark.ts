@@ -14,7 +14,7 @@ import { redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
-import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
+import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chooseMetricsUrl,
   type ServerMetricsRecorder,
@@ -32,6 +32,7 @@ import {
 import { createRng } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
+import { RunOutput } from './output.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir } from './run-workload.js';
@@ -96,6 +97,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   const clock = new RunClock();
   // The result folder is checked (created, written, fsync'd) before anything reaches the server.
   const dir = await prepareRunDir(config, io, runId);
+  // A write that fails mid-run stops the load (output.signal) and the summary is still saved.
+  const output = new RunOutput(dir, io.signal);
   let sim: EmbeddedSim | undefined;
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
@@ -153,12 +156,17 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const startedAt = new Date();
 
     note(`results: ${dir}`);
-    writer = new JsonlWriter<RequestRecord>(join(dir, RESULT_FILES.requests), {
-      schemaVersion: SCHEMA_VERSION,
-      kind: 'goodput.requests',
-      runId,
-      startedAt: startedAt.toISOString(),
-    });
+    const requestsPath = join(dir, RESULT_FILES.requests);
+    writer = new JsonlWriter<RequestRecord>(
+      requestsPath,
+      {
+        schemaVersion: SCHEMA_VERSION,
+        kind: 'goodput.requests',
+        runId,
+        startedAt: startedAt.toISOString(),
+      },
+      { onError: output.onWriteError(requestsPath) },
+    );
     if (metrics.url) {
       recorder = startServerMetricsRecorder({
         metricsUrl: metrics.url,
@@ -168,6 +176,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         clock,
         intervalMs: config.serverMetrics.intervalMs,
         baseline: metrics.baseline,
+        onWriteError: output.onWriteError(join(dir, RESULT_FILES.serverMetrics)),
       });
     }
 
@@ -208,7 +217,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       workItem: (i) => workload.item(i),
       send: (item, opts) => client!.send(item, opts),
       clock,
-      signal: io.signal,
+      signal: output.signal,
       backpressure: () => {
         if (!sink.backlogged) return undefined;
         // One shared wait, however many workers are blocked on it.
@@ -246,9 +255,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     recorder = undefined;
     const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;
-    await writer.close();
+    await output.close(writer);
     writer = undefined;
-    await writeSummary(join(dir, RESULT_FILES.summary), summary);
+    await output.finish(summary);
     return { summary, dir };
   } finally {
     await recorder?.finish().catch(() => undefined);

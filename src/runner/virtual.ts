@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
-import { JsonlWriter, RESULT_FILES, writeSummary } from '../results/index.js';
+import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chatPromptText,
   EngineRejection,
@@ -41,6 +41,7 @@ import {
 import type { BenchmarkIo, BenchmarkResult } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, type LoadResult, runLoad, type SendFn } from './load.js';
+import { RunOutput } from './output.js';
 import { buildRunWorkload, prepareRunDir } from './run-workload.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
@@ -241,12 +242,18 @@ export async function runVirtualBenchmark(
     seed: config.seed,
   };
   if (config.labels) meta.labels = config.labels;
-  const writer = new JsonlWriter<RequestRecord>(join(dir, RESULT_FILES.requests), {
-    schemaVersion: SCHEMA_VERSION,
-    kind: 'goodput.requests',
-    runId,
-    startedAt: meta.startedAt,
-  });
+  const output = new RunOutput(dir, io.signal);
+  const requestsPath = join(dir, RESULT_FILES.requests);
+  const writer = new JsonlWriter<RequestRecord>(
+    requestsPath,
+    {
+      schemaVersion: SCHEMA_VERSION,
+      kind: 'goodput.requests',
+      runId,
+      startedAt: meta.startedAt,
+    },
+    { onError: output.onWriteError(requestsPath) },
+  );
   const accumulator = RunAccumulator.fromMeta(meta, {
     lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
     promptBuckets: config.promptBuckets,
@@ -260,7 +267,7 @@ export async function runVirtualBenchmark(
         workItem: (i) => workload.item(i),
         send: sender.send,
         clock,
-        signal: io.signal,
+        signal: output.signal,
         backpressure: () => {
           if (!writer.backlogged) return undefined;
           // One shared wait, however many workers are blocked on it.
@@ -277,7 +284,7 @@ export async function runVirtualBenchmark(
       }),
     );
   } finally {
-    await writer.close();
+    await output.close(writer);
   }
   const c = ve.counters;
   const server: ServerSummary = {
@@ -298,6 +305,6 @@ export async function runVirtualBenchmark(
     server,
     serverGeneratedTokens: server.generatedTokens,
   });
-  await writeSummary(join(dir, RESULT_FILES.summary), summary);
+  await output.finish(summary);
   return { summary, dir };
 }

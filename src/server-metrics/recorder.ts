@@ -30,6 +30,11 @@ export interface ServerMetricsRecorderOptions {
   signal?: AbortSignal;
   /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
   baseline?: Pick<ServerSample, 'engine' | 'values'>;
+  /**
+   * Called with the first error writing server-metrics.jsonl; finish() then does not throw it
+   * again (the run decides). Without it, finish() throws E_IO.
+   */
+  onWriteError?: (error: Error) => void;
 }
 
 export interface ServerMetricsRecorder {
@@ -45,12 +50,16 @@ export interface ServerMetricsRecorder {
 /** Starts scraping `metricsUrl` and recording samples. */
 export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): ServerMetricsRecorder {
   const writer = opts.dir
-    ? new JsonlWriter<ServerSample>(join(opts.dir, RESULT_FILES.serverMetrics), {
-        schemaVersion: SCHEMA_VERSION,
-        kind: 'goodput.server-metrics',
-        runId: opts.runId,
-        startedAt: opts.startedAt,
-      })
+    ? new JsonlWriter<ServerSample>(
+        join(opts.dir, RESULT_FILES.serverMetrics),
+        {
+          schemaVersion: SCHEMA_VERSION,
+          kind: 'goodput.server-metrics',
+          runId: opts.runId,
+          startedAt: opts.startedAt,
+        },
+        opts.onWriteError ? { onError: opts.onWriteError } : {},
+      )
     : undefined;
   const scraper = startScraper({
     url: opts.metricsUrl,
@@ -65,7 +74,9 @@ export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): 
   let finished: Promise<ServerSummary> | undefined;
   const finish = async (): Promise<ServerSummary> => {
     await scraper.stop();
-    await writer?.close();
+    await writer?.close().catch((e: unknown) => {
+      if (!(opts.onWriteError && writer.failure)) throw e;
+    });
     return summarizeServer(scraper.samples, {
       metricsUrl: opts.metricsUrl,
       records: client.build(),

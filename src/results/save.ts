@@ -1,0 +1,80 @@
+/**
+ * Saving a run's summary when its folder may have failed: the summary goes to the result
+ * folder, or, when that cannot be written, to a new folder under the system's temporary
+ * directory; the error that follows says what failed and where the measurement went.
+ *
+ * @module
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GoodputError } from '../errors.js';
+import type { RunSummary } from '../types.js';
+import { RESULT_FILES } from './files.js';
+import { describeFsError } from './fs-error.js';
+import { writeSummary } from './summary.js';
+
+/** A file of the run that could not be written, and why. */
+export interface WriteFailure {
+  path: string;
+  error: unknown;
+}
+
+export interface SavedSummary {
+  /** Where summary.json was written: in the result folder, or the rescue folder. */
+  path: string;
+  /** Set when the result folder refused the summary and it went to the rescue folder. */
+  failure?: WriteFailure;
+}
+
+/**
+ * Writes DIR/summary.json; when that fails, writes it to `$TMPDIR/goodput-rescued-<runId>-…/`
+ * instead. Throws E_IO only when neither can be written.
+ */
+export async function saveSummary(dir: string, summary: RunSummary): Promise<SavedSummary> {
+  const path = join(dir, RESULT_FILES.summary);
+  try {
+    await writeSummary(path, summary);
+    return { path };
+  } catch (error) {
+    const failure = { path, error };
+    try {
+      const rescue = await mkdtemp(join(tmpdir(), `goodput-rescued-${summary.meta.runId}-`));
+      const rescued = join(rescue, RESULT_FILES.summary);
+      await writeSummary(rescued, summary);
+      return { path: rescued, failure };
+    } catch (again) {
+      throw new GoodputError(
+        'E_IO',
+        `could not write ${path} (${describeFsError(error)}) nor a copy under ${tmpdir()} (${describeFsError(again)}); the summary is lost`,
+        `free space or fix the permissions of ${dir}, then rebuild the summary from the records: goodput summarize ${dir}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/**
+ * The error of a run whose results could not all be written: each failed file and its cause,
+ * whether the load was stopped early, and where the summary of what was measured is.
+ */
+export function writeFailedError(opts: {
+  dir: string;
+  failures: readonly WriteFailure[];
+  /** Where the summary was saved. */
+  summaryPath: string;
+  /** Measured requests in that summary. */
+  measured: number;
+  /** The load was stopped because of the failure. */
+  stopped: boolean;
+}): GoodputError {
+  const what = opts.failures.map((f) => `${f.path} (${describeFsError(f.error)})`).join(', ');
+  const stopped = opts.stopped ? '; the load was stopped there' : '';
+  return new GoodputError(
+    'E_IO',
+    `could not write ${what}${stopped}. What was measured (${opts.measured} requests) is summarised in ${opts.summaryPath}`,
+    `free space or fix the permissions of ${opts.dir} and run again; the records written before the failure are in ${join(opts.dir, RESULT_FILES.requests)}`,
+    { cause: opts.failures[0]?.error },
+  );
+}
