@@ -11,6 +11,7 @@
  */
 
 import type { CompareReport, MetricDelta, RunComparison, RunInput } from '../compare/index.js';
+import { gateLimit } from '../gate/index.js';
 import { type RunMeta, SCHEMA_VERSION } from '../types.js';
 import { renderAdrBody } from './body.js';
 import { mergeRules, rulesFromServingArgs, SERVING_ARGS_LABEL } from './rules.js';
@@ -168,8 +169,8 @@ export function buildAdr(input: NewAdrInput): NewAdr {
     metric: input.rollback?.metric ?? 'ttft_p99_ms',
     for: input.rollback?.for ?? '5m',
   };
-  const above =
-    input.rollback?.above ?? (gate.ttft_p99_ms !== undefined ? roundUpMs(gate.ttft_p99_ms * 1.5) : undefined);
+  const ttftLimit = gateLimit(gate, 'ttft_p99_ms');
+  const above = input.rollback?.above ?? (ttftLimit !== undefined ? roundUpMs(ttftLimit * 1.5) : undefined);
   if (above !== undefined) rollback.above = above;
   if (input.rollback?.below !== undefined) rollback.below = input.rollback.below;
   const frontMatter: AdrFrontMatter = {

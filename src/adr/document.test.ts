@@ -3,6 +3,7 @@ import { makeRecord, makeSummary } from '../../test/helpers/rules-fixtures.js';
 import { compareRuns, type RunInput, samplesFromRecords } from '../compare/index.js';
 import { GoodputError } from '../errors.js';
 import { gateSpecThresholds } from '../gate/index.js';
+import { METRICS } from '../metrics/index.js';
 import { buildAdr, nextAdrId, slugify } from './build.js';
 import { parseAdr, serializeAdr } from './document.js';
 import { lintAdrs, lintAdrText, NO_CONCLUSION } from './lint.js';
@@ -64,6 +65,35 @@ describe('parseAdr', () => {
     expect((error as GoodputError).code).toBe('E_ADR');
     expect((error as GoodputError).exitCode).toBe(5);
     expect((error as GoodputError).message).toContain(`${path}:`);
+  });
+  it.each([
+    ['gate: { ttft_p99_msx: 350 }', 'gate.ttft_p99_msx: unknown field (did you mean ttft_p99_ms?)'],
+    ['gate: { tpot_p99: 40 }', 'gate.tpot_p99: unknown field (did you mean tpot_p99_ms?)'],
+    ['rulez:\n  - flag: --enforce-eager', 'rulez: unknown field (did you mean rules?)'],
+    [
+      'rollbak: { metric: ttft_p99_ms, above: 500, for: 5m }',
+      'rollbak: unknown field (did you mean rollback?)',
+    ],
+    [
+      'rollback: { metric: ttft_p99, above: 500, for: 5m }',
+      "unknown metric 'ttft_p99' (did you mean ttft_p99_ms?)",
+    ],
+    ['rules:\n  - { flag: --x, equal: 1 }', 'rules[0].equal: unknown field (did you mean equals?)'],
+  ])('a misspelt field is an error with a suggestion, never ignored: %j', (fields, problem) => {
+    const gate = fields.startsWith('gate:') ? '' : 'gate: { ttft_p99_ms: 100 }\n';
+    const text = minimal(`status: accepted\n${gate}${fields}`);
+    expect(() => parseAdr(text, 'x.md')).toThrow(problem);
+    const lint = lintAdrText(text, 'docs/adr/ADR-20250102-001-x.md');
+    expect(lint.problems.join('\n')).toContain(problem);
+  });
+  it('every catalogue metric has a gate key the schema accepts, and it gates that metric', () => {
+    for (const m of METRICS) {
+      const limit = m.unit === 'ratio' ? 0.5 : 7;
+      const doc = parseAdr(minimal(`status: accepted\ngate: { ${m.adrGateKey}: ${limit} }`), 'x.md');
+      const [t] = gateSpecThresholds(doc.frontMatter.gate ?? {});
+      expect(t?.metric, m.adrGateKey).toBe(m);
+      expect(t?.limit).toBe(limit);
+    }
   });
   it('refuses a file without front matter or with broken YAML', () => {
     expect(() => parseAdr('# just markdown\n')).toThrow(/no YAML front matter/);
@@ -141,7 +171,7 @@ describe('buildAdr', () => {
     expect(fm.rollback).toEqual({
       metric: 'ttft_p99_ms',
       for: '5m',
-      above: Math.ceil((fm.gate?.ttft_p99_ms ?? 0) * 1.5),
+      above: Math.ceil(((fm.gate?.ttft_p99_ms as number | undefined) ?? 0) * 1.5),
     });
     expect(fm.workload?.load).toEqual(exp2.summary.meta.load);
     expect(fm.workload?.sampling).toEqual(exp2.summary.meta.sampling);

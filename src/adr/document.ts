@@ -6,7 +6,9 @@
  */
 
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
+import { didYouMean } from '../util/index.js';
 import { type AdrFrontMatter, AdrFrontMatterSchema } from './schema.js';
 
 export interface AdrDocument {
@@ -30,6 +32,40 @@ function issuePath(path: readonly PropertyKey[]): string {
       .join('.')
       .replaceAll('.[', '[') || '(root)'
   );
+}
+
+interface SchemaNode {
+  def: { type: string; shape?: Record<string, SchemaNode>; innerType?: SchemaNode; element?: SchemaNode };
+}
+
+/** The keys an object of the schema accepts at a path (for "did you mean"), or [] when not an object. */
+function knownKeysAt(schema: SchemaNode, path: readonly PropertyKey[]): string[] {
+  let node: SchemaNode | undefined = schema;
+  const unwrap = () => {
+    while (node && (node.def.type === 'optional' || node.def.type === 'nullable') && node.def.innerType)
+      node = node.def.innerType;
+  };
+  for (const step of path) {
+    unwrap();
+    if (!node) return [];
+    if (typeof step === 'number') node = node.def.element;
+    else node = node.def.shape?.[String(step)];
+  }
+  unwrap();
+  return node?.def.shape ? Object.keys(node.def.shape) : [];
+}
+
+/** One line per zod issue; an unknown key names the closest known one. */
+function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((i) => {
+    if (i.code !== 'unrecognized_keys') return [`${issuePath(i.path)}: ${i.message}`];
+    const known = knownKeysAt(AdrFrontMatterSchema as unknown as SchemaNode, i.path);
+    return i.keys.map((key) => {
+      const suggestion = didYouMean(key, known);
+      const list = known.length > 10 ? `${known.slice(0, 10).join(', ')}, …` : known.join(', ');
+      return `${issuePath([...i.path, key])}: unknown field${suggestion || (list ? ` (known: ${list})` : '')}`;
+    });
+  });
 }
 
 /**
@@ -59,7 +95,7 @@ export function parseAdr(text: string, path?: string): AdrDocument {
   // YAML turns an unquoted 2025-01-02 into a string with the default schema; keep dates as written.
   const result = AdrFrontMatterSchema.safeParse(raw);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${issuePath(i.path)}: ${i.message}`);
+    const problems = issueLines(result.error.issues);
     throw adrError(
       where,
       `invalid front matter:\n  ${problems.join('\n  ')}`,

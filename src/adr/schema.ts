@@ -28,6 +28,9 @@
  */
 
 import { z } from 'zod';
+import type { GateSpec } from '../gate/index.js';
+import { ADR_GATE_KEYS, METRICS, metricByAdrName } from '../metrics/index.js';
+import { didYouMean } from '../util/index.js';
 
 export const ADR_STATUSES = ['proposed', 'accepted', 'superseded'] as const;
 export type AdrStatus = (typeof ADR_STATUSES)[number];
@@ -37,7 +40,7 @@ const flagName = z
   .regex(/^--?[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a flag such as --max-num-batched-tokens');
 
 export const RuleSchema = z
-  .object({
+  .strictObject({
     flag: flagName,
     equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
     absent: z.boolean().optional(),
@@ -48,22 +51,38 @@ export const RuleSchema = z
   });
 export type AdrRule = z.infer<typeof RuleSchema>;
 
-export const GateSchema = z.object({
-  ttft_p99_ms: z.number().positive().optional(),
-  tpot_p99_ms: z.number().positive().optional(),
-  e2el_p99_ms: z.number().positive().optional(),
-  goodput_min: z.number().min(0).max(1).optional(),
-  attainment_min: z.number().min(0).max(1).optional(),
-  error_rate_max: z.number().min(0).max(1).optional(),
+/**
+ * The `gate:` block: one optional limit per catalogue metric under its ADR gate key
+ * (`ttft_p99_ms` is a maximum in ms, `attainment_min` / `goodput_min` a minimum ratio, …),
+ * free `thresholds`, and the informational `headroom`. Unknown keys are errors.
+ */
+export const GateSchema: z.ZodType<GateSpec> = z.strictObject({
+  ...Object.fromEntries(
+    METRICS.map((m) => {
+      const limit =
+        m.unit === 'ratio'
+          ? z.number().min(0).max(1)
+          : m.unit === 'ms'
+            ? z.number().positive()
+            : z.number().min(0);
+      return [m.adrGateKey, limit.optional()];
+    }),
+  ),
   thresholds: z.array(z.string()).optional(),
   /** How the limits were derived (informational). */
   headroom: z.number().min(0).optional(),
-});
-export type AdrGate = z.infer<typeof GateSchema>;
+}) as unknown as z.ZodType<GateSpec>;
+export type AdrGate = GateSpec;
+
+/** ADR metric names (rollback.metric): `ttft_p99_ms`, `attainment`, … from the catalogue. */
+export const ADR_METRIC_NAMES: readonly string[] = METRICS.map((m) => m.adrMetric);
 
 export const RollbackSchema = z
-  .object({
-    metric: z.string().min(1),
+  .strictObject({
+    metric: z.string().refine((m) => metricByAdrName(m) !== undefined, {
+      error: (issue) =>
+        `unknown metric '${String(issue.input)}'${didYouMean(String(issue.input), ADR_METRIC_NAMES)}; use a catalogue name such as ttft_p99_ms, tpot_p99_ms, e2el_p99_ms, attainment or error_rate`,
+    }),
     above: z.number().optional(),
     below: z.number().optional(),
     for: z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'a duration such as 5m'),
@@ -72,7 +91,7 @@ export const RollbackSchema = z
 export type AdrRollback = z.infer<typeof RollbackSchema>;
 
 /** The RunMeta fields that make a load reproducible; inner objects are RunMeta's own shapes. */
-export const AdrWorkloadSchema = z.object({
+export const AdrWorkloadSchema = z.strictObject({
   model: z.string(),
   seed: z.number().int(),
   sampling: z.looseObject({
@@ -97,7 +116,8 @@ export const AdrWorkloadSchema = z.object({
 });
 export type AdrWorkload = z.infer<typeof AdrWorkloadSchema>;
 
-export const AdrFrontMatterSchema = z.object({
+/** Front matter is strict at every level we own: an unknown (often misspelt) key is an error, never ignored. */
+export const AdrFrontMatterSchema = z.strictObject({
   schemaVersion: z.literal(1),
   id: z.string().regex(/^ADR-\d{8}-\d{3}$/, 'an id such as ADR-20250102-001'),
   title: z.string().min(1),
@@ -109,7 +129,7 @@ export const AdrFrontMatterSchema = z.object({
   rules: z.array(RuleSchema).optional(),
   rollback: RollbackSchema.optional(),
   runs: z
-    .object({ baseline: z.string(), candidates: z.array(z.string()), chosen: z.string().optional() })
+    .strictObject({ baseline: z.string(), candidates: z.array(z.string()), chosen: z.string().optional() })
     .optional(),
 });
 export type AdrFrontMatter = z.infer<typeof AdrFrontMatterSchema>;
@@ -123,6 +143,5 @@ export function formatRule(rule: AdrRule): string {
 /** Whether a gate block holds at least one threshold. */
 export function gateHasThreshold(gate: AdrGate | undefined): boolean {
   if (!gate) return false;
-  const { thresholds, headroom: _headroom, ...named } = gate;
-  return (thresholds?.length ?? 0) > 0 || Object.values(named).some((v) => v !== undefined);
+  return (gate.thresholds?.length ?? 0) > 0 || ADR_GATE_KEYS.some((k) => typeof gate[k] === 'number');
 }

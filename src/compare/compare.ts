@@ -191,18 +191,18 @@ function deltaFor(
     if (!a || !b || a.length === 0 || b.length === 0) return delta;
     const boot = bootstrapQuantileChange(a, b, def.quantile, { random, resamples });
     if (!boot) return delta;
-    // Values from the records, so that the change and its interval agree with each other.
-    delta.baseline = boot.baseline;
-    delta.candidate = boot.candidate;
-    delta.change = boot.change;
+    // The figures shown are the summaries' (one percentile definition: the run's histograms, as
+    // report and gate show them); the records only give the interval and the test. Without
+    // both summary figures the change falls back to the records' own.
+    if (delta.change === undefined) delta.change = boot.change;
     delta.ci = boot.ci;
     if (def.test === 'rank') {
       const mw = mannWhitneyU(a, b);
       delta.p = mw.p;
       const move = mw.p < ALPHA ? (mw.probBGreater > 0.5 ? 1 : -1) : 0;
-      delta.verdict = verdictOf(def.direction, floored(move, boot.change, minEffect));
+      delta.verdict = verdictOf(def.direction, floored(move, delta.change, minEffect));
     } else {
-      delta.verdict = verdictOf(def.direction, floored(moveOfInterval(boot.ci), boot.change, minEffect));
+      delta.verdict = verdictOf(def.direction, floored(moveOfInterval(boot.ci), delta.change, minEffect));
     }
   }
   return delta;

@@ -21,7 +21,7 @@ const prometheusRules: CommandSpec = {
   name: 'prometheus-rules',
   summary: "Prometheus alerting rules from an ADR's gate and rollback, with a promtool test",
   description:
-    'Writes the rules (stdout without -o) and, with -o FILE, FILE.test.yml for `promtool test rules`. Latency alerts read the goodput watch exporter (goodput_*_seconds histograms).',
+    'Writes the rules (stdout without -o) and, with -o FILE, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it.',
   options: [
     {
       name: 'adr',
@@ -35,13 +35,6 @@ const prometheusRules: CommandSpec = {
       short: 'o',
       valueName: 'FILE',
       description: 'Rules file to write [default: stdout]',
-    },
-    {
-      name: 'range',
-      type: 'string',
-      default: '5m',
-      valueName: 'RANGE',
-      description: 'rate() window of the expressions',
     },
     {
       name: 'gate-for',
@@ -61,7 +54,7 @@ const prometheusRules: CommandSpec = {
       );
     }
     const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
-    const alerts = alertsFromAdr(doc.frontMatter, { range: o.range as string, gateFor: o.gateFor as string });
+    const alerts = alertsFromAdr(doc.frontMatter, { gateFor: o.gateFor as string });
     const rules = renderRulesYaml(doc.frontMatter, alerts);
     if (typeof o.out !== 'string') {
       ctx.stdout.write(rules);

@@ -48,7 +48,8 @@ describe('goodput emit prometheus-rules', () => {
     expect(r.code).toBe(0);
     const rules = readFileSync(join(dir, 'rules.yml'), 'utf8');
     expect(rules).toContain('alert: GoodputRollback');
-    expect(rules).toContain('> 0.5');
+    expect(rules).toContain('max by (target, model) (goodput_round_metric{metric="ttft_p99"}) > 500');
+    expect(rules).toContain('max by (target, model) (goodput_round_metric{metric="attainment"}) < 0.95');
     expect(rules).toContain('for: 5m');
     execFileSync('promtool', ['check', 'rules', 'rules.yml'], { cwd: dir });
     const ok = spawnSync('promtool', ['test', 'rules', 'rules.test.yml'], { cwd: dir, encoding: 'utf8' });
@@ -56,7 +57,7 @@ describe('goodput emit prometheus-rules', () => {
     expect(ok.status).toBe(0);
 
     // The test is not vacuous: limits raised tenfold → the expected alerts do not fire → it fails.
-    const raised = rules.replace('> 0.5', '> 5').replace('> 0.35', '> 3.5');
+    const raised = rules.replace('> 500', '> 5000').replace('> 350', '> 3500');
     writeFileSync(join(dir, 'rules.yml'), raised);
     const bad = spawnSync('promtool', ['test', 'rules', 'rules.test.yml'], { cwd: dir, encoding: 'utf8' });
     expect(bad.status).not.toBe(0);
@@ -66,7 +67,7 @@ describe('goodput emit prometheus-rules', () => {
     const adr = writeAdr('b.md', { rollback: { metric: 'attainment', below: 0.9, for: '10m' } });
     const r = await cli(['emit', 'prometheus-rules', '--adr', adr]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('goodput_slo_attainment_ratio < 0.9');
+    expect(r.out).toContain('goodput_round_metric{metric="attainment"}) < 0.9');
     const empty = writeAdr('c.md', {});
     const e = await cli(['emit', 'prometheus-rules', '--adr', empty]);
     expect(e.code).toBe(5);

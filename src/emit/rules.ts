@@ -1,11 +1,13 @@
 /**
- * Prometheus alerting rules from an ADR: one alert per gate threshold (latency p99 from the
- * exporter's histograms, SLO attainment, error rate) and one for the rollback rule with its
- * `for:`, plus a `promtool test rules` file that shows each alert firing on series that breach
- * it and staying quiet on series that do not. Pure: returns YAML text.
+ * Prometheus alerting rules from an ADR: one alert per gate threshold and one for the rollback
+ * rule with its `for:`, plus a `promtool test rules` file that shows each alert firing on series
+ * that breach it and staying quiet on series that do not. Pure: returns YAML text.
  *
- * Latency thresholds are bucket boundaries of the exporter (watch adds every ADR threshold),
- * so `histogram_quantile` interpolates inside the right bucket at the limit.
+ * Every metric comes from the catalogue (src/metrics/catalogue.ts): an alert reads the
+ * catalogue metric's series of watch's exporter, `goodput_round_metric{metric="<id>"}`, which
+ * holds the value of the last valid round's summary, the same value `gate` and watch's
+ * rollback rule read from that summary. So any metric a gate or rollback can name has an alert,
+ * and the alert, the gate and the rollback agree on what they judge.
  *
  * @module
  */
@@ -14,6 +16,8 @@ import { stringify } from 'yaml';
 import type { AdrFrontMatter } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
+import { gateSpecThresholds, type ThresholdOp } from '../gate/index.js';
+import { type MetricDef, metricByAdrName, promqlOf, ROUND_METRIC_SERIES } from '../metrics/index.js';
 
 /** One generated alert, with what its test needs. */
 export interface EmittedAlert {
@@ -22,109 +26,71 @@ export interface EmittedAlert {
   for: string;
   severity: 'warning' | 'critical';
   summary: string;
-  /** How the test provokes it. */
-  provoke:
-    | { kind: 'latency'; latency: string; quantile: number; limitS: number }
-    | { kind: 'ratio'; metric: 'attainment' | 'error_rate'; limit: number; above: boolean };
+  /** The catalogue metric, and the bad state: `metric op limit` (limit in the metric's unit). */
+  metric: MetricDef;
+  op: ThresholdOp;
+  limit: number;
 }
 
-const LAT = /^(ttft|tpot|itl|e2el)_(p50|p90|p95|p99)_ms$/;
-const QUANTILE: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 };
+/** The bad side of a gate comparison: `<= 350` holds, so `> 350` alerts. */
+const NEGATED: Record<ThresholdOp, ThresholdOp> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' };
 
 function camel(s: string): string {
   return s.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase());
 }
 
-function latencyExpr(latency: string, quantile: number, limitS: number, rangeS: string): string {
-  return `histogram_quantile(${quantile}, sum by (target, model, le) (rate(goodput_${latency}_seconds_bucket[${rangeS}]))) > ${limitS}`;
+const above = (op: ThresholdOp) => op === '>' || op === '>=';
+
+function describe(def: MetricDef, op: ThresholdOp, limit: number): string {
+  return `${def.label} ${above(op) ? 'above' : 'below'} ${limit}${def.unit === 'ms' ? ' ms' : ''}`;
 }
 
-const ERROR_RATE = (range: string) =>
-  `sum by (target, model) (rate(goodput_request_errors_total[${range}])) / sum by (target, model) (rate(goodput_requests_total[${range}]))`;
-
 /** The alerts of an ADR. Throws E_ADR when it has neither gate thresholds nor a rollback rule. */
-export function alertsFromAdr(
-  fm: AdrFrontMatter,
-  opts: { range?: string; gateFor?: string } = {},
-): EmittedAlert[] {
-  const range = opts.range ?? '5m';
+export function alertsFromAdr(fm: AdrFrontMatter, opts: { gateFor?: string } = {}): EmittedAlert[] {
   const gateFor = opts.gateFor ?? '5m';
   const alerts: EmittedAlert[] = [];
-  const gate = fm.gate ?? {};
-  for (const key of ['ttft_p99_ms', 'tpot_p99_ms', 'e2el_p99_ms'] as const) {
-    const limit = gate[key];
-    if (limit === undefined) continue;
-    const [, latency, stat] = LAT.exec(key)!;
-    const limitS = limit / 1000;
+  const names = new Set<string>();
+  const unique = (name: string) => {
+    let n = name;
+    for (let i = 2; names.has(n); i++) n = `${name}${i}`;
+    names.add(n);
+    return n;
+  };
+  for (const t of gateSpecThresholds(fm.gate ?? {})) {
+    const op = NEGATED[t.op];
     alerts.push({
-      alert: `Goodput${camel(latency!)}${camel(stat!)}AboveGate`,
-      expr: latencyExpr(latency!, QUANTILE[stat!]!, limitS, range),
+      alert: unique(`Goodput${camel(t.metric.id)}${above(op) ? 'Above' : 'Below'}Gate`),
+      expr: `${promqlOf(t.metric)} ${op} ${t.limit}`,
       for: gateFor,
       severity: 'warning',
-      summary: `${latency!.toUpperCase()} ${stat} above ${limit} ms (gate of ${fm.id})`,
-      provoke: { kind: 'latency', latency: latency!, quantile: QUANTILE[stat!]!, limitS },
-    });
-  }
-  if (gate.attainment_min !== undefined) {
-    alerts.push({
-      alert: 'GoodputSloAttainmentBelowGate',
-      expr: `goodput_slo_attainment_ratio < ${gate.attainment_min}`,
-      for: gateFor,
-      severity: 'warning',
-      summary: `SLO attainment below ${gate.attainment_min} (gate of ${fm.id})`,
-      provoke: { kind: 'ratio', metric: 'attainment', limit: gate.attainment_min, above: false },
-    });
-  }
-  if (gate.error_rate_max !== undefined) {
-    alerts.push({
-      alert: 'GoodputErrorRateAboveGate',
-      expr: `${ERROR_RATE(range)} > ${gate.error_rate_max}`,
-      for: gateFor,
-      severity: 'warning',
-      summary: `probe error rate above ${gate.error_rate_max} (gate of ${fm.id})`,
-      provoke: { kind: 'ratio', metric: 'error_rate', limit: gate.error_rate_max, above: true },
+      summary: `${describe(t.metric, op, t.limit)} (gate of ${fm.id})`,
+      metric: t.metric,
+      op,
+      limit: t.limit,
     });
   }
   const rb = fm.rollback;
   if (rb) {
     parseDuration(rb.for, 'rollback.for');
-    const above = rb.above !== undefined;
-    const limit = (rb.above ?? rb.below)!;
-    const op = above ? '>' : '<';
-    const lat = LAT.exec(rb.metric);
-    let expr: string;
-    let provoke: EmittedAlert['provoke'];
-    if (lat) {
-      const limitS = limit / 1000;
-      const q = QUANTILE[lat[2]!]!;
-      expr = `histogram_quantile(${q}, sum by (target, model, le) (rate(goodput_${lat[1]}_seconds_bucket[${range}]))) ${op} ${limitS}`;
-      provoke = { kind: 'latency', latency: lat[1]!, quantile: q, limitS };
-      if (!above)
-        throw new GoodputError(
-          'E_ADR',
-          `${fm.id}: rollback on ${rb.metric} below a limit is not supported`,
-          'use above: for latencies',
-        );
-    } else if (rb.metric === 'attainment') {
-      expr = `goodput_slo_attainment_ratio ${op} ${limit}`;
-      provoke = { kind: 'ratio', metric: 'attainment', limit, above };
-    } else if (rb.metric === 'error_rate') {
-      expr = `${ERROR_RATE(range)} ${op} ${limit}`;
-      provoke = { kind: 'ratio', metric: 'error_rate', limit, above };
-    } else {
+    const def = metricByAdrName(rb.metric);
+    if (!def) {
       throw new GoodputError(
         'E_ADR',
-        `${fm.id}: rollback.metric '${rb.metric}' has no Prometheus series`,
-        'use ttft_p99_ms, tpot_p99_ms, itl_p99_ms, e2el_p99_ms, attainment or error_rate',
+        `${fm.id}: rollback.metric '${rb.metric}' is not in the metric catalogue`,
+        'use e.g. ttft_p99_ms, tpot_p99_ms, e2el_p99_ms, attainment or error_rate',
       );
     }
+    const op: ThresholdOp = rb.above !== undefined ? '>' : '<';
+    const limit = (rb.above ?? rb.below)!;
     alerts.push({
-      alert: 'GoodputRollback',
-      expr,
+      alert: unique('GoodputRollback'),
+      expr: `${promqlOf(def)} ${op} ${limit}`,
       for: rb.for,
       severity: 'critical',
-      summary: `${rb.metric} ${above ? 'above' : 'below'} ${limit} for ${rb.for}: roll back (${fm.id})`,
-      provoke,
+      summary: `${describe(def, op, limit)} for ${rb.for}: roll back (${fm.id})`,
+      metric: def,
+      op,
+      limit,
     });
   }
   if (alerts.length === 0) {
@@ -161,69 +127,47 @@ function minutes(d: string): number {
   return Math.max(1, Math.ceil(parseDuration(d, 'for') / 60_000));
 }
 
+/** A step away from a limit that is large enough to matter whatever the limit's scale. */
+const step = (limit: number) => Math.max(Math.abs(limit), 1);
+
 /**
- * A `promtool test rules` file: a "bad" target whose series breach every alert from t=0 and a
- * "good" one that never does; each alert must fire for "bad" only, once its `for:` has passed
- * (evaluated after for + range + 2m, so the rate window is full).
+ * A `promtool test rules` file. Each metric gets two targets: "high", above every limit on it,
+ * and "low", below every limit. An alert on the high side must fire for "high" only, one on
+ * the low side for "low" only, once its `for:` has passed (and not before).
  */
 export function renderRulesTest(rulesFile: string, alerts: EmittedAlert[], fm: AdrFrontMatter): string {
   const series: Array<{ series: string; values: string }> = [];
-  const lab = (target: string, extra = '') => `target="${target}",model="m"${extra}`;
   const steps = 40;
-  const added = new Set<string>();
-  const add = (s: string, values: string) => {
-    if (added.has(s)) return;
-    added.add(s);
-    series.push({ series: s, values });
-  };
+  const values = new Map<string, { high: number; low: number }>();
   for (const a of alerts) {
-    const p = a.provoke;
-    if (p.kind === 'latency') {
-      // bad: every observation above the limit (between limit and 2×limit); good: all below limit/2.
-      for (const [target, low, high] of [
-        ['bad', 0, 10],
-        ['good', 10, 10],
-      ] as const) {
-        const name = `goodput_${p.latency}_seconds_bucket`;
-        add(`${name}{${lab(target, `,le="${p.limitS / 2}"`)}}`, `0+${low}x${steps}`);
-        add(`${name}{${lab(target, `,le="${p.limitS}"`)}}`, `0+${low}x${steps}`);
-        add(`${name}{${lab(target, `,le="${p.limitS * 2}"`)}}`, `0+${high}x${steps}`);
-        add(`${name}{${lab(target, ',le="+Inf"')}}`, `0+${high}x${steps}`);
-      }
-    } else if (p.metric === 'attainment') {
-      const bad = p.above ? Math.min(1, p.limit + 0.05) : Math.max(0, p.limit - 0.05);
-      const good = p.above ? Math.max(0, p.limit - 0.05) : Math.min(1, p.limit + 0.05);
-      add(`goodput_slo_attainment_ratio{${lab('bad')}}`, `${bad}x${steps}`);
-      add(`goodput_slo_attainment_ratio{${lab('good')}}`, `${good}x${steps}`);
-    } else {
-      // 100 requests a minute; errors at 2× (bad) and 0.5× (good) the limit.
-      const badErr = Math.min(100, Math.max(1, p.limit * 200));
-      const goodErr = p.limit * 50;
-      add(`goodput_requests_total{${lab('bad', ',outcome="success"')}}`, `0+${100 - badErr}x${steps}`);
-      add(`goodput_requests_total{${lab('bad', ',outcome="error"')}}`, `0+${badErr}x${steps}`);
-      add(`goodput_request_errors_total{${lab('bad', ',code="HTTP_SERVER_ERROR"')}}`, `0+${badErr}x${steps}`);
-      add(`goodput_requests_total{${lab('good', ',outcome="success"')}}`, `0+${100 - goodErr}x${steps}`);
-      add(`goodput_requests_total{${lab('good', ',outcome="error"')}}`, `0+${goodErr}x${steps}`);
-      add(
-        `goodput_request_errors_total{${lab('good', ',code="HTTP_SERVER_ERROR"')}}`,
-        `0+${goodErr}x${steps}`,
-      );
+    const v = values.get(a.metric.id) ?? { high: Number.NEGATIVE_INFINITY, low: Number.POSITIVE_INFINITY };
+    v.high = Math.max(v.high, a.limit + step(a.limit));
+    v.low = Math.min(v.low, a.limit - step(a.limit));
+    values.set(a.metric.id, v);
+  }
+  for (const [id, v] of values) {
+    for (const target of ['high', 'low'] as const) {
+      series.push({
+        series: `${ROUND_METRIC_SERIES}{target="${target}",model="m",metric="${id}"}`,
+        values: `${v[target]}x${steps}`,
+      });
     }
   }
   const alertTests = alerts.flatMap((a) => {
     const at = minutes(a.for) + 7;
     const before = Math.max(0, minutes(a.for) - 1);
+    const target = above(a.op) ? 'high' : 'low';
     const firing = {
       eval_time: `${at}m`,
       alertname: a.alert,
       exp_alerts: [
         {
-          exp_labels: { severity: a.severity, adr: fm.id, target: 'bad', model: 'm' },
-          exp_annotations: { summary: `bad: ${a.summary}`, adr: fm.id },
+          exp_labels: { severity: a.severity, adr: fm.id, target, model: 'm' },
+          exp_annotations: { summary: `${target}: ${a.summary}`, adr: fm.id },
         },
       ],
     };
-    // Before `for:` has passed since the first breach (at 1m, when rate() has two points), nothing fires.
+    // Before `for:` has passed since the first breach (at 0m), nothing fires.
     const quiet = { eval_time: `${before}m`, alertname: a.alert, exp_alerts: [] };
     return [quiet, firing];
   });

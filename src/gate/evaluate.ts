@@ -108,6 +108,12 @@ export interface GateSpec {
   [adrGateKey: string]: number | string[] | undefined;
 }
 
+/** The limit an ADR gate block sets under a gate key (e.g. "ttft_p99_ms"), or undefined. */
+export function gateLimit(spec: GateSpec | undefined, key: string): number | undefined {
+  const v = spec?.[key];
+  return typeof v === 'number' ? v : undefined;
+}
+
 /** The threshold an ADR gate key and limit stand for, e.g. ttft_p99_ms: 350 → "p99(ttft)<=350". */
 export function adrGateThresholdText(key: string, limit: number): string | undefined {
   const def = metricByAdrGateKey(key);

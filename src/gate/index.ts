@@ -9,6 +9,7 @@ export {
   evaluateThresholds,
   type GateResult,
   type GateSpec,
+  gateLimit,
   gateSpecThresholds,
   limitOp,
   SHORTHAND_THRESHOLDS,

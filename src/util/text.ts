@@ -20,7 +20,10 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The closest candidate within a typo's reach (about a third of the word), or undefined. */
+/**
+ * The closest candidate within a typo's reach (about a third of the word), or else the shortest
+ * candidate that extends the input (`tpot_p99` → `tpot_p99_ms`), or undefined.
+ */
 export function closestName(input: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
@@ -32,7 +35,10 @@ export function closestName(input: string, candidates: readonly string[]): strin
     }
   }
   const reach = Math.max(2, Math.floor(input.length / 3));
-  return bestDistance <= reach ? best : undefined;
+  if (bestDistance <= reach) return best;
+  if (input.length < 3) return undefined;
+  const extending = candidates.filter((c) => c.startsWith(input)).sort((a, b) => a.length - b.length);
+  return extending[0];
 }
 
 /** " (did you mean X?)" for the closest candidate, or "" when none is close. */

@@ -16,6 +16,7 @@ import {
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
+import { gateSpecThresholds, type Threshold } from '../gate/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
@@ -184,19 +185,19 @@ export const watchCommand: CommandSpec = {
 
     let rule: RollbackRule | undefined;
     const thresholdsMs: WatchConfig['thresholdsMs'] = { ttft: [], tpot: [], itl: [], e2el: [] };
+    const gateThresholds: Threshold[] = [];
     if (typeof o.adr === 'string') {
       const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
       const fm = doc.frontMatter;
       if (fm.rollback) rule = rollbackFromAdr(fm.rollback, fm.id);
-      if (fm.gate?.ttft_p99_ms) thresholdsMs.ttft!.push(fm.gate.ttft_p99_ms);
-      if (fm.gate?.tpot_p99_ms) thresholdsMs.tpot!.push(fm.gate.tpot_p99_ms);
-      if (fm.gate?.e2el_p99_ms) thresholdsMs.e2el!.push(fm.gate.e2el_p99_ms);
+      gateThresholds.push(...gateSpecThresholds(fm.gate ?? {}));
     }
     if (typeof o.rollback === 'string') rule = parseRollbackFlag(o.rollback);
-    if (rule?.threshold.subject.kind === 'latency') {
-      const lat = rule.threshold.subject.latency;
+    // Every latency limit (gate or rollback) becomes a bucket boundary of the exporter's histograms.
+    for (const t of rule ? [...gateThresholds, rule.threshold] : gateThresholds) {
+      const lat = t.subject.kind === 'latency' ? t.subject.latency : undefined;
       if (lat === 'ttft' || lat === 'tpot' || lat === 'itl' || lat === 'e2el')
-        thresholdsMs[lat]!.push(rule.threshold.limit);
+        thresholdsMs[lat]!.push(t.limit);
     }
     for (const t of targets) {
       if (t.slo.ttftMs) thresholdsMs.ttft!.push(t.slo.ttftMs);

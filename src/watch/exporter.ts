@@ -11,8 +11,9 @@
 
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import type { RoundServerFigures, StoredLatency } from '../store/index.js';
-import type { RequestErrorCode } from '../types.js';
+import type { RequestErrorCode, RunSummary } from '../types.js';
 
 /** vLLM's time_to_first_token_seconds buckets. */
 export const TTFT_BUCKETS = [
@@ -62,6 +63,7 @@ export class WatchExporter {
   private readonly kvUsage: Gauge<'target' | 'model'>;
   private readonly waiting: Gauge<'target' | 'model'>;
   private readonly preemptions: Counter<'target' | 'model'>;
+  private readonly roundMetric: Gauge<'target' | 'model' | 'metric'>;
   private server?: Server;
 
   constructor(options: ExporterOptions = {}) {
@@ -144,6 +146,28 @@ export class WatchExporter {
       labelNames: labels,
       registers,
     });
+    this.roundMetric = new Gauge({
+      name: ROUND_METRIC_SERIES,
+      help:
+        'Every metric of the catalogue for the last valid round, by metric id (the value gate and the rollback rule read; ' +
+        'in goodput units: ms for latencies, 0..1 for ratios, req/s, tok/s, counts)',
+      labelNames: [...labels, 'metric'] as const,
+      registers,
+    });
+  }
+
+  /**
+   * Sets every catalogue metric of a valid round's summary (`goodput_round_metric{metric=…}`),
+   * the series that `emit prometheus-rules` alerts on; a metric the round did not measure is
+   * removed rather than left at an old value.
+   */
+  setRoundMetrics(target: string, model: string, summary: RunSummary): void {
+    for (const def of METRICS) {
+      const labels = { target, model, metric: def.id };
+      const value = def.read(summary);
+      if (value === undefined || !Number.isFinite(value)) this.roundMetric.remove(labels);
+      else this.roundMetric.set(labels, value);
+    }
   }
 
   /** Observes one latency of one request, in ms. */

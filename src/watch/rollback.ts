@@ -9,9 +9,9 @@
  * count with the watch interval: ceil(duration / every), at least 1 (`for: 5m` with
  * `--every 1m` → 5 consecutive bad rounds).
  *
- * ADR form: `rollback: { metric: ttft_p99_ms, above: 500, for: 5m }`; metric names are
- * `<ttft|tpot|itl|e2el>_<p50|p90|p95|p99|p999|mean|max>_ms` or a gate scalar (attainment,
- * error_rate, goodput_ratio, …).
+ * ADR form: `rollback: { metric: ttft_p99_ms, above: 500, for: 5m }`; metric names are the
+ * catalogue's ADR names (MetricDef.adrMetric): `<latency>_<stat>_ms` for latencies, the id for
+ * scalars (attainment, error_rate, goodput_ratio, …).
  *
  * A round in which every request failed (the target is down) counts as bad for a latency
  * condition: a rule that cannot see the latency must not keep quiet about an outage. An
@@ -24,6 +24,7 @@ import type { AdrRollback } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { parseThreshold, type Threshold, thresholdHolds, thresholdValue } from '../gate/index.js';
+import { metricByAdrName } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
 
 export interface RollbackRule {
@@ -65,11 +66,9 @@ export function parseRollbackFlag(text: string): RollbackRule {
   return rule;
 }
 
-/** The threshold text of an ADR rollback metric, e.g. ttft_p99_ms → "p99(ttft)". */
+/** The threshold subject of an ADR rollback metric (from the catalogue), e.g. ttft_p99_ms → "p99(ttft)". */
 export function adrMetricSubject(metric: string): string {
-  const lat = /^(ttft|tpot|itl|e2el)_(p50|p90|p95|p99|p999|mean|max|min|median)_ms$/.exec(metric);
-  if (lat) return `${lat[2]}(${lat[1]})`;
-  return metric;
+  return metricByAdrName(metric)?.threshold ?? metric;
 }
 
 /** The rule of an ADR's `rollback` block. Throws E_ADR when its metric is unknown. */

@@ -267,6 +267,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
             endedAt: Date.now(),
             server: stored.server,
           });
+          if (stored.valid) feed.setRoundMetrics(l.probe.name, l.probe.model, summary);
         }
         const errs = Object.entries(stored.errors)
           .map(([c, n]) => `${c}×${n}`)
