@@ -29,6 +29,7 @@ import {
   SCHEMA_VERSION,
   type TargetInfo,
 } from '../types.js';
+import { makeRedactor } from '../util/index.js';
 import { createRng } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
@@ -71,6 +72,15 @@ async function pickModel(baseUrl: string, apiKey: string | undefined): Promise<s
       'E_NO_MODEL',
       `GET ${baseUrl}/v1/models returned no model`,
       'pass --model with the id the server serves',
+    );
+  }
+  // The id is a server string that would be stored and printed everywhere: a server that
+  // echoes the key there must not get it into the results.
+  if (makeRedactor([apiKey])(first) !== first) {
+    throw new GoodputError(
+      'E_NO_MODEL',
+      `the first model id from GET ${baseUrl}/v1/models contains (part of) the API key; it is not used`,
+      'pass --model with the id the server serves, and check the server or gateway that echoes the key',
     );
   }
   return first;

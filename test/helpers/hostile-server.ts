@@ -145,16 +145,21 @@ function impossible(res: ServerResponse, what: Extract<HostileCase, { kind: 'imp
   res.end('data: [DONE]\n\n');
 }
 
-/** Starts the server on 127.0.0.1, port 0, answering with the given cases in turn. */
+/**
+ * Starts the server on 127.0.0.1, port 0, answering with the given cases in turn. With
+ * `echoKeyInModelId`, GET /v1/models lists the Authorization header as the first model id.
+ */
 export async function startHostileServer(
   initial: HostileCase[] = [{ kind: 'healthy' }],
+  opts: { echoKeyInModelId?: boolean } = {},
 ): Promise<HostileServer> {
   let cases = initial;
   const state = { completions: 0 };
   const lb = await startLoopback((req, res) => {
     const path = (req.url ?? '').split('?')[0]!;
     if (req.method === 'GET' && path.endsWith('/models')) {
-      json(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model' }] });
+      const first = opts.echoKeyInModelId ? `model-${String(req.headers.authorization ?? '')}` : MODEL;
+      json(res, 200, { object: 'list', data: [{ id: first, object: 'model' }] });
       return;
     }
     if (req.method !== 'POST' || !path.endsWith('/completions')) {
