@@ -22,6 +22,8 @@ export interface ConfigOutcome {
   /** The base URL cleaned of what analyzeBaseUrl found (query string, endpoint path…). */
   baseUrl?: string;
   callUrl?: string;
+  /** The key as it was read (untrimmed), only for redaction; never printed. */
+  apiKeyRaw?: string;
 }
 
 async function readJson(path: string): Promise<Record<string, unknown> | undefined> {
@@ -120,5 +122,10 @@ export async function checkConfig(
     url.callUrl.length - (api === 'chat' ? '/v1/chat/completions' : '/v1/completions').length,
   );
   config.url = baseUrl;
-  return done({ config, baseUrl, callUrl: url.callUrl });
+  return done({
+    config,
+    baseUrl,
+    callUrl: url.callUrl,
+    ...(target.apiKeyRaw !== undefined ? { apiKeyRaw: target.apiKeyRaw } : {}),
+  });
 }

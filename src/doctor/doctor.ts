@@ -11,6 +11,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { ExitCode } from '../errors.js';
 import type { ParsedArgs } from '../flags/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
+import { makeRedactor, noRedaction, type Redactor, redactDeep } from '../util/index.js';
 import { checkConfig } from './config-step.js';
 import type { Channel } from './http.js';
 import { runProgressive } from './progressive.js';
@@ -47,7 +48,11 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   const steps: StepResult[] = [];
   let target = '';
   let sim: SimServer | undefined;
-  const add = (s: StepResult): boolean => {
+  // Every step passes through the key's redactor before it is kept or shown: whatever a
+  // server said (error objects, echoed headers, model ids) reaches stdout and --json clean.
+  let redact: Redactor = noRedaction;
+  const add = (raw: StepResult): boolean => {
+    const s = redactDeep(raw, redact);
     s.ms = Math.round(s.ms * 10) / 10;
     steps.push(s);
     opts.onStep?.(s);
@@ -62,7 +67,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
       ok: failed === undefined,
       steps,
       ...(failed ? { failedStage: failed.stage } : {}),
-      exitCode: failed ? STAGE_EXIT[failed.stage] : ExitCode.OK,
+      // Stopped by Ctrl-C / SIGTERM: the interrupted step is reported, the exit says why.
+      exitCode: opts.signal?.aborted ? ExitCode.INTERRUPTED : failed ? STAGE_EXIT[failed.stage] : ExitCode.OK,
     };
   };
   try {
@@ -77,10 +83,16 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
     const cfg = await checkConfig(opts.args, opts.env, opts.cwd, sim?.url);
     if (sim) cfg.step.details.unshift(`no --url: checking the embedded simulated engine at ${sim.url}`);
     target = cfg.callUrl ?? '';
+    redact = makeRedactor([cfg.config?.apiKey, cfg.apiKeyRaw]);
     if (!add(cfg.step) || !cfg.config || !cfg.baseUrl || !cfg.callUrl) return finish();
     const config = cfg.config;
-    const channel: Channel = { baseUrl: cfg.baseUrl, timeoutMs: Math.min(config.load.timeoutMs, 30_000) };
+    const channel: Channel = {
+      baseUrl: cfg.baseUrl,
+      timeoutMs: Math.min(config.load.timeoutMs, 30_000),
+      redact,
+    };
     if (config.apiKey) channel.apiKey = config.apiKey;
+    if (opts.signal) channel.signal = opts.signal;
     if (!add(await checkReachability(cfg.callUrl, opts.env))) return finish();
     const models = await checkModels(channel, config.model);
     if (!add(models.step) || !models.model) return finish();

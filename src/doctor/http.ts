@@ -6,23 +6,53 @@
 
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { redactKey, serverErrorMessage } from '../client/index.js';
+import { serverErrorMessage } from '../client/index.js';
 import { codeForHttpStatus, REQUEST_ERRORS } from '../errors.js';
-import { editDistance } from '../util/index.js';
+import { editDistance, type Redactor, readBounded } from '../util/index.js';
 
 export interface Channel {
   /** Base URL as it will be used (cleaned of query string and endpoint paths). */
   baseUrl: string;
   /** The key, trimmed; never printed. */
   apiKey?: string;
+  /** Longest time one exchange may take, its whole body included. */
   timeoutMs: number;
+  /** Stops every exchange (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal;
+  /** Removes the key (whole or any long part) from what the server says; applied before any cut. */
+  redact: Redactor;
 }
+
+/** The most doctor reads of one answer: its answers are a model list and 16-token completions. */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 export interface HttpReply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
+  /** The body, at most {@link MAX_REPLY_BYTES} of it. */
   text: string;
+  /** Set when the body was longer than {@link MAX_REPLY_BYTES} (not read further). */
+  tooLarge?: boolean;
   ms: number;
+}
+
+/**
+ * The signal of one exchange: it fires at the channel's timeout or when the channel's signal
+ * does. `failure()` turns the reason into an error the network classifier names (TIMEOUT or
+ * INTERRUPTED).
+ */
+export function exchangeSignal(channel: Channel): { signal: AbortSignal; failure(): Error } {
+  const deadline = AbortSignal.timeout(channel.timeoutMs);
+  const signal = channel.signal ? AbortSignal.any([deadline, channel.signal]) : deadline;
+  return {
+    signal,
+    failure: () =>
+      channel.signal?.aborted
+        ? Object.assign(new Error('stopped'), { name: 'AbortError' })
+        : Object.assign(new Error(`no whole answer within ${channel.timeoutMs / 1000} s`), {
+            name: 'TimeoutError',
+          }),
+  };
 }
 
 export function authHeaders(channel: Channel): Record<string, string> {
@@ -31,7 +61,11 @@ export function authHeaders(channel: Channel): Record<string, string> {
   return h;
 }
 
-/** One request with a whole-body read. Network failures throw (the caller classifies them). */
+/**
+ * One request with a bounded whole-body read: at most {@link MAX_REPLY_BYTES}, within the
+ * channel's timeout (a server that trickles its answer is cut), stopped by the channel's
+ * signal. Network failures, the timeout and the signal throw (the caller classifies them).
+ */
 export async function httpCall(
   channel: Channel,
   method: 'GET' | 'POST',
@@ -39,15 +73,33 @@ export async function httpCall(
   body?: unknown,
 ): Promise<HttpReply> {
   const t0 = performance.now();
-  const res = await request(url, {
-    method,
-    headers: authHeaders(channel),
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: channel.timeoutMs,
-    bodyTimeout: channel.timeoutMs,
+  const ex = exchangeSignal(channel);
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(url, {
+      method,
+      headers: authHeaders(channel),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: channel.timeoutMs,
+      bodyTimeout: channel.timeoutMs,
+      signal: ex.signal,
+    });
+  } catch (e) {
+    throw ex.signal.aborted ? ex.failure() : e;
+  }
+  const read = await readBounded(res.body, {
+    maxBytes: MAX_REPLY_BYTES,
+    timeoutMs: Math.max(1, channel.timeoutMs - (performance.now() - t0)),
+    signal: ex.signal,
   });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, ms: performance.now() - t0 };
+  if (read.stopped === 'timeout' || read.stopped === 'aborted') throw ex.failure();
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    text: read.text,
+    ...(read.stopped === 'limit' ? { tooLarge: true } : {}),
+    ms: performance.now() - t0,
+  };
 }
 
 /** Cause and fix for a non-2xx answer, in the server's own words. */
@@ -57,7 +109,7 @@ export function explainStatus(
   what: string,
 ): { cause: string; fix: string } {
   const code = codeForHttpStatus(reply.status);
-  const said = redactKey(serverErrorMessage(reply.text), channel.apiKey);
+  const said = serverErrorMessage(channel.redact(reply.text));
   const info = REQUEST_ERRORS[code];
   let fix = info.hint;
   if (reply.status === 401 && !channel.apiKey)

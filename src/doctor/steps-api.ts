@@ -8,7 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { classifyNetworkError, endpointUrl, modelsUrl } from '../client/index.js';
 import { REQUEST_ERRORS } from '../errors.js';
 import type { ApiKind } from '../types.js';
-import { type Channel, closestIds, explainStatus, httpCall } from './http.js';
+import { redactAndCut } from '../util/index.js';
+import { type Channel, closestIds, explainStatus, httpCall, MAX_REPLY_BYTES } from './http.js';
 import type { StepResult } from './types.js';
 
 function networkFailure(stage: StepResult['stage'], title: string, t0: number, e: unknown): StepResult {
@@ -23,6 +24,13 @@ function networkFailure(stage: StepResult['stage'], title: string, t0: number, e
     cause: `${info.cause} (${err.message})`,
     fix: info.hint,
     data: { code: err.code },
+  };
+}
+
+function tooLargeFailure(what: string): { cause: string; fix: string } {
+  return {
+    cause: `${what} answered with more than ${MAX_REPLY_BYTES / 1024 / 1024} MiB (not read further)`,
+    fix: 'check that --url points at an OpenAI-compatible server (the base, without /chat/completions)',
   };
 }
 
@@ -63,6 +71,7 @@ export async function checkModels(
     }
     return { step: step('fail', { cause, fix, data: { httpStatus: reply.status } }) };
   }
+  if (reply.tooLarge) return { step: step('fail', tooLargeFailure('GET /v1/models')) };
   let ids: string[];
   try {
     const body = JSON.parse(reply.text) as { data?: Array<{ id?: unknown }> };
@@ -141,6 +150,7 @@ export async function checkNonStreaming(channel: Channel, api: ApiKind, model: s
       data: { httpStatus: reply.status },
     });
   }
+  if (reply.tooLarge) return step('fail', tooLargeFailure(`POST ${new URL(url).pathname}`));
   let body: {
     model?: string;
     choices?: Array<{ message?: { content?: unknown; reasoning_content?: unknown }; text?: unknown }>;
@@ -154,7 +164,7 @@ export async function checkNonStreaming(channel: Channel, api: ApiKind, model: s
   }
   if (body.error) {
     return step('fail', {
-      cause: `the server answered 200 with an error object: ${JSON.stringify(body.error).slice(0, 200)}`,
+      cause: `the server answered 200 with an error object: ${redactAndCut(JSON.stringify(body.error), 200, channel.redact)}`,
       fix: REQUEST_ERRORS.STREAM_ERROR_OBJECT.hint,
     });
   }

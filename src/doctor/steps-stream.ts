@@ -6,7 +6,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { classifyNetworkError, redactKey, serverErrorMessage } from '../client/index.js';
+import { classifyNetworkError, serverErrorMessage } from '../client/index.js';
 import { codeForHttpStatus, REQUEST_ERRORS } from '../errors.js';
 import type { ApiKind } from '../types.js';
 import type { Channel } from './http.js';
@@ -18,7 +18,7 @@ const STREAM_TOKENS = 32;
 
 function httpFailure(trace: StreamTrace, channel: Channel): { cause: string; fix: string } {
   const code = codeForHttpStatus(trace.status);
-  const said = redactKey(serverErrorMessage(trace.errorBody ?? ''), channel.apiKey);
+  const said = serverErrorMessage(channel.redact(trace.errorBody ?? ''));
   return {
     cause: `the streamed request answered HTTP ${trace.status}: ${REQUEST_ERRORS[code].cause}${said ? ` — the server said: "${said}"` : ''}`,
     fix: REQUEST_ERRORS[code].hint,
@@ -83,7 +83,7 @@ export async function checkStreaming(
   if (trace.errorObject) {
     return {
       step: step('fail', {
-        cause: `${REQUEST_ERRORS.STREAM_ERROR_OBJECT.cause}: ${redactKey(trace.errorObject, channel.apiKey)}`,
+        cause: `${REQUEST_ERRORS.STREAM_ERROR_OBJECT.cause}: ${trace.errorObject}`,
         fix: REQUEST_ERRORS.STREAM_ERROR_OBJECT.hint,
         data,
       }),

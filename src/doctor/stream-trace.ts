@@ -9,12 +9,18 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { endpointUrl, SseParser } from '../client/index.js';
 import type { ApiKind } from '../types.js';
-import { authHeaders, type Channel } from './http.js';
+import { type Redactor, readBounded, redactAndCut } from '../util/index.js';
+import { authHeaders, type Channel, exchangeSignal } from './http.js';
+
+/** Most bytes of a smoke stream read (a few dozen tokens take a few KiB). */
+const MAX_STREAM_BYTES = 4 * 1024 * 1024;
+/** Most bytes of an error body read: enough for any error object. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface StreamTrace {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  /** Non-2xx body, kept for the error message. */
+  /** Non-2xx body, kept for the error message (not yet redacted: redact before cutting it). */
   errorBody?: string;
   /** Time of every socket read, ms from send. */
   readMs: number[];
@@ -32,6 +38,7 @@ export interface StreamTrace {
   emptyChoicesChunks: number;
   comments: number;
   reasoningField?: 'reasoning_content' | 'reasoning';
+  /** A stream event's error object, redacted, then cut to 300 characters. */
   errorObject?: string;
   badJsonEvents: number;
   parserError?: string;
@@ -45,7 +52,7 @@ type Chunk = {
   error?: unknown;
 };
 
-function observe(trace: StreamTrace, data: string, t: number, read: number): void {
+function observe(trace: StreamTrace, data: string, t: number, read: number, redact: Redactor): void {
   trace.events++;
   if (data === '[DONE]') {
     trace.doneSeen = true;
@@ -59,7 +66,7 @@ function observe(trace: StreamTrace, data: string, t: number, read: number): voi
     return;
   }
   if (chunk.error) {
-    trace.errorObject = JSON.stringify(chunk.error).slice(0, 300);
+    trace.errorObject = redactAndCut(JSON.stringify(chunk.error), 300, redact);
     return;
   }
   const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -95,7 +102,11 @@ function observe(trace: StreamTrace, data: string, t: number, read: number): voi
   }
 }
 
-/** Sends one streamed request with `body` merged over the defaults and traces the answer. */
+/**
+ * Sends one streamed request with `body` merged over the defaults and traces the answer. The
+ * whole exchange is bounded by the channel's timeout and stopped by its signal (both throw,
+ * classified as TIMEOUT / INTERRUPTED); the stream by {@link MAX_STREAM_BYTES}.
+ */
 export async function traceStream(
   channel: Channel,
   api: ApiKind,
@@ -116,36 +127,61 @@ export async function traceStream(
     totalMs: 0,
   };
   const t0 = performance.now();
-  const res = await request(endpointUrl(channel.baseUrl, api), {
-    method: 'POST',
-    headers: { ...authHeaders(channel), accept: 'text/event-stream' },
-    body: JSON.stringify({ stream: true, stream_options: { include_usage: true }, ...body }),
-    headersTimeout: channel.timeoutMs,
-    bodyTimeout: channel.timeoutMs,
-  });
+  const ex = exchangeSignal(channel);
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(endpointUrl(channel.baseUrl, api), {
+      method: 'POST',
+      headers: { ...authHeaders(channel), accept: 'text/event-stream' },
+      body: JSON.stringify({ stream: true, stream_options: { include_usage: true }, ...body }),
+      headersTimeout: channel.timeoutMs,
+      bodyTimeout: channel.timeoutMs,
+      signal: ex.signal,
+    });
+  } catch (e) {
+    throw ex.signal.aborted ? ex.failure() : e;
+  }
   trace.status = res.statusCode;
   trace.headers = res.headers;
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    trace.errorBody = await res.body.text();
+    const read = await readBounded(res.body, {
+      maxBytes: MAX_ERROR_BODY_BYTES,
+      timeoutMs: Math.max(1, channel.timeoutMs - (performance.now() - t0)),
+      signal: ex.signal,
+    });
+    if (read.stopped === 'timeout' || read.stopped === 'aborted') throw ex.failure();
+    trace.errorBody = read.text;
     trace.totalMs = performance.now() - t0;
     return trace;
   }
   const parser = new SseParser((data) =>
-    observe(trace, data, performance.now() - t0, trace.readMs.length - 1),
+    observe(trace, data, performance.now() - t0, trace.readMs.length - 1, channel.redact),
   );
   let tail = '';
-  for await (const chunk of res.body) {
-    trace.readMs.push(performance.now() - t0);
-    const buf = chunk as Buffer;
-    // Comments are invisible to the event parser; count `:` lines on the raw text.
-    const text = tail + buf.toString('utf8');
-    const lines = text.split(/\r\n|\r|\n/);
-    tail = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith(':')) trace.comments++;
-    parser.push(buf);
+  let bytes = 0;
+  try {
+    for await (const chunk of res.body) {
+      trace.readMs.push(performance.now() - t0);
+      const buf = chunk as Buffer;
+      bytes += buf.length;
+      if (bytes > MAX_STREAM_BYTES) {
+        res.body.destroy();
+        trace.parserError = `the stream went on past ${MAX_STREAM_BYTES / 1024 / 1024} MiB for a ${String(body.max_tokens ?? '')}-token answer (not read further)`;
+        break;
+      }
+      // Comments are invisible to the event parser; count `:` lines on the raw text.
+      const text = tail + buf.toString('utf8');
+      const lines = text.split(/\r\n|\r|\n/);
+      tail = lines.pop() ?? '';
+      for (const line of lines) if (line.startsWith(':')) trace.comments++;
+      parser.push(buf);
+    }
+  } catch (e) {
+    // The whole-exchange deadline or the signal stopped a stream that trickles or never ends.
+    throw ex.signal.aborted ? ex.failure() : e;
   }
   parser.end();
-  if (parser.error) trace.parserError = parser.error;
+  if (parser.error && !trace.parserError) trace.parserError = parser.error;
   trace.totalMs = performance.now() - t0;
   return trace;
 }

@@ -64,8 +64,9 @@ export interface BenchmarkResult {
   dir: string;
 }
 
-async function pickModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
-  const models = await listModels(baseUrl, apiKey);
+async function pickModel(baseUrl: string, apiKey: string | undefined, signal?: AbortSignal): Promise<string> {
+  // Bounded in bytes and time (listModels' defaults) and stopped by Ctrl-C.
+  const models = await listModels(baseUrl, apiKey, signal ? { signal } : {});
   const first = models[0];
   if (first === undefined) {
     throw new GoodputError(
@@ -126,7 +127,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       );
     }
     const baseUrl = config.url ?? sim!.url;
-    const model = config.model ?? (await pickModel(baseUrl, config.apiKey));
+    const model = config.model ?? (await pickModel(baseUrl, config.apiKey, io.signal));
 
     const { workload, tokenizer } = await buildRunWorkload(config);
 

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
+import { writeEndless, writeTrickle } from '../../test/helpers/misbehave.js';
 import type { Clock } from '../types.js';
 import { startServerMetricsRecorder } from './recorder.js';
-import { chooseMetricsUrl, probeMetricsUrl, serverRootUrl, startScraper } from './scraper.js';
+import { chooseMetricsUrl, probeMetricsUrl, scrapeOnce, serverRootUrl, startScraper } from './scraper.js';
 
 const clock: Clock = { now: () => performance.now() };
 
@@ -180,5 +182,31 @@ describe('chooseMetricsUrl and the baseline scrape', () => {
     await scraper.stop();
     expect(srv.scrapes()).toBe(1);
     expect(scraper.samples.map((x) => x.values.preemptionsTotal)).toEqual([4, 9]);
+  });
+});
+
+describe('scrapeOnce against a hostile metrics endpoint', () => {
+  const serve = loopbacksClosedAfterEach();
+
+  it('an endless body is cut at 16 MiB: a failure with its cause, memory flat', async () => {
+    const lb = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      writeEndless(res, Buffer.from(`${vllm(1, 0)}`.repeat(2000)));
+    });
+    const rss0 = process.memoryUsage().rss;
+    const err = await scrapeOnce(`${lb.url}/metrics`, { timeoutMs: 20_000 }).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/more than 16 MiB/);
+    expect(process.memoryUsage().rss - rss0).toBeLessThan(200 * 1024 * 1024);
+  });
+
+  it('a trickled body fails at the timeout', async () => {
+    const lb = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      writeTrickle(res, vllm(1, 0), 50);
+    });
+    const t0 = performance.now();
+    const err = await scrapeOnce(`${lb.url}/metrics`, { timeoutMs: 500 }).catch((e: Error) => e);
+    expect((err as Error).message).toMatch(/did not finish its answer within 500 ms/);
+    expect(performance.now() - t0).toBeLessThan(2_000);
   });
 });

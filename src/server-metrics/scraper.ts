@@ -11,6 +11,7 @@
 
 import { request } from 'undici';
 import type { Clock, ServerSample } from '../types.js';
+import { readBounded } from '../util/index.js';
 import { normalizeExposition } from './normalize.js';
 import { parsePrometheusText } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
@@ -70,20 +71,34 @@ function slotsUrlFor(metricsUrl: string): string {
   return u.toString();
 }
 
+/** The largest metrics page read (vLLM's is ~100 KiB; a big SGLang one a few MiB). */
+export const MAX_METRICS_BYTES = 16 * 1024 * 1024;
+
+/** One GET, bounded in bytes and in time (body included); throws with the cause when a bound is hit. */
 async function fetchText(
   url: string,
   timeoutMs: number,
   headers?: Record<string, string>,
 ): Promise<{ status: number; text: string }> {
+  const t0 = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
   const res = await request(url, {
     method: 'GET',
     headers: { accept: 'text/plain;version=0.0.4, */*;q=0.5', ...headers },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs),
+    signal,
   });
-  const text = await res.body.text();
-  return { status: res.statusCode, text };
+  const body = await readBounded(res.body, {
+    maxBytes: MAX_METRICS_BYTES,
+    timeoutMs: Math.max(1, timeoutMs - (performance.now() - t0)),
+    signal,
+  });
+  if (body.stopped === 'limit') {
+    throw new Error(`${url} sent more than ${MAX_METRICS_BYTES / 1024 / 1024} MiB: not read further`);
+  }
+  if (body.stopped) throw new Error(`${url} did not finish its answer within ${timeoutMs} ms`);
+  return { status: res.statusCode, text: body.text };
 }
 
 /** Scrapes `url` once and normalises it; throws with a cause on failure. */

@@ -103,13 +103,18 @@ export function runBin(
     gid?: number;
     /** Shell commands run before the binary in the same process, e.g. `ulimit -f 0`. */
     prelude?: string;
+    /** Options for node itself, before the script (e.g. `--import` of a preload). */
+    nodeArgs?: string[];
+    /** Sees the child as soon as it is spawned (e.g. to signal it later). */
+    onSpawn?: (child: ReturnType<typeof spawn>) => void;
   },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', ...opts.env };
+    const node = [...(opts.nodeArgs ?? []), BIN, ...args];
     const [command, argv] = opts.prelude
-      ? ['/bin/sh', ['-c', `${opts.prelude}; exec "$0" "$@"`, process.execPath, BIN, ...args]]
-      : [process.execPath, [BIN, ...args]];
+      ? ['/bin/sh', ['-c', `${opts.prelude}; exec "$0" "$@"`, process.execPath, ...node]]
+      : [process.execPath, node];
     const child = spawn(command, argv, {
       cwd: opts.cwd,
       env,
@@ -117,6 +122,7 @@ export function runBin(
       ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
       ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
     });
+    opts.onSpawn?.(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -133,6 +139,19 @@ export function runBin(
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** node options that make the child print `peak-rss-kib=N` (its peak resident memory) on stderr as it exits. */
+export const PEAK_RSS_ARGS = [
+  '--import',
+  `data:text/javascript,process.on('exit',()=>process.stderr.write('\\npeak-rss-kib='+process.resourceUsage().maxRSS+'\\n'))`,
+];
+
+/** The peak RSS (MiB) a child run with {@link PEAK_RSS_ARGS} reported. */
+export function peakRssMiB(stderr: string): number {
+  const m = /peak-rss-kib=(\d+)/.exec(stderr);
+  if (!m) throw new Error(`no peak-rss line in stderr: ${stderr.slice(-500)}`);
+  return Number(m[1]) / 1024;
 }
 
 /** Every file under dir (recursively), with its text. */
