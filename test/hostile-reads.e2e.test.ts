@@ -27,7 +27,7 @@ beforeAll(async () => {
   sim = await startSim({ host: '127.0.0.1', port: 0, seed: 5, slowdown: 0.05 });
   const idle = await runBin(['--version'], { cwd: work, nodeArgs: PEAK_RSS_ARGS });
   baselineMiB = peakRssMiB(idle.stderr);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await sim.close();
   for (const s of servers) await s.close();
