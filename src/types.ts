@@ -310,7 +310,14 @@ export interface GoodputSummary {
   usefulOutputTokens: number;
   /** All output tokens generated (server counter when scraped, else all tokens received). */
   totalOutputTokens: number;
+  /** totalOutputTokens − usefulOutputTokens, never negative (see metrics/definitions.ts). */
   wastedOutputTokens: number;
+  /**
+   * Output tokens of requests the run itself stopped (Ctrl-C, end of --duration): neither
+   * useful nor wasted, and left out of totalOutputTokens (the client cut that work, not the
+   * server). Absent when 0.
+   */
+  interruptedOutputTokens?: number;
   /** usefulOutputTokens / totalOutputTokens. */
   tokenGoodputRatio: number;
   tokenSource: 'client' | 'server';

@@ -143,6 +143,34 @@ describe('diagnose', () => {
     expect(kinds(diagnose({ observations, samples }))).toEqual(['decode-bound']);
   });
 
+  it('does not blame abort-on-disconnect for requests the run itself interrupted', () => {
+    const observations = Array.from({ length: 20 }, (_, i) =>
+      obs({
+        sentMs: i * 100,
+        outcome: i < 4 ? 'cancelled' : 'success',
+        errorCode: i < 4 ? 'INTERRUPTED' : undefined,
+      }),
+    );
+    const server = {
+      engine: 'vllm' as const,
+      metricsUrl: 'u',
+      samples: 2,
+      series: {},
+      generatedTokens: 2000,
+    };
+    // The same server waste with users who gave up is named; with the run's own cut it is not.
+    expect(
+      kinds(diagnose({ observations, summary: { server: { ...server, wastedTokens: 800 } } })),
+    ).not.toContain('wasted-work');
+    const userCancels = observations.map((o) => ({
+      ...o,
+      errorCode: o.outcome === 'cancelled' ? ('ABORTED' as const) : undefined,
+    }));
+    expect(
+      kinds(diagnose({ observations: userCancels, summary: { server: { ...server, wastedTokens: 800 } } })),
+    ).toContain('wasted-work');
+  });
+
   it('names client-bound from late sends, wasted work from cancels, errors by code', () => {
     const observations = Array.from({ length: 20 }, (_, i) =>
       obs({

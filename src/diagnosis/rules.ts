@@ -250,7 +250,12 @@ export function wastedWorkFinding(
   observations: readonly RequestObservation[],
   summary?: SummaryView,
 ): Finding | undefined {
-  const cancelled = observations.filter((o) => o.outcome === 'cancelled');
+  // Requests the run itself interrupted (Ctrl-C, end of --duration) are the client's cut, not
+  // work the server burnt for a user who left: they are no evidence for abort-on-disconnect.
+  const cancelled = observations.filter((o) => o.outcome === 'cancelled' && o.errorCode !== 'INTERRUPTED');
+  // With no user who gave up, there is no disconnect to abort on: what remains (failed
+  // responses, the tail of the run's own interruptions) is the errors finding's business.
+  if (cancelled.length === 0) return undefined;
   const clientTokensCancelled = cancelled.reduce((a, o) => a + o.outputTokens, 0);
   const server = summary?.server;
   const generated = server?.generatedTokens ?? summary?.goodput?.totalOutputTokens;

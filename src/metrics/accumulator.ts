@@ -13,7 +13,9 @@
  * - dispatch lag and late sends come from every measured open-loop request;
  * - tokens received (the client-side denominator of the token goodput ratio) come from every
  *   measured request, cancelled and failed included; useful tokens from successful ones only,
- *   since a cancelled, timed-out or broken response is work the user did not get.
+ *   since a cancelled, timed-out or broken response is work the user did not get; tokens of
+ *   requests the run itself interrupted (Ctrl-C, end of --duration) are set apart, neither
+ *   useful nor wasted.
  *
  * @module
  */
@@ -118,8 +120,10 @@ export class RunAccumulator {
 
     if (record.outcome === 'cancelled') {
       // The run was stopped with this request in flight: not the server's miss nor the user's.
-      if (record.error?.code === 'INTERRUPTED') s.counts.interrupted = (s.counts.interrupted ?? 0) + 1;
-      else s.counts.cancelled++;
+      if (record.error?.code === 'INTERRUPTED') {
+        s.counts.interrupted = (s.counts.interrupted ?? 0) + 1;
+        s.interruptedOutputTokens += outputTokens;
+      } else s.counts.cancelled++;
       return;
     }
     if (record.outcome === 'error') {

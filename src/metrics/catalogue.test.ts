@@ -15,7 +15,7 @@ import {
   metricByAdrName,
   metricById,
 } from './catalogue.js';
-import { errorRate, judgedRequests } from './definitions.js';
+import { errorRate, judgedRequests, wastedOutputTokens } from './definitions.js';
 
 function failed(i: number): RequestRecord {
   return {
@@ -95,6 +95,15 @@ describe('one definition of error rate', () => {
     expect(judgedRequests(summary)).toBe(42);
     expect(errorRate(summary)).toBeCloseTo(2 / 42, 12);
     expect(metricById('error_rate')!.read(summary)).toBe(errorRate(summary));
+  });
+
+  test('work the run interrupted is neither useful nor wasted', () => {
+    const useful = records.filter((r) => r.outcome === 'success').reduce((a, r) => a + r.outputTokens, 0);
+    expect(summary.goodput.interruptedOutputTokens).toBe(4);
+    expect(summary.goodput.usefulOutputTokens).toBe(useful);
+    expect(summary.goodput.totalOutputTokens).toBe(useful); // the failed ones received 0 tokens
+    expect(wastedOutputTokens(summary)).toBe(0);
+    expect(summary.goodput.tokenGoodputRatio).toBe(1);
   });
 
   test.each([

@@ -89,7 +89,9 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     }
     state.inputTokens += s.total_input_tokens;
     state.outputTokens += s.total_output_tokens;
-    state.receivedOutputTokens += s.goodput.totalOutputTokens;
+    const interrupted = s.goodput.interruptedOutputTokens ?? 0;
+    state.receivedOutputTokens += s.goodput.totalOutputTokens + interrupted;
+    state.interruptedOutputTokens += interrupted;
     state.usefulOutputTokens += s.goodput.usefulOutputTokens;
     state.goodRequests += s.goodput.goodRequests;
     state.lateSends += s.load.lateSends;
@@ -106,7 +108,10 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
   extras.durationS = duration;
   if (summaries.every((s) => s.goodput.tokenSource === 'server')) {
     const urls = new Set(summaries.map((s) => s.server?.metricsUrl ?? ''));
-    const totals = summaries.map((s) => s.goodput.totalOutputTokens);
+    // Each run's total left its interrupted work out; buildSummary takes the merged amount out again.
+    const totals = summaries.map(
+      (s) => s.goodput.totalOutputTokens + (s.goodput.interruptedOutputTokens ?? 0),
+    );
     extras.serverGeneratedTokens = urls.size === 1 ? Math.max(...totals) : totals.reduce((a, b) => a + b, 0);
   } else if (extras.server) {
     // keep the server block but not its token counter: some runs counted on the client

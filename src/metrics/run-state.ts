@@ -85,6 +85,8 @@ export interface RunState {
   receivedOutputTokens: number;
   /** Output tokens delivered to clients that did not cancel and got a complete answer. */
   usefulOutputTokens: number;
+  /** Output tokens received by requests the run itself stopped (counted in receivedOutputTokens too). */
+  interruptedOutputTokens: number;
   goodRequests: number;
   lateSends: number;
   /** Earliest first send and latest end of measured requests (±Infinity when none). */
@@ -119,6 +121,7 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
     outputTokens: 0,
     receivedOutputTokens: 0,
     usefulOutputTokens: 0,
+    interruptedOutputTokens: 0,
     goodRequests: 0,
     lateSends: 0,
     firstSentMs: Number.POSITIVE_INFINITY,
@@ -165,7 +168,8 @@ export function vllmLatencyKeys(
  *   stopped (Ctrl-C, end of --duration) are neither good nor misses; request goodput = good / duration;
  * - token goodput ratio = useful / total output tokens, total = the server's generated-token
  *   delta when given (extras.serverGeneratedTokens, else extras.server.generatedTokens), else
- *   every token the client received; clamped to [0, 1].
+ *   every token the client received, minus the tokens of requests the run itself interrupted
+ *   (Ctrl-C, end of --duration: the client's cut, not the server's waste); clamped to [0, 1].
  */
 export function buildSummary(
   state: RunState,
@@ -188,7 +192,9 @@ export function buildSummary(
   // A server counter that went backwards or overflowed is no count: the client's own is used.
   const serverTokens = claimed !== undefined && tokenCount(claimed) === claimed ? claimed : undefined;
   const tokenSource = serverTokens !== undefined ? 'server' : 'client';
-  const totalOutputTokens = serverTokens ?? state.receivedOutputTokens;
+  // Work the run itself interrupted is neither useful nor wasted: it leaves the total.
+  const interruptedTokens = state.interruptedOutputTokens;
+  const totalOutputTokens = Math.max(0, (serverTokens ?? state.receivedOutputTokens) - interruptedTokens);
   const useful = state.usefulOutputTokens;
 
   const dispatchLag = state.dispatchLag.stats();
@@ -234,6 +240,7 @@ export function buildSummary(
       wastedOutputTokens: Math.max(0, totalOutputTokens - useful),
       tokenGoodputRatio: Math.min(1, ratio(useful, totalOutputTokens)),
       tokenSource,
+      ...(interruptedTokens > 0 ? { interruptedOutputTokens: interruptedTokens } : {}),
     },
     errors,
     load: {

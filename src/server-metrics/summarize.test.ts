@@ -109,6 +109,11 @@ describe('summarizeServer', () => {
     record({ outputTokens: 600 }),
     record({ outputTokens: 150, outcome: 'cancelled' }),
     record({ outputTokens: 50, outcome: 'error' }),
+    record({
+      outputTokens: 100,
+      outcome: 'cancelled',
+      error: { code: 'INTERRUPTED', message: 'run stopped' },
+    }),
   ];
 
   it('reports deltas, hit rate, server TTFT and wasted tokens', () => {
@@ -121,8 +126,9 @@ describe('summarizeServer', () => {
     expect(s.prefixCacheHitRate).toBeCloseTo(300 / 1000, 12);
     expect(s.serverTtftMeanMs).toBeCloseTo((2 / 10) * 1000, 9);
     expect(s.generatedTokens).toBe(1000);
-    // delivered to clients that did not cancel: 600 + 50
-    expect(s.wastedTokens).toBe(1000 - 650);
+    // as the run's goodput: generated − successful (600) − interrupted by the run (100, neither
+    // useful nor wasted); the cancelled and the failed request's tokens are waste
+    expect(s.wastedTokens).toBe(1000 - 600 - 100);
     expect(s.series.waiting).toEqual({ min: 0, mean: 2 / 3, max: 2, last: 0 });
     expect(s.series.serverTtftSecondsSum).toBeUndefined();
   });

@@ -9,9 +9,10 @@
  * - prefix-cache hit rate = Δhits / Δqueries;
  * - fragmentation: the server's own gauge when exposed, else derived (fragmentation.ts),
  *   averaged over samples where KV blocks were allocated;
- * - wasted tokens = Δ generation tokens − output tokens delivered to clients that did not
- *   cancel (all records of the scrape window, warmup included, since the server counted
- *   their tokens too); without records, the server's own wasted-token counter when exposed.
+ * - wasted tokens = Δ generation tokens − output tokens of successful responses − output tokens
+ *   of requests the run itself interrupted (all records of the scrape window, warmup included,
+ *   since the server counted their tokens too): the run's goodput uses the same definition
+ *   (metrics/definitions.ts); without records, the server's own wasted-token counter when exposed.
  *
  * @module
  */
@@ -39,10 +40,12 @@ export interface ClientView {
   spans: ClientSpan[];
   /** Per sample time (tMs): what the folded spans hold there. */
   folded?: ReadonlyMap<number, HeldAtSample>;
-  /** Output tokens delivered to clients that did not cancel (warmup included). */
+  /** Output tokens of successful responses (warmup included). */
   usefulTokens: number;
   /** Output tokens received by warmup requests. */
   warmupTokens: number;
+  /** Output tokens of requests the run itself interrupted: neither useful nor wasted. */
+  interruptedTokens?: number;
 }
 
 /** Spans kept before folding them into the samples they cover. */
@@ -58,12 +61,16 @@ export class ClientViewBuilder {
   private readonly folded = new Map<number, HeldAtSample>();
   private usefulTokens = 0;
   private warmupTokens = 0;
+  private interruptedTokens = 0;
 
   constructor(private readonly samples?: readonly ServerSample[]) {}
 
   add(r: RequestRecord): void {
     this.spans.push(spanOf(r));
-    if (r.outcome !== 'cancelled') this.usefulTokens += r.outputTokens;
+    // One definition with the run's goodput (metrics/definitions.ts): tokens of requests the run
+    // itself interrupted are neither useful nor wasted.
+    if (r.outcome === 'success') this.usefulTokens += r.outputTokens;
+    else if (r.error?.code === 'INTERRUPTED') this.interruptedTokens += r.outputTokens;
     if (r.warmup) this.warmupTokens += r.outputTokens;
     if (this.samples && this.spans.length >= FOLD_EVERY) this.fold(this.samples);
   }
@@ -103,6 +110,7 @@ export class ClientViewBuilder {
       spans: this.spans,
       usefulTokens: this.usefulTokens,
       warmupTokens: this.warmupTokens,
+      interruptedTokens: this.interruptedTokens,
     };
     if (this.folded.size > 0) view.folded = this.folded;
     return view;
@@ -222,7 +230,8 @@ export function summarizeServer(
   const generated = counterDelta(samples, 'generationTokensTotal');
   if (generated !== undefined && samples.length >= 2) {
     summary.generatedTokens = generated;
-    if (client) summary.wastedTokens = Math.max(0, generated - client.usefulTokens);
+    if (client)
+      summary.wastedTokens = Math.max(0, generated - client.usefulTokens - (client.interruptedTokens ?? 0));
   }
   if (summary.wastedTokens === undefined) {
     const wasted = counterDelta(samples, 'wastedTokensTotal');
