@@ -108,7 +108,7 @@ function latencyMetric(
     unit: 'ms',
     better: 'lower',
     read: (s) => {
-      const l = s.latency?.[name];
+      const l = s.latency[name];
       return l && l.count > 0 ? l[stat] : undefined;
     },
     threshold: `${statText}(${text})`,
@@ -184,7 +184,7 @@ const SCALARS: readonly MetricDef[] = [
     label: 'Token goodput ratio',
     unit: 'ratio',
     better: 'higher',
-    read: (s) => s.goodput?.tokenGoodputRatio,
+    read: (s) => s.goodput.tokenGoodputRatio,
     // The ADR key predates the catalogue; kept so existing ADRs stay valid.
     adrGateKey: 'goodput_min',
   }),
@@ -193,7 +193,7 @@ const SCALARS: readonly MetricDef[] = [
     label: 'Completed requests',
     unit: 'count',
     better: 'higher',
-    read: (s) => s.counts?.completed,
+    read: (s) => s.counts.completed,
     vllmKey: 'completed',
   }),
   scalar({
@@ -202,7 +202,7 @@ const SCALARS: readonly MetricDef[] = [
     unit: 'count',
     better: 'lower',
     // errors only (see definitions.ts); vLLM's `failed` key is attempted − completed.
-    read: (s) => s.counts?.failed,
+    read: (s) => s.counts.failed,
   }),
   scalar({
     id: 'kv_fragmentation',

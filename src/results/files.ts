@@ -11,7 +11,7 @@
  */
 
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const RESULT_FILES = {
   summary: 'summary.json',
@@ -35,12 +35,16 @@ export interface RunPaths {
   serverMetrics: string;
 }
 
+/**
+ * The files of a run given as its directory or as a file in it: a file given by path is read
+ * as the summary itself (whatever its name), its siblings as the records.
+ */
 export function runPaths(dirOrSummary: string): RunPaths {
-  const dir =
-    existsSync(dirOrSummary) && statSync(dirOrSummary).isFile() ? join(dirOrSummary, '..') : dirOrSummary;
+  const isFile = existsSync(dirOrSummary) && statSync(dirOrSummary).isFile();
+  const dir = isFile ? dirname(dirOrSummary) : dirOrSummary;
   return {
     dir,
-    summary: join(dir, RESULT_FILES.summary),
+    summary: isFile ? dirOrSummary : join(dir, RESULT_FILES.summary),
     requests: join(dir, RESULT_FILES.requests),
     serverMetrics: join(dir, RESULT_FILES.serverMetrics),
   };

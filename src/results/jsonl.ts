@@ -8,9 +8,12 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
 import type { JsonlHeader } from './files.js';
 import { describeFsError } from './fs-error.js';
+import { JsonlHeaderSchema } from './schema.js';
+import { validateValue } from './validate.js';
 
 export interface JsonlWriterOptions {
   /**
@@ -80,8 +83,16 @@ export class JsonlWriter<T> {
   }
 }
 
-/** Yields every JSON line after the header. Throws E_RESULT naming the file and line on bad JSON. */
-export async function* readJsonl<T>(path: string, kind: JsonlHeader['kind']): AsyncGenerator<T> {
+/**
+ * Yields every line after the header, validated against the schema. Throws E_RESULT naming
+ * the file, the line and the field when a line or the header is not what goodput writes.
+ * A line that is not JSON at all (a run killed mid-write leaves a partial last line) is skipped.
+ */
+export async function* readJsonl<T>(
+  path: string,
+  kind: JsonlHeader['kind'],
+  schema: z.ZodType<T>,
+): AsyncGenerator<T> {
   const input = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNo = 0;
@@ -93,21 +104,25 @@ export async function* readJsonl<T>(path: string, kind: JsonlHeader['kind']): As
       try {
         value = JSON.parse(line);
       } catch {
-        // A run killed mid-write may leave a partial last line: skip it, keep the rest.
         continue;
       }
       if (lineNo === 1) {
-        const h = value as Partial<JsonlHeader>;
-        if (h.kind !== kind) {
+        const header = validateValue(
+          JsonlHeaderSchema,
+          value,
+          `${path} line 1 (the header)`,
+          `a ${kind} header`,
+        );
+        if (header.kind !== kind) {
           throw new GoodputError(
             'E_RESULT',
-            `${path} is not a ${kind} file (first line kind: ${String(h.kind)})`,
+            `${path} is not a ${kind} file (first line kind: ${header.kind})`,
             'pass a result directory written by goodput run --out',
           );
         }
         continue;
       }
-      yield value as T;
+      yield validateValue(schema, value, `${path} line ${lineNo}`, `a ${kind} line`);
     }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {

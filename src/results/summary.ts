@@ -9,6 +9,8 @@ import { GoodputError } from '../errors.js';
 import { type RequestRecord, type RunSummary, SCHEMA_VERSION, type ServerSample } from '../types.js';
 import { runPaths } from './files.js';
 import { readJsonl } from './jsonl.js';
+import { RequestRecordSchema, RunSummarySchema, ServerSampleSchema } from './schema.js';
+import { parseJsonFile, validateValue } from './validate.js';
 
 /**
  * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
@@ -31,7 +33,11 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
   }
 }
 
-/** Reads a run's summary from its directory or its summary.json, with a clear error when it is not one. */
+/**
+ * Reads a run's summary from its directory or a summary file, validated against the schema:
+ * E_RESULT (exit 2) names the file, the field path and what was found, or what the file
+ * looks like when another tool wrote it.
+ */
 export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
   const path = runPaths(dirOrSummary).summary;
   let text: string;
@@ -44,39 +50,28 @@ export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
       'pass a result directory written by goodput run --out DIR, or its summary.json',
     );
   }
-  let value: Partial<RunSummary>;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
+  const value = parseJsonFile(text, path, 'run the benchmark again');
+  const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (
+    (value as { kind?: unknown } | null)?.kind === 'goodput.run' &&
+    typeof version === 'number' &&
+    version > SCHEMA_VERSION
+  ) {
     throw new GoodputError(
       'E_RESULT',
-      `${path} is not valid JSON: ${(e as Error).message}`,
-      'the file is damaged: run the benchmark again',
-    );
-  }
-  if (value.kind !== 'goodput.run' || typeof value.schemaVersion !== 'number') {
-    throw new GoodputError(
-      'E_RESULT',
-      `${path} is not a goodput run summary`,
-      'pass a result directory written by goodput run --out DIR',
-    );
-  }
-  if (value.schemaVersion > SCHEMA_VERSION) {
-    throw new GoodputError(
-      'E_RESULT',
-      `${path} has schemaVersion ${value.schemaVersion}, newer than this goodput understands (${SCHEMA_VERSION})`,
+      `${path} has schemaVersion ${version}, newer than this goodput understands (${SCHEMA_VERSION})`,
       'upgrade goodput',
     );
   }
-  return value as RunSummary;
+  return validateValue(RunSummarySchema, value, path, 'a goodput run summary');
 }
 
 export function readRecords(dirOrSummary: string): AsyncGenerator<RequestRecord> {
-  return readJsonl<RequestRecord>(runPaths(dirOrSummary).requests, 'goodput.requests');
+  return readJsonl(runPaths(dirOrSummary).requests, 'goodput.requests', RequestRecordSchema);
 }
 
 export function readServerSamples(dirOrSummary: string): AsyncGenerator<ServerSample> {
-  return readJsonl<ServerSample>(runPaths(dirOrSummary).serverMetrics, 'goodput.server-metrics');
+  return readJsonl(runPaths(dirOrSummary).serverMetrics, 'goodput.server-metrics', ServerSampleSchema);
 }
 
 /** Collects an async iterable into an array (for the small runs that compare and report read whole). */

@@ -110,7 +110,7 @@ export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
       ...series.map((s) => s.data.x[s.data.y.findIndex((y) => y >= 1)] ?? Number.POSITIVE_INFINITY),
     );
     const sloKey = SLO_KEY[name];
-    const slo = sloKey ? runs[0]!.summary.goodput?.slo?.[sloKey] : undefined;
+    const slo = sloKey ? runs[0]!.summary.goodput.slo[sloKey] : undefined;
     specs.push({
       id: `chart-cdf-${name}`,
       title: CDF_TITLES[name],

@@ -99,7 +99,7 @@ export function describeSampling(meta: RunMeta): string {
 
 /** The SLOs that are set: "TTFT ≤ 500 ms, TPOT ≤ 50 ms", or "none". */
 export function describeSlo(summary: RunSummary): string {
-  const slo = summary.goodput?.slo ?? summary.meta.slo ?? {};
+  const slo = summary.goodput.slo;
   const parts: string[] = [];
   if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${fmtMs(slo.ttftMs)}`);
   if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${fmtMs(slo.tpotMs)}`);
@@ -153,8 +153,8 @@ export function headlines(s: RunSummary): Headline[] {
   return HEADLINE_IDS.map((id): Headline => {
     const def = metric(id);
     if (id === 'error_rate') {
-      const errors = s.counts?.failed ?? s.failed;
-      const rate = s.counts ? errorRate(s) : undefined;
+      const errors = s.counts.failed;
+      const rate = errorRate(s);
       return {
         key: id,
         label: 'Errors',

@@ -164,10 +164,10 @@ export class RunChartBuilder {
             }
           : {
               // No requests.jsonl: the summary's mergeable histograms still give the distributions.
-              ttft: cdfFromHistogram(this.summary.histograms?.ttft),
-              tpot: cdfFromHistogram(this.summary.histograms?.tpot),
-              itl: cdfFromHistogram(this.summary.histograms?.itl),
-              e2el: cdfFromHistogram(this.summary.histograms?.e2el),
+              ttft: cdfFromHistogram(this.summary.histograms.ttft),
+              tpot: cdfFromHistogram(this.summary.histograms.tpot),
+              itl: cdfFromHistogram(this.summary.histograms.itl),
+              e2el: cdfFromHistogram(this.summary.histograms.e2el),
             },
       scatter: {
         points: thinScatter(promptXs, ttftYs, CHART_POINTS.scatter),

@@ -38,7 +38,7 @@ export function factsSection(runs: ReportRun[]): string {
       .join('');
     const flags = [
       run.summary.interrupted ? '<span class="badge warn">interrupted: partial run</span>' : '',
-      run.summary.load?.clientBound
+      run.summary.load.clientBound
         ? `<span class="badge warn"${run.summary.load.clientBoundReason ? ` title="${e(run.summary.load.clientBoundReason)}"` : ''}>client-bound: numbers may understate the server</span>`
         : '',
     ].join('');
@@ -77,8 +77,8 @@ function countsLine(s: RunSummary): string {
     `${c.cancelled} cancelled`,
     `${c.warmup} warmup`,
     `duration ${fmtNum(s.duration)} s`,
-    `peak ${fmtNum(s.throughput?.peakOutputTokensPerS)} output tok/s`,
-    `token goodput ${fmtPct(s.goodput?.tokenGoodputRatio)}`,
+    `peak ${fmtNum(s.throughput.peakOutputTokensPerS)} output tok/s`,
+    `token goodput ${fmtPct(s.goodput.tokenGoodputRatio)}`,
   ];
   if (c.retries) parts.push(`${c.retries} retries`);
   if (c.usageMissing) parts.push(`${c.usageMissing} without usage (tokens counted)`);
@@ -98,7 +98,7 @@ export function latencyTableSection(runs: ReportRun[]): string {
   const rows: string[] = [];
   for (const [key, label] of names) {
     runs.forEach((run, i) => {
-      const st = run.summary.latency?.[key];
+      const st = run.summary.latency[key];
       if (!st?.count) return;
       const who = runs.length > 1 ? `${swatch(i)}${e(run.label)}` : '';
       rows.push(

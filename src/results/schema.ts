@@ -1,0 +1,344 @@
+/**
+ * zod schemas of the files a run leaves behind: summary.json, the lines of requests.jsonl
+ * and server-metrics.jsonl and the header line of each. Every reader validates with them, so
+ * a damaged or foreign file is refused with the file, the field path and what was found.
+ *
+ * The schemas are the writers' TypeScript types (types.ts) spelled for zod; the `Same`
+ * checks at the bottom fail to compile when one drifts from the other.
+ *
+ * @module
+ */
+
+import { z } from 'zod';
+import { REQUEST_ERRORS } from '../errors.js';
+import type {
+  ErrorCount,
+  LatencyStats,
+  RequestErrorCode,
+  RequestRecord,
+  RunMeta,
+  RunSummary,
+  ServerSample,
+  ServerSeriesName,
+  ServerSummary,
+  SummaryLatencyName,
+  VllmLatencyKeys,
+} from '../types.js';
+import type { JsonlHeader } from './files.js';
+
+const num = z.number();
+const int = z.number().int().nonnegative();
+
+/** Every request error code: the keys of REQUEST_ERRORS, which lists each one with its cause and fix. */
+const REQUEST_ERROR_CODES = Object.keys(REQUEST_ERRORS) as [RequestErrorCode, ...RequestErrorCode[]];
+
+const SERVER_SERIES = [
+  'running',
+  'waiting',
+  'kvUsage',
+  'preemptionsTotal',
+  'promptTokensTotal',
+  'generationTokensTotal',
+  'prefixCacheQueriesTotal',
+  'prefixCacheHitsTotal',
+  'kvFragmentation',
+  'wastedTokensTotal',
+  'blockSize',
+  'numBlocks',
+  'serverTtftSecondsSum',
+  'serverTtftCount',
+  'serverItlSecondsSum',
+  'serverItlCount',
+] as const satisfies readonly ServerSeriesName[];
+
+const SUMMARY_LATENCIES = [
+  'ttft',
+  'tpot',
+  'itl',
+  'itlPerToken',
+  'e2el',
+  'queueWait',
+  'ttftFromScheduled',
+  'e2elFromScheduled',
+] as const satisfies readonly SummaryLatencyName[];
+
+const apiKind = z.enum(['chat', 'completions']);
+const requestErrorCode = z.enum(REQUEST_ERROR_CODES);
+const requestError = z.object({ code: requestErrorCode, message: z.string(), httpStatus: int.optional() });
+
+export const RequestRecordSchema = z.object({
+  id: z.string(),
+  index: int,
+  warmup: z.boolean(),
+  outcome: z.enum(['success', 'error', 'cancelled']),
+  error: requestError.optional(),
+  attempts: int,
+  failedAttempts: z
+    .array(
+      z.object({
+        attempt: int,
+        sentMs: num,
+        endMs: num,
+        error: requestError,
+        retryAfterMs: num.optional(),
+      }),
+    )
+    .optional(),
+  scheduledMs: num,
+  sentMs: num,
+  firstSentMs: num,
+  headersMs: num.optional(),
+  firstTokenMs: num.optional(),
+  endMs: num,
+  chunkMs: z.array(num),
+  chunkChars: z.array(num),
+  httpStatus: int.optional(),
+  promptTokens: int,
+  serverPromptTokens: int.optional(),
+  outputTokens: int,
+  outputTokensSource: z.enum(['usage', 'counted']),
+  reasoningTokens: int.optional(),
+  maxTokens: int,
+  finishReason: z.string().optional(),
+  connectMs: num.optional(),
+  resends: int.optional(),
+});
+
+const slo = z.object({ ttftMs: num.optional(), tpotMs: num.optional(), e2elMs: num.optional() });
+
+const sampling = z.object({
+  temperature: num,
+  topP: num.optional(),
+  maxTokens: int,
+  seed: z.number().int().optional(),
+  ignoreEos: z.boolean(),
+});
+
+export const RunMetaSchema = z.object({
+  tool: z.object({ name: z.literal('goodput'), version: z.string() }),
+  runId: z.string(),
+  startedAt: z.string(),
+  target: z.object({
+    baseUrl: z.string(),
+    api: apiKind,
+    embedded: z.boolean(),
+    timeMode: z.enum(['live', 'virtual']).optional(),
+    simProfile: z.string().optional(),
+  }),
+  model: z.string(),
+  sampling,
+  workload: z.object({
+    kind: z.enum(['synthetic', 'dataset']),
+    api: apiKind,
+    promptTokens: int.optional(),
+    promptTokensRange: num.optional(),
+    systemPromptTokens: int.optional(),
+    dataset: z
+      .object({ path: z.string(), format: z.enum(['jsonl', 'sharegpt']), sha256: z.string(), entries: int })
+      .optional(),
+    maxTokens: int,
+    tokenizer: z.string(),
+    cancelAfterMs: num.optional(),
+    cancelRate: num.optional(),
+  }),
+  load: z.object({
+    mode: z.enum(['closed', 'open']),
+    concurrency: int.optional(),
+    rate: num.optional(),
+    burstiness: num.optional(),
+    maxConcurrency: int.optional(),
+    requests: int.optional(),
+    durationMs: num.optional(),
+    warmup: int,
+    timeoutMs: num,
+    ttftTimeoutMs: num.optional(),
+    maxRetries: int,
+  }),
+  slo,
+  seed: z.number().int(),
+  labels: z.record(z.string(), z.string()).optional(),
+});
+
+const latencyStats = z.object({
+  count: int,
+  mean: num,
+  std: num,
+  min: num,
+  max: num,
+  p50: num,
+  p90: num,
+  p95: num,
+  p99: num,
+  p999: num,
+});
+
+const seriesStats = z.object({ min: num, mean: num, max: num, last: num });
+const engine = z.enum(['vllm', 'sglang', 'llamacpp', 'tgi', 'goodput-sim', 'unknown']);
+
+const serverSummary = z.object({
+  engine,
+  metricsUrl: z.string(),
+  samples: int,
+  series: z.partialRecord(z.enum(SERVER_SERIES), seriesStats),
+  preemptions: num.optional(),
+  prefixCacheHitRate: num.optional(),
+  kvFragmentation: num.optional(),
+  generatedTokens: num.optional(),
+  wastedTokens: num.optional(),
+  preemptionsPerS: num.optional(),
+  fragmentationSource: z.enum(['server', 'derived']).optional(),
+  serverTtftMeanMs: num.optional(),
+  serverItlMeanMs: num.optional(),
+  scrapeFailures: int.optional(),
+});
+
+/** The 32 flat vLLM latency keys (`mean_ttft_ms`, `p99.9_e2el_ms`, …). */
+function vllmLatencyShape(): { [K in keyof VllmLatencyKeys]-?: typeof num } {
+  const shape: Record<string, typeof num> = {};
+  for (const stat of ['mean', 'median', 'std', 'p50', 'p90', 'p95', 'p99', 'p99.9']) {
+    for (const name of ['ttft', 'tpot', 'itl', 'e2el']) shape[`${stat}_${name}_ms`] = num;
+  }
+  return shape as { [K in keyof VllmLatencyKeys]-?: typeof num };
+}
+
+const latencyRecord = z.object(
+  Object.fromEntries(SUMMARY_LATENCIES.map((n) => [n, latencyStats])) as Record<
+    SummaryLatencyName,
+    typeof latencyStats
+  >,
+);
+
+export const RunSummarySchema = z.object({
+  ...vllmLatencyShape(),
+  duration: num,
+  completed: int,
+  failed: int,
+  total_input_tokens: num,
+  total_output_tokens: num,
+  request_throughput: num,
+  request_goodput: num,
+  output_throughput: num,
+  total_token_throughput: num,
+  max_output_tokens_per_s: num,
+  max_concurrent_requests: num,
+  schemaVersion: z.literal(1),
+  kind: z.literal('goodput.run'),
+  meta: RunMetaSchema,
+  counts: z.object({
+    attempted: int,
+    completed: int,
+    failed: int,
+    cancelled: int,
+    warmup: int,
+    retries: int,
+    usageMissing: int,
+    interrupted: int.optional(),
+    overLimit: int.optional(),
+    endedEarly: int.optional(),
+    promptTokenMismatch: int,
+  }),
+  latency: latencyRecord,
+  throughput: z.object({
+    requestsPerS: num,
+    outputTokensPerS: num,
+    totalTokensPerS: num,
+    peakOutputTokensPerS: num,
+  }),
+  goodput: z.object({
+    slo,
+    goodRequests: int,
+    attempted: int,
+    attainment: num,
+    requestGoodput: num,
+    usefulOutputTokens: num,
+    totalOutputTokens: num,
+    wastedOutputTokens: num,
+    tokenGoodputRatio: num,
+    tokenSource: z.enum(['client', 'server']),
+  }),
+  errors: z.array(
+    z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
+  ),
+  load: z.object({
+    dispatchLag: latencyStats,
+    lateSends: int,
+    dropped: int,
+    clientBound: z.boolean(),
+    clientBoundReason: z.string().optional(),
+    peakInFlight: int,
+    dispatchLagHistogram: z.string().optional(),
+    connectionWarmup: z
+      .object({
+        requested: int,
+        ok: int,
+        ms: num,
+        reason: z.enum(['budget', 'aborted', 'errors']).optional(),
+      })
+      .optional(),
+  }),
+  histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
+  interrupted: z.boolean(),
+  server: serverSummary.optional(),
+  buckets: z
+    .array(
+      z.object({
+        minTokens: num,
+        maxTokens: num,
+        count: int,
+        ttft: latencyStats,
+        e2el: latencyStats,
+        histograms: z.object({ ttft: z.string().optional(), e2el: z.string().optional() }).optional(),
+      }),
+    )
+    .optional(),
+  diagnosis: z
+    .array(
+      z.object({
+        kind: z.enum([
+          'queueing',
+          'kv-pressure',
+          'prefill-bound',
+          'decode-bound',
+          'client-bound',
+          'wasted-work',
+          'errors',
+        ]),
+        score: num,
+        title: z.string(),
+        evidence: z.string(),
+        knob: z.string(),
+        fromMs: num.optional(),
+        toMs: num.optional(),
+      }),
+    )
+    .optional(),
+});
+
+export const ServerSampleSchema = z.object({
+  tMs: num,
+  engine,
+  values: z.partialRecord(z.enum(SERVER_SERIES), num),
+});
+
+export const JsonlHeaderSchema = z.object({
+  schemaVersion: z.number().int(),
+  kind: z.enum(['goodput.requests', 'goodput.server-metrics']),
+  runId: z.string(),
+  startedAt: z.string(),
+});
+
+// Compile-time: each schema infers exactly the writer's type (identical, optional fields included).
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const sameTypes: [
+  Same<z.infer<typeof RunSummarySchema>, RunSummary>,
+  Same<z.infer<typeof RunMetaSchema>, RunMeta>,
+  Same<z.infer<typeof RequestRecordSchema>, RequestRecord>,
+  Same<z.infer<typeof ServerSampleSchema>, ServerSample>,
+  Same<z.infer<typeof serverSummary>, ServerSummary>,
+  Same<z.infer<typeof latencyStats>, LatencyStats>,
+  Same<z.infer<typeof JsonlHeaderSchema>, JsonlHeader>,
+  Same<z.infer<typeof requestErrorCode>, RequestErrorCode>,
+  Same<(typeof SERVER_SERIES)[number], ServerSeriesName>,
+  Same<ErrorCount, z.infer<typeof RunSummarySchema>['errors'][number]>,
+] = [true, true, true, true, true, true, true, true, true, true];
+void sameTypes;

@@ -1,0 +1,161 @@
+/**
+ * Turning the text of a result file into a typed value, or a GoodputError (E_RESULT, exit 2)
+ * that names the file, the field path and what was found there, and recognises files written
+ * by other tools (vLLM, guidellm, GenAI-Perf / AIPerf) or by another goodput command.
+ *
+ * @module
+ */
+
+import type { z } from 'zod';
+import { GoodputError } from '../errors.js';
+
+const GOODPUT_RUN_HINT = 'pass a result directory written by goodput run --out DIR, or its summary.json';
+
+/** A short description of a JSON value for messages: `string "12"`, `null`, `an array of 3`, missing. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing (the field is missing)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'string') {
+    const cut = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `string ${JSON.stringify(cut)}`;
+  }
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = root;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** `counts.completed`, `chunkMs[3]`, or `(the whole value)`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out === '' ? '(the whole value)' : out;
+}
+
+/** The first few problems of a failed parse, each as "field PATH: expected X, found Y". */
+export function describeIssues(error: z.ZodError, value: unknown, max = 3): string {
+  // What the file says it is comes first: a wrong kind explains every other field.
+  const first = (path: readonly PropertyKey[]) => (path[0] === 'kind' || path[0] === 'schemaVersion' ? 0 : 1);
+  const issues = [...error.issues].sort((a, b) => first(a.path) - first(b.path));
+  const lines = issues.slice(0, max).map((issue) => {
+    const expected =
+      issue.code === 'invalid_type'
+        ? `expected ${issue.expected}`
+        : issue.code === 'invalid_value'
+          ? `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`
+          : issue.message;
+    return `field ${fieldPath(issue.path)}: ${expected}, found ${describeValue(valueAt(value, issue.path))}`;
+  });
+  const more = error.issues.length > max ? ` (and ${error.issues.length - max} more)` : '';
+  return lines.join('; ') + more;
+}
+
+/** Parses JSON text; a truncated or damaged file is refused by name. */
+export function parseJsonFile(text: string, path: string, rerun: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const message = (e as Error).message;
+    if (text.trim().length === 0) {
+      throw new GoodputError(
+        'E_RESULT',
+        `${path} is empty`,
+        `the writer stopped before writing it: ${rerun}`,
+      );
+    }
+    const at = /at position (\d+)/.exec(message);
+    const truncated =
+      /end of JSON input/.test(message) || (at !== null && Number(at[1]) >= text.trimEnd().length);
+    if (truncated) {
+      throw new GoodputError(
+        'E_RESULT',
+        `${path} is truncated: it ends after ${Buffer.byteLength(text)} bytes in the middle of a JSON value`,
+        `the writer was interrupted: ${rerun}`,
+      );
+    }
+    throw new GoodputError(
+      'E_RESULT',
+      `${path} is not valid JSON: ${message}`,
+      `the file is damaged: ${rerun}`,
+    );
+  }
+}
+
+const has = (v: Record<string, unknown>, ...keys: string[]) => keys.every((k) => k in v);
+
+/**
+ * What a JSON value looks like when it is not a goodput run summary: "a vLLM --save-result
+ * file", "a guidellm benchmarks file", …, or undefined when it is not recognised.
+ */
+export function recogniseForeign(value: unknown): string | undefined {
+  if (Array.isArray(value)) return undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.kind === 'string' && v.kind.startsWith('goodput.') && v.kind !== 'goodput.run') {
+    const what = v.kind.slice('goodput.'.length);
+    return `a goodput ${what} file (kind ${v.kind})`;
+  }
+  if (Array.isArray(v.benchmarks)) return 'a guidellm benchmarks file';
+  if (
+    has(v, 'time_to_first_token') ||
+    has(v, 'request_latency') ||
+    has(v, 'input_config') ||
+    (typeof v.request_throughput === 'object' && v.request_throughput !== null)
+  ) {
+    return 'a GenAI-Perf / AIPerf profile export';
+  }
+  if (
+    v.kind === undefined &&
+    (has(v, 'mean_ttft_ms') || has(v, 'request_throughput') || has(v, 'backend', 'model_id'))
+  ) {
+    return 'a vLLM --save-result file (vllm bench serve)';
+  }
+  return undefined;
+}
+
+/** The hint for a file that is not a goodput run, by what it looks like. */
+function foreignHint(what: string): string {
+  if (what.startsWith('a goodput sweep'))
+    return "pass one of the sweep's point directories (or use goodput report on the sweep directory)";
+  if (what.startsWith('a goodput')) return GOODPUT_RUN_HINT;
+  return `goodput reads only its own results for now: ${GOODPUT_RUN_HINT}`;
+}
+
+/**
+ * Validates a parsed value against a schema. On failure throws E_RESULT naming the file (and
+ * line, for JSONL), the field path and what was found; a foreign file is named as such.
+ */
+export function validateValue<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  where: string,
+  expected: string,
+  hint: string = GOODPUT_RUN_HINT,
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const foreign = recogniseForeign(value);
+  if (foreign) {
+    throw new GoodputError(
+      'E_RESULT',
+      `${where} is not ${expected}: this looks like ${foreign}`,
+      foreignHint(foreign),
+    );
+  }
+  throw new GoodputError(
+    'E_RESULT',
+    `${where} is not ${expected}: ${describeIssues(parsed.error, value)}`,
+    hint,
+  );
+}
