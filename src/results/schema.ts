@@ -253,6 +253,7 @@ export const RunSummarySchema = z.object({
     usefulOutputTokens: num,
     totalOutputTokens: num,
     wastedOutputTokens: num,
+    interruptedOutputTokens: num.optional(),
     tokenGoodputRatio: num,
     tokenSource: z.enum(['client', 'server']),
   }),
@@ -328,6 +329,7 @@ export const JsonlHeaderSchema = z.object({
 });
 
 // Compile-time: each schema infers exactly the writer's type (identical, optional fields included).
+// A `true` not assignable to `false` below means a type in types.ts changed: change its schema above too.
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const sameTypes: [
   Same<z.infer<typeof RunSummarySchema>, RunSummary>,
