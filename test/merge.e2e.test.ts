@@ -81,4 +81,33 @@ describe('goodput merge', () => {
     expect(self.code).toBe(ExitCode.USAGE);
     expect(self.err).toMatch(/is one of the runs being merged/);
   });
+
+  it('refuses runs of different targets or loads unless --allow-different, naming each field', async () => {
+    const other = await startSim({ host: '127.0.0.1', port: 0, seed: 2, slowdown: 0.2 });
+    try {
+      await runBenchmark(
+        {
+          ...generator(4),
+          url: other.url,
+          load: { ...generator(4).load, concurrency: 2 },
+          outDir: join(work, 'g4'),
+        },
+        { cwd: work, quiet: true },
+      );
+    } finally {
+      await other.close();
+    }
+    const refused = await cli(['merge', 'g1', 'g4', '-o', 'mixed']);
+    expect(refused.code).toBe(ExitCode.USAGE);
+    expect(refused.err).toContain('error[E_INCOMPARABLE]');
+    expect(refused.err).toMatch(
+      /g4: target\.baseUrl: "http:\/\/127\.0\.0\.1:\d+" → "http:\/\/127\.0\.0\.1:\d+"/,
+    );
+    expect(refused.err).toContain('g4: load.concurrency: 4 → 2');
+    expect(refused.err).toContain('--allow-different');
+    const allowed = await cli(['merge', 'g1', 'g4', '-o', 'mixed', '--allow-different']);
+    expect(allowed.code, allowed.err).toBe(ExitCode.OK);
+    expect(allowed.err).toContain('merging runs that differ');
+    expect((await readSummary(join(work, 'mixed'))).counts.attempted).toBe(80);
+  });
 });

@@ -51,6 +51,18 @@ export function comparabilityDiffs(baseline: RunMeta, candidate: RunMeta): Field
   return replicateSeeds ? out.filter((d) => d.path !== 'sampling.seed') : out;
 }
 
+/**
+ * The fields naming what was measured that differ between two runs: the model and the target
+ * (base URL, API, embedded engine, its profile and time mode). Runs of several load generators
+ * can only be merged when these agree.
+ */
+export function targetDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] {
+  const out: FieldDiff[] = [];
+  diffValues('model', baseline.model, candidate.model, out);
+  diffValues('target', baseline.target, candidate.target, out);
+  return out;
+}
+
 /** "sampling.temperature: 0 → 0.7" */
 export function describeDiff(d: FieldDiff): string {
   const show = (v: unknown) => (v === undefined ? '(unset)' : JSON.stringify(v));

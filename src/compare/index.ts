@@ -9,7 +9,12 @@ export {
   type QuantileChange,
   resampleQuantile,
 } from './bootstrap.js';
-export { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
+export {
+  comparabilityDiffs,
+  describeDiff,
+  type FieldDiff,
+  targetDiffs,
+} from './comparable.js';
 export {
   type CompareOptions,
   type CompareReport,

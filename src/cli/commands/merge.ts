@@ -8,6 +8,7 @@
  */
 
 import { join, resolve } from 'node:path';
+import { comparabilityDiffs, describeDiff, targetDiffs } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { type CommandSpec, FORCE_OPTION } from '../../flags/index.js';
 import { mergeSummaries } from '../../metrics/index.js';
@@ -64,6 +65,12 @@ export const mergeCommand: CommandSpec = {
       description: 'Directory of the merged run (required)',
     },
     { name: 'json', type: 'boolean', description: 'Print the merged summary as JSON on stdout' },
+    {
+      name: 'allow-different',
+      type: 'boolean',
+      description:
+        'Merge even when the runs differ in target, model, sampling, workload or load (the differences are printed)',
+    },
     { ...FORCE_OPTION, group: undefined },
   ],
   async run(ctx) {
@@ -87,6 +94,24 @@ export const mergeCommand: CommandSpec = {
       );
     }
     const summaries = await Promise.all(runs.map((r) => readSummary(r)));
+    const first = summaries[0]!.meta;
+    const diffs = summaries
+      .slice(1)
+      .flatMap((s, i) =>
+        [...targetDiffs(first, s.meta), ...comparabilityDiffs(first, s.meta)].map(
+          (d) => `  ${ctx.args.positionals[i + 1]}: ${describeDiff(d)}`,
+        ),
+      );
+    if (diffs.length > 0) {
+      if (ctx.args.options.allowDifferent !== true) {
+        throw new GoodputError(
+          'E_INCOMPARABLE',
+          `the runs did not measure the same thing, so their merge would mean nothing:\n${diffs.join('\n')}`,
+          'merge runs of one target, model and load taken at the same time, or pass --allow-different to merge anyway',
+        );
+      }
+      ctx.stderr.write(`--allow-different: merging runs that differ:\n${diffs.join('\n')}\n`);
+    }
     const merged = mergeSummaries(summaries);
     const { removed } = await prepareOutDir(out, { force: ctx.args.options.force === true });
     if (removed.length > 0)
