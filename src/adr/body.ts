@@ -25,7 +25,7 @@ function loadText(s: RunSummary): string {
   const { load, workload, sampling, model } = s.meta;
   const shape =
     load.mode === 'open'
-      ? `open loop at ${load.rate} req/s${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
+      ? `open loop at ${load.rate == null || load.rate === Number.POSITIVE_INFINITY ? 'an unlimited rate' : `${load.rate} req/s`}${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
       : `closed loop, concurrency ${load.concurrency}`;
   const stop = [
     load.requests !== undefined ? `${load.requests} requests` : undefined,

@@ -104,7 +104,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
         ...poolOptions,
         connect: timed(buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) })),
       });
-  const redact = makeRedactor([cfg.apiKey, proxySecret(proxy)]);
+  const redact = makeRedactor([cfg.apiKey, proxySecret(proxy), ...(cfg.secrets ?? [])]);
 
   const ctx: AttemptContext = {
     clock,

@@ -26,6 +26,8 @@ export interface ClientConfig {
   countTokens?: (text: string) => number;
   /** Extra request headers (e.g. a gateway's routing header). */
   headers?: Record<string, string>;
+  /** More secrets than the key (header values that are credentials): redacted like the key. */
+  secrets?: string[];
   /** Extra JSON body fields, merged last. */
   extraBody?: Record<string, unknown>;
   /** TCP (+TLS) connect timeout. Default min(timeoutMs, 10 s). */

@@ -17,6 +17,8 @@ export interface ListModelsOptions {
   /** Whole-call timeout, body included (a server that trickles its answer is cut). Default 10 s. */
   timeoutMs?: number;
   headers?: Record<string, string>;
+  /** More secrets than the key (credential header values): redacted from messages like the key. */
+  secrets?: string[];
   /** As in ClientConfig: undefined = from the environment, null = never. */
   proxyUrl?: string | null;
   /** Stops the call (Ctrl-C). */
@@ -49,7 +51,7 @@ export async function listModels(
 ): Promise<string[]> {
   const url = modelsUrl(baseUrl);
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const redact = makeRedactor([apiKey]);
+  const redact = makeRedactor([apiKey, ...(opts.secrets ?? [])]);
   const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const proxy = opts.proxyUrl === null ? undefined : (opts.proxyUrl ?? resolveProxy(new URL(url)));

@@ -23,7 +23,8 @@ export {
   MAX_FLAG_CONCURRENCY,
   MAX_FLAG_TOKENS,
 } from './limits.js';
-export { formatSlo, parseDuration, parseSlo } from './parse.js';
+export { formatSlo, parseDuration, parseSlo, unitGuess } from './parse.js';
+export { parseExtraBody, parseHeaders, type RequestHeaders } from './request-extras.js';
 export {
   type Origin,
   refuseUnusableKey,

@@ -3,7 +3,8 @@
  * the config file, the file overrides defaults. Records the origin of each value (doctor
  * prints it) and keeps the raw key beside the trimmed one (doctor warns about whitespace).
  *
- * Environment: GOODPUT_BASE_URL, GOODPUT_MODEL, GOODPUT_CONFIG (a config file when no
+ * Environment: the base URL from GOODPUT_BASE_URL, else OPENAI_BASE_URL (the OpenAI SDKs'
+ * variable, usually ending in /v1), GOODPUT_MODEL, GOODPUT_CONFIG (a config file when no
  * --config), and the key from GOODPUT_API_KEY, else OPENAI_API_KEY. An `--api-key-file`
  * the user names is a flag and wins over both.
  *
@@ -191,11 +192,12 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   };
   const nonEmpty = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
+  const urlVar = nonEmpty(env.GOODPUT_BASE_URL) !== undefined ? 'GOODPUT_BASE_URL' : 'OPENAI_BASE_URL';
   const url = pick(
     nonEmpty(flags.url),
     '--url',
-    nonEmpty(env.GOODPUT_BASE_URL),
-    'GOODPUT_BASE_URL',
+    nonEmpty(env[urlVar]),
+    urlVar,
     file?.baseUrl,
     fileField('base_url', 'baseUrl'),
   );
@@ -222,7 +224,8 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   if (url.value !== undefined) {
     target.baseUrl = checkUrl(url.value, url.origin!);
     checkParsable(target.baseUrl, url.origin!);
-    if (/\/v1$/i.test(target.baseUrl)) {
+    // OPENAI_BASE_URL ends in /v1 by the SDKs' convention; the client does not double it.
+    if (/\/v1$/i.test(target.baseUrl) && url.origin!.detail !== 'OPENAI_BASE_URL') {
       warnings.push(
         `the base URL from ${url.origin!.detail} ends in /v1, and goodput appends /v1/chat/completions itself: drop the /v1 unless the server really serves /v1/v1/...`,
       );

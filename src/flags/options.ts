@@ -18,7 +18,7 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     valueName: 'URL',
     group: 'Target',
     description:
-      'Base URL of the OpenAI-compatible endpoint (e.g. http://host:8000); /v1/... is appended. Without it, the embedded simulated engine is started',
+      'Base URL of the OpenAI-compatible endpoint (e.g. http://host:8000); /v1/... is appended. Else GOODPUT_BASE_URL, else OPENAI_BASE_URL, else the config file; without any, the embedded simulated engine is started',
   },
   {
     name: 'model',
@@ -51,6 +51,23 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     group: 'Target',
     description:
       'Read the API key from this file (else GOODPUT_API_KEY, else OPENAI_API_KEY, else the config file). The key is never printed or written',
+  },
+  {
+    name: 'header',
+    type: 'string',
+    repeatable: true,
+    valueName: "'K: V'",
+    group: 'Target',
+    description:
+      "Extra request header (repeatable), e.g. --header 'X-Route: canary'. 'K: env:NAME' takes the value from the environment variable NAME, so a secret stays out of shell history; such values, and those of Authorization, *key*, *token*, *secret* and cookie headers, are never printed or written",
+  },
+  {
+    name: 'extra-body',
+    type: 'string',
+    valueName: 'JSON',
+    group: 'Target',
+    description:
+      'JSON object merged into every request body, last (LoRA adapter as model, chat_template_kwargs, priority, vendor fields); @FILE reads it from a file',
   },
   {
     name: 'timeout',
@@ -203,10 +220,12 @@ export const LOAD_OPTIONS: OptionSpec[] = [
   {
     name: 'rate',
     type: 'number',
+    allowInfinity: true,
     short: 'r',
     valueName: 'R',
     group: 'Load',
-    description: 'Open loop: R requests per second on a schedule, whatever the latency',
+    description:
+      'Open loop: R requests per second on a schedule, whatever the latency; inf sends them all at once (vLLM: --request-rate)',
   },
   {
     name: 'burstiness',
@@ -220,7 +239,8 @@ export const LOAD_OPTIONS: OptionSpec[] = [
     type: 'integer',
     valueName: 'N',
     group: 'Load',
-    description: 'Open loop: cap on requests in flight (late sends are counted)',
+    description:
+      'Open loop: cap on requests in flight (late sends are counted); alone, as in vLLM, it caps an unlimited rate (--rate inf)',
   },
   {
     name: 'requests',

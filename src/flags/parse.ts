@@ -14,6 +14,7 @@ import { GoodputError } from '../errors.js';
 import { closestName } from '../util/index.js';
 import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
 import { convertOptionValue, EXPECTED_FORM } from './values.js';
+import { readForeignFlag } from './vllm-flags.js';
 
 /** "max-tokens" → "maxTokens". */
 export function camelCase(name: string): string {
@@ -94,9 +95,9 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
   const assign = (opt: OptionSpec, raw: string): void => {
     const key = camelCase(opt.name);
     const value = convertOptionValue(opt, raw);
-    if (opt.type === 'list') {
+    if (opt.type === 'list' || opt.repeatable) {
       const before = given.has(key) ? (options[key] as string[]) : [];
-      options[key] = [...before, ...(value as string[])];
+      options[key] = [...before, ...(Array.isArray(value) ? value : [value as string])];
     } else {
       options[key] = value;
     }
@@ -128,7 +129,14 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
         negated = true;
       }
     }
-    if (!opt) throw unknownOption(arg, spec, table);
+    if (!opt) {
+      // Another tool's flag (vllm bench serve): taken as ours where it means the same, else refused with ours.
+      const foreign = readForeignFlag(arg, argv.slice(i + 1), byName);
+      if (!foreign) throw unknownOption(arg, spec, table);
+      if (foreign.option) assign(foreign.option, foreign.value!);
+      i += foreign.consumed;
+      continue;
+    }
 
     if (opt.type === 'boolean') {
       if (negated) {

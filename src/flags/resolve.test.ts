@@ -47,6 +47,38 @@ describe('resolveBenchmarkConfig load', () => {
       { timeoutMs: 5000, ttftTimeoutMs: 800, maxRetries: 3 },
     ],
     ['defaults for timeout and retries', [], { timeoutMs: 60_000, maxRetries: 1, ttftTimeoutMs: undefined }],
+    [
+      'rate inf: all at once, the default count',
+      ['--rate', 'inf'],
+      { mode: 'open', rate: Number.POSITIVE_INFINITY, requests: 80, maxConcurrency: undefined },
+    ],
+    [
+      'rate inf with a count',
+      ['--rate', 'Infinity', '-n', '5'],
+      { rate: Number.POSITIVE_INFINITY, requests: 5 },
+    ],
+    [
+      'max-concurrency alone caps an unlimited rate, ten per slot (as in vLLM)',
+      ['--max-concurrency', '16'],
+      {
+        mode: 'open',
+        rate: Number.POSITIVE_INFINITY,
+        maxConcurrency: 16,
+        concurrency: undefined,
+        requests: 160,
+      },
+    ],
+    [
+      'max-concurrency alone with a duration',
+      ['--max-concurrency', '4', '-d', '5s'],
+      {
+        mode: 'open',
+        rate: Number.POSITIVE_INFINITY,
+        maxConcurrency: 4,
+        durationMs: 5000,
+        requests: undefined,
+      },
+    ],
   ];
   it.each(cases)('%s', async (_name, argv, expected) => {
     const config = await resolve(argv);
@@ -62,7 +94,12 @@ describe('resolveBenchmarkConfig errors', () => {
       ['-c', '4', '--rate', '2'],
       /--concurrency .* and --rate .* cannot be used together/,
     ],
-    ['cap without open loop', ['--max-concurrency', '4'], /--max-concurrency applies to the open loop only/],
+    [
+      'cap with a closed loop',
+      ['--max-concurrency', '4', '-c', '2'],
+      /--max-concurrency .* and --concurrency .* cannot be used together/,
+    ],
+    ['rate inf with only a duration', ['--rate', 'inf', '-d', '10s'], /--rate inf with --duration alone/],
     ['zero concurrency', ['-c', '0'], /--concurrency must be at least 1/],
     ['zero rate', ['--rate', '0'], /--rate must be > 0/],
     ['zero requests', ['-n', '0'], /--requests must be at least 1/],

@@ -6,8 +6,15 @@
  * @module
  */
 
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { refuseUnusableKey, resolveTarget, type TargetConfig } from '../config/index.js';
+import {
+  parseExtraBody,
+  parseHeaders,
+  refuseUnusableKey,
+  resolveTarget,
+  type TargetConfig,
+} from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveProfile } from '../sim/index.js';
@@ -48,6 +55,22 @@ function parseBuckets(items: string[] | undefined): BenchmarkConfig['promptBucke
   return edges;
 }
 
+/** --extra-body JSON, or @FILE holding it. */
+async function readExtraBody(text: string, cwd: string): Promise<Record<string, unknown>> {
+  if (!text.startsWith('@')) return parseExtraBody(text);
+  const path = resolvePath(cwd, text.slice(1));
+  let json: string;
+  try {
+    json = await readFile(path, 'utf8');
+  } catch (e) {
+    throw usage(
+      `cannot read --extra-body ${text} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      'point --extra-body @FILE at a readable JSON file, or give the JSON itself',
+    );
+  }
+  return parseExtraBody(json, `--extra-body ${text}`);
+}
+
 function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {
   const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
   const rate = num('rate');
@@ -65,21 +88,35 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
     throw usage(`--burstiness must be > 0, got ${burstiness}`, 'use 1 for Poisson arrivals, <1 for bursts');
   }
   const maxConcurrency = num('maxConcurrency');
-  if (maxConcurrency !== undefined && rate === undefined) {
-    throw usage('--max-concurrency applies to the open loop only', 'add --rate R, or use --concurrency N');
+  if (maxConcurrency !== undefined && concurrencyFlag !== undefined) {
+    throw usage(
+      '--max-concurrency (open loop) and --concurrency (closed loop) cannot be used together',
+      'choose one: --concurrency N workers, or --max-concurrency N to cap an open loop',
+    );
   }
   if (maxConcurrency === 0) throw usage('--max-concurrency must be at least 1', 'e.g. --max-concurrency 64');
+  // As in vLLM: --max-concurrency alone caps an unlimited rate (every request due at once).
+  const openRate = rate ?? (maxConcurrency !== undefined ? Number.POSITIVE_INFINITY : undefined);
   const durationMs = num('duration');
   if (durationMs === 0) throw usage('--duration must be longer than 0', 'e.g. --duration 60s');
   let requests = num('requests');
   if (requests === 0) throw usage('--requests must be at least 1', 'e.g. --requests 100');
-  const open = rate !== undefined;
+  const open = openRate !== undefined;
+  const unlimited = openRate === Number.POSITIVE_INFINITY;
+  if (unlimited && maxConcurrency === undefined && requests === undefined && durationMs !== undefined) {
+    throw usage(
+      '--rate inf with --duration alone would send without end',
+      'say how many to send at once with --requests N, or cap the requests in flight with --max-concurrency N',
+    );
+  }
   const concurrency = open ? undefined : (concurrencyFlag ?? DEFAULT_LOAD.concurrency);
   if (requests === undefined && durationMs === undefined) {
-    // About ten seconds of work at the chosen load.
-    requests = open
-      ? Math.max(DEFAULT_LOAD.requests, Math.ceil(rate! * 10))
-      : Math.max(DEFAULT_LOAD.requests, concurrency! * 10);
+    // About ten seconds of work at the chosen load (an unlimited rate: ten per slot, or the default count).
+    requests = !open
+      ? Math.max(DEFAULT_LOAD.requests, concurrency! * 10)
+      : unlimited
+        ? Math.max(DEFAULT_LOAD.requests, (maxConcurrency ?? 0) * 10)
+        : Math.max(DEFAULT_LOAD.requests, Math.ceil(openRate * 10));
   }
   const load: LoadSpec = {
     mode: open ? 'open' : 'closed',
@@ -89,7 +126,7 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
   };
   if (concurrency !== undefined) load.concurrency = concurrency;
   if (open) {
-    load.rate = rate;
+    load.rate = openRate;
     load.burstiness = burstiness ?? 1;
   }
   if (maxConcurrency !== undefined) load.maxConcurrency = maxConcurrency;
@@ -174,6 +211,11 @@ export async function resolveBenchmarkConfig(
   if (target.baseUrl !== undefined) config.url = target.baseUrl;
   if (target.model !== undefined) config.model = target.model;
   if (target.apiKey !== undefined) config.apiKey = target.apiKey;
+  const extra = parseHeaders(o.header as string[] | undefined, env, target.apiKey !== undefined);
+  if (Object.keys(extra.headers).length > 0) config.headers = extra.headers;
+  if (extra.secrets.length > 0) config.secrets = extra.secrets;
+  const extraBody = str('extraBody');
+  if (extraBody !== undefined) config.extraBody = await readExtraBody(extraBody, cwd);
   if (target.warnings.length > 0 || target.keyProblems.length > 0) {
     config.warnings = [...target.warnings, ...target.keyProblems.map((p) => `API key: ${p}`)];
   }

@@ -37,6 +37,10 @@ export interface OptionSpec {
   group?: string;
   /** Placeholder in help: "--url URL". */
   valueName?: string;
+  /** 'string' only: repeatable, every occurrence kept whole (commas included) in a string[]. */
+  repeatable?: boolean;
+  /** 'number' only: `inf` is accepted and means Infinity (e.g. --rate inf: all at once). */
+  allowInfinity?: boolean;
 }
 
 export interface PositionalSpec {

@@ -76,6 +76,7 @@ function convertRaw(spec: OptionSpec, raw: string): string | number | boolean | 
       checkChoice(spec, raw);
       return raw;
     case 'number': {
+      if (spec.allowInfinity && /^\+?inf(inity)?$/i.test(raw.trim())) return Number.POSITIVE_INFINITY;
       const n = raw.trim() === '' ? Number.NaN : Number(raw);
       if (!Number.isFinite(n)) throw badValue(spec, raw, EXPECTED_FORM.number);
       return n;

@@ -64,9 +64,13 @@ export interface BenchmarkResult {
   dir: string;
 }
 
-async function pickModel(baseUrl: string, apiKey: string | undefined, signal?: AbortSignal): Promise<string> {
+async function pickModel(baseUrl: string, config: BenchmarkConfig, signal?: AbortSignal): Promise<string> {
   // Bounded in bytes and time (listModels' defaults) and stopped by Ctrl-C.
-  const models = await listModels(baseUrl, apiKey, signal ? { signal } : {});
+  const models = await listModels(baseUrl, config.apiKey, {
+    headers: config.headers,
+    secrets: config.secrets,
+    ...(signal ? { signal } : {}),
+  });
   const first = models[0];
   if (first === undefined) {
     throw new GoodputError(
@@ -76,11 +80,11 @@ async function pickModel(baseUrl: string, apiKey: string | undefined, signal?: A
     );
   }
   // The id is a server string that would be stored and printed everywhere: a server that
-  // echoes the key there must not get it into the results.
-  if (makeRedactor([apiKey])(first) !== first) {
+  // echoes the key (or a secret header) there must not get it into the results.
+  if (makeRedactor([config.apiKey, ...(config.secrets ?? [])])(first) !== first) {
     throw new GoodputError(
       'E_NO_MODEL',
-      `the first model id from GET ${baseUrl}/v1/models contains (part of) the API key; it is not used`,
+      `the first model id from GET ${baseUrl}/v1/models contains (part of) the API key or a secret header; it is not used`,
       'pass --model with the id the server serves, and check the server or gateway that echoes the key',
     );
   }
@@ -127,7 +131,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       );
     }
     const baseUrl = config.url ?? sim!.url;
-    const model = config.model ?? (await pickModel(baseUrl, config.apiKey, io.signal));
+    const model = config.model ?? (await pickModel(baseUrl, config, io.signal));
 
     const { workload, tokenizer } = await buildRunWorkload(config);
 
@@ -143,6 +147,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         api: config.api,
         model,
         apiKey: config.apiKey,
+        headers: config.headers,
+        secrets: config.secrets,
+        extraBody: config.extraBody,
         timeoutMs: config.load.timeoutMs,
         ttftTimeoutMs: config.load.ttftTimeoutMs,
         maxRetries: config.load.maxRetries,

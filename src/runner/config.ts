@@ -34,6 +34,12 @@ export interface BenchmarkConfig {
   api: ApiKind;
   /** Bearer key. In memory only: never persisted, printed or logged. */
   apiKey?: string;
+  /** Extra request headers (--header), sent with every request and the model list. In memory only. */
+  headers?: Record<string, string>;
+  /** Header values that are credentials: redacted like the key wherever server text is kept. In memory only. */
+  secrets?: string[];
+  /** JSON fields merged last into every request body (--extra-body). */
+  extraBody?: Record<string, unknown>;
   sampling: Sampling;
   workload: BenchmarkWorkload;
   load: LoadSpec;

@@ -147,7 +147,8 @@ export const watchCommand: CommandSpec = {
   ].join('\n'),
   options: [
     // Watching is live by nature: no virtual clock.
-    ...TARGET_OPTIONS.filter((o) => o.name !== 'time'),
+    // Not --time (a watch is live), nor --header / --extra-body (the watcher's own client does not take them).
+    ...TARGET_OPTIONS.filter((o) => !['time', 'header', 'extra-body'].includes(o.name)),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,

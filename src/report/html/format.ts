@@ -76,7 +76,12 @@ export function describeLoad(meta: RunMeta): string {
   const parts: string[] = [];
   if (l.mode === 'closed') parts.push(`closed loop, concurrency ${l.concurrency ?? '?'}`);
   else {
-    parts.push(`open loop, ${l.rate ?? '?'} req/s`);
+    // An open loop always has a rate: null is how summary.json writes Infinity (--rate inf).
+    parts.push(
+      l.rate == null || l.rate === Number.POSITIVE_INFINITY
+        ? 'open loop, all at once'
+        : `open loop, ${l.rate} req/s`,
+    );
     if (l.burstiness !== undefined && l.burstiness !== 1) parts.push(`burstiness ${l.burstiness}`);
     if (l.maxConcurrency) parts.push(`max ${l.maxConcurrency} in flight`);
   }

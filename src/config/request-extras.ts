@@ -1,0 +1,157 @@
+/**
+ * What a gateway or an engine needs beyond the OpenAI request: extra headers (`--header
+ * 'K: V'`, the value possibly from the environment) and extra body fields (`--extra-body
+ * JSON`). Pure: the environment and the JSON text are passed in.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+
+export interface RequestHeaders {
+  /** Header name (as given) → value. */
+  headers: Record<string, string>;
+  /** Values that are credentials (from the environment, or of a credential header): to redact everywhere. */
+  secrets: string[];
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the HTTP client owns: setting them would break the request or the measurement. */
+const OWNED: Record<string, string> = {
+  host: 'the host comes from --url',
+  'content-length': 'the client sets it from the body',
+  'transfer-encoding': 'the client sets it',
+  connection: 'the client keeps connections alive itself',
+  'content-type': 'the body is JSON',
+  accept: 'goodput reads server-sent events',
+};
+/** Header names whose values are credentials even when typed on the command line. */
+const CREDENTIAL = /authorization|api[-_]?key|token|secret|cookie|password|passwd|credential|auth/i;
+
+/** `env:NAME` (or `$NAME`): the value of an environment variable. */
+const FROM_ENV = /^(?:env:|\$)([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/**
+ * Parses repeated `--header 'K: V'` values. A value `env:NAME` (or `$NAME`, quoted so the
+ * shell leaves it) is read from the environment, so the secret is never typed. Values read
+ * from the environment, and values of credential headers (Authorization, *key*, *token*,
+ * *secret*, cookies; 8 characters or more, shorter ones cannot be told from other text),
+ * are returned in `secrets`.
+ *
+ * @example
+ * parseHeaders(['X-Route: canary', 'X-Api-Key: env:GW_KEY'], { GW_KEY: 'k-123' });
+ * // { headers: { 'X-Route': 'canary', 'X-Api-Key': 'k-123' }, secrets: ['k-123'] }
+ */
+export function parseHeaders(
+  items: readonly string[] | undefined,
+  env: Record<string, string | undefined>,
+  apiKeySet = false,
+): RequestHeaders {
+  const out: RequestHeaders = { headers: {}, secrets: [] };
+  const seen = new Map<string, string>();
+  for (const item of items ?? []) {
+    const colon = item.indexOf(':');
+    const name = colon > 0 ? item.slice(0, colon).trim() : '';
+    if (!TOKEN.test(name)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--header expects 'NAME: VALUE', got '${colon > 0 ? `${name}: …` : item.length > 40 ? `${item.slice(0, 12)}…` : item}'`,
+        "e.g. --header 'X-Route: canary', or --header 'X-Api-Key: env:GATEWAY_KEY' to take the value from the environment",
+      );
+    }
+    const lower = name.toLowerCase();
+    const owned = OWNED[lower];
+    if (owned !== undefined) {
+      throw new GoodputError('E_USAGE', `--header ${name} cannot be set`, `drop it: ${owned}`);
+    }
+    if (lower === 'authorization' && apiKeySet) {
+      throw new GoodputError(
+        'E_USAGE',
+        '--header Authorization and an API key both set the Authorization header',
+        'keep one: the key (sent as "Authorization: Bearer <key>"), or the header without a key',
+      );
+    }
+    if (seen.has(lower)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--header ${name} is given twice`,
+        `give each header once (the first was ${seen.get(lower)})`,
+      );
+    }
+    seen.set(lower, name);
+    let value = item.slice(colon + 1).trim();
+    const ref = FROM_ENV.exec(value);
+    if (ref) {
+      const fromEnv = env[ref[1]!];
+      if (fromEnv === undefined || fromEnv.trim() === '') {
+        throw new GoodputError(
+          'E_USAGE',
+          `--header ${name}: the environment variable ${ref[1]} is ${fromEnv === undefined ? 'not set' : 'empty'}`,
+          `export ${ref[1]}=… before running goodput, or give the value itself`,
+        );
+      }
+      value = fromEnv.trim();
+      out.secrets.push(value);
+    } else if (CREDENTIAL.test(name) && value.length >= 8) {
+      out.secrets.push(value);
+    }
+    if (/[\r\n\0]/.test(value)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--header ${name}: the value holds a line break`,
+        'give a one-line value',
+      );
+    }
+    out.headers[name] = value;
+  }
+  return out;
+}
+
+/** Body fields that goodput's own flags set: an --extra-body field would contradict the run's record. */
+const BODY_FIELDS_OF_FLAGS: Record<string, string> = {
+  model: '--model NAME (a LoRA adapter is served under its own model name)',
+  messages: 'the workload flags (--prompt-tokens, --dataset)',
+  prompt: 'the workload flags (--prompt-tokens, --dataset)',
+  stream: 'goodput always streams: its latencies are measured on the stream',
+  stream_options: 'goodput asks for usage in the stream itself',
+  max_tokens: '--max-tokens N',
+  max_completion_tokens: '--max-tokens N',
+  temperature: '--temperature T',
+  top_p: '--top-p P',
+  seed: '--seed N',
+  ignore_eos: '--ignore-eos',
+};
+
+/**
+ * Parses `--extra-body`: a JSON object whose fields are merged last into every request
+ * body. Fields that goodput's own flags set are refused with that flag.
+ *
+ * @example
+ * parseExtraBody('{"priority": 1, "chat_template_kwargs": {"enable_thinking": false}}');
+ */
+export function parseExtraBody(text: string, origin = '--extra-body'): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new GoodputError(
+      'E_USAGE',
+      `${origin} is not valid JSON (${(e as Error).message})`,
+      `give a JSON object in single quotes, e.g. --extra-body '{"priority": 1}', or --extra-body @body.json`,
+    );
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new GoodputError(
+      'E_USAGE',
+      `${origin} must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+      `e.g. --extra-body '{"chat_template_kwargs": {"enable_thinking": false}}'`,
+    );
+  }
+  for (const key of Object.keys(value)) {
+    const flag = BODY_FIELDS_OF_FLAGS[key];
+    if (flag !== undefined) {
+      throw new GoodputError('E_USAGE', `${origin} sets "${key}", which goodput sets itself`, `use ${flag}`);
+    }
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,117 @@
+/**
+ * Gateways and engine options: `--header` and `--extra-body` reach the server exactly, with
+ * every request (the model list too); a header value taken from the environment is a secret
+ * that appears in no output and no file, even when the server echoes it back; and
+ * OPENAI_BASE_URL is honoured like OPENAI_API_KEY.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { filesUnder, runCliInProcess } from './helpers/cli.js';
+import { leakedFragment } from './helpers/hostile-server.js';
+import { chatChunk, json, loopbacksClosedAfterEach, writeEvents } from './helpers/loopback.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'goodput-extras-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const startServer = loopbacksClosedAfterEach();
+
+const CANARY = 'gw-canary-7f3a9c1e5b2d4680';
+
+describe('--header and --extra-body', () => {
+  it('arrive exactly with every request, and a header value from the environment is never shown or written', async () => {
+    let completions = 0;
+    const server = await startServer(async (req, res, body) => {
+      // The gateway refuses anything without its token, the model list included.
+      if (req.headers['x-gateway-token'] !== CANARY)
+        return json(res, 401, { error: { message: 'no token' } });
+      if (req.url?.endsWith('/v1/models')) return json(res, 200, { object: 'list', data: [{ id: 'm' }] });
+      completions++;
+      if (completions === 2) {
+        // A hostile gateway echoes the token back in an error (400: not retried).
+        return json(res, 400, {
+          error: { message: `token ${CANARY} is not allowed for route ${req.headers['x-route']}` },
+        });
+      }
+      const n = (body as { max_tokens: number }).max_tokens;
+      await writeEvents(res, [
+        ...Array.from({ length: n }, () => chatChunk({ content: 'a' })),
+        chatChunk({}, 'length', { prompt_tokens: 1, completion_tokens: n }),
+        '[DONE]',
+      ]);
+    });
+    const out = join(dir, 'gw');
+    const extraBody = {
+      priority: 5,
+      chat_template_kwargs: { enable_thinking: false },
+      vendor: { tier: 'gold' },
+    };
+    const r = await runCliInProcess(
+      [
+        'run',
+        ...['--url', server.url, '--requests', '4', '-c', '1', '--max-tokens', '3', '--out', out, '--json'],
+        ...['--header', 'X-Gateway-Token: env:GW_TOKEN', '--header', 'X-Route: blue,green'],
+        ...['--extra-body', JSON.stringify(extraBody)],
+      ],
+      { cwd: dir, env: { GW_TOKEN: CANARY } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+
+    const models = server.requests.filter((q) => q.url.endsWith('/v1/models'));
+    const posts = server.requests.filter((q) => q.url.endsWith('/v1/chat/completions'));
+    // the model list, then the connection warmup (GET /v1/models too), then the four completions
+    expect(models.length).toBeGreaterThanOrEqual(2);
+    expect(posts).toHaveLength(4);
+    for (const q of [...models, ...posts]) {
+      expect(q.headers['x-gateway-token']).toBe(CANARY);
+      expect(q.headers['x-route']).toBe('blue,green');
+    }
+    for (const q of posts) {
+      expect(q.body).toMatchObject({ ...extraBody, model: 'm', max_tokens: 3, stream: true });
+    }
+
+    // The canary: not in stdout (the JSON summary), stderr, nor any file of the result (the echoed error included).
+    const files = filesUnder(out);
+    expect(files.map((f) => f.path.slice(out.length + 1)).sort()).toEqual(
+      expect.arrayContaining(['requests.jsonl', 'summary.json']),
+    );
+    expect(files.some((f) => f.text.includes('is not allowed for route'))).toBe(true); // the error was kept
+    for (const [where, text] of [
+      ['stdout', r.stdout],
+      ['stderr', r.stderr],
+      ...files.map((f) => [f.path, f.text]),
+    ] as const) {
+      expect([where, leakedFragment(text, CANARY)]).toEqual([where, undefined]);
+    }
+  }, 60_000);
+
+  it('an env: header whose variable is missing is a usage error before any request', async () => {
+    const server = await startServer((_q, res) => json(res, 500, {}));
+    const r = await runCliInProcess(['run', '--url', server.url, '--header', 'X-Key: env:NOT_SET_HERE'], {
+      cwd: dir,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('NOT_SET_HERE is not set');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('OPENAI_BASE_URL', () => {
+  it('is the target when there is no --url nor GOODPUT_BASE_URL, its /v1 not doubled', async () => {
+    const server = await startServer(async (req, res) => {
+      if (req.url === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'm' }] });
+      await writeEvents(res, [chatChunk({ content: 'a' }), chatChunk({}, 'stop'), '[DONE]']);
+    });
+    const out = join(dir, 'openai-env');
+    const r = await runCliInProcess(['run', '--requests', '2', '--out', out, '--quiet'], {
+      cwd: dir,
+      env: { OPENAI_BASE_URL: `${server.url}/v1` },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const urls = server.requests.map((q) => q.url);
+    expect(urls.filter((u) => u === '/v1/chat/completions')).toHaveLength(2);
+    expect(urls.filter((u) => u.includes('/v1/v1'))).toEqual([]);
+    expect(urls[0]).toBe('/v1/models'); // the model came from the env target's list
+    expect(r.stderr).not.toMatch(/ends in \/v1/);
+  });
+});
