@@ -12,6 +12,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { RunMeta } from '../types.js';
 
 export const RESULT_FILES = {
   summary: 'summary.json',
@@ -25,6 +26,22 @@ export interface JsonlHeader {
   kind: 'goodput.requests' | 'goodput.server-metrics';
   runId: string;
   startedAt: string;
+  /**
+   * requests.jsonl only: what `goodput summarize` needs to rebuild summary.json from the
+   * records alone (a run killed before it wrote its summary). Absent in files of older versions.
+   */
+  run?: RunRebuildInfo;
+}
+
+/** The run's meta and the accumulator settings its summary was computed with. */
+export interface RunRebuildInfo {
+  meta: RunMeta;
+  /** Prompt-length buckets of the summary ('pow2', ascending token edges, or false for none). */
+  promptBuckets?: 'pow2' | readonly number[] | false;
+  /** Open-loop sends later than this are late sends. */
+  lateSendToleranceMs: number;
+  /** Server metrics endpoint scraped into server-metrics.jsonl, when one was. */
+  metricsUrl?: string;
 }
 
 /** A run given as a directory or as its summary.json: the directory and the paths of its files. */

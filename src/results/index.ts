@@ -3,9 +3,9 @@
  *
  * @module
  */
-export { type JsonlHeader, RESULT_FILES, type RunPaths, runPaths } from './files.js';
+export { type JsonlHeader, RESULT_FILES, type RunPaths, type RunRebuildInfo, runPaths } from './files.js';
 export { describeFsError } from './fs-error.js';
-export { JsonlWriter, type JsonlWriterOptions, readJsonl } from './jsonl.js';
+export { type JsonlReadOptions, JsonlWriter, type JsonlWriterOptions, readJsonl } from './jsonl.js';
 export {
   type OutDirOptions,
   type PreparedOutDir,

@@ -7,6 +7,7 @@
 
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
@@ -83,27 +84,49 @@ export class JsonlWriter<T> {
   }
 }
 
+export interface JsonlReadOptions {
+  /** Sees the header line (checked for kind). */
+  onHeader?: (header: JsonlHeader) => void;
+  /**
+   * Sees each line in the middle of the file that is not valid JSON (damage), which is then
+   * skipped. Without it, the first such line throws E_RESULT naming the file and the line.
+   */
+  onCorrupt?: (lineNo: number) => void;
+  /** Sees a last line that is not valid JSON: cut off by a crash or kill mid-write, skipped. */
+  onTornTail?: (lineNo: number) => void;
+}
+
 /**
  * Yields every line after the header, validated against the schema. Throws E_RESULT naming
  * the file, the line and the field when a line or the header is not what goodput writes.
- * A line that is not JSON at all (a run killed mid-write leaves a partial last line) is skipped.
+ * A line that is not JSON at all in the middle of the file is an E_RESULT naming the line (or
+ * goes to `onCorrupt`); only the last line may be torn (a run killed mid-write), and it is skipped.
  */
 export async function* readJsonl<T>(
   path: string,
   kind: JsonlHeader['kind'],
   schema: z.ZodType<T>,
+  opts: JsonlReadOptions = {},
 ): AsyncGenerator<T> {
   const input = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNo = 0;
+  /** A line that did not parse: damage if another line follows, a torn tail if not. */
+  let unparsed: number | undefined;
   try {
     for await (const line of lines) {
       lineNo++;
       if (line.length === 0) continue;
+      if (unparsed !== undefined) {
+        if (!opts.onCorrupt) throw corruptLine(path, unparsed);
+        opts.onCorrupt(unparsed);
+        unparsed = undefined;
+      }
       let value: unknown;
       try {
         value = JSON.parse(line);
       } catch {
+        unparsed = lineNo;
         continue;
       }
       if (lineNo === 1) {
@@ -120,10 +143,12 @@ export async function* readJsonl<T>(
             'pass a result directory written by goodput run --out',
           );
         }
+        opts.onHeader?.(header);
         continue;
       }
       yield validateValue(schema, value, `${path} line ${lineNo}`, `a ${kind} line`);
     }
+    if (unparsed !== undefined) opts.onTornTail?.(unparsed);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new GoodputError(
@@ -137,4 +162,12 @@ export async function* readJsonl<T>(
     lines.close();
     input.destroy();
   }
+}
+
+function corruptLine(path: string, lineNo: number): GoodputError {
+  return new GoodputError(
+    'E_RESULT',
+    `${path} line ${lineNo} is not valid JSON: the file is damaged in the middle, not just cut off at the end`,
+    `repair or delete that line; goodput summarize ${dirname(path)} --skip-corrupt lists every damaged line and rebuilds the summary from the rest`,
+  );
 }

@@ -326,6 +326,14 @@ export const JsonlHeaderSchema = z.object({
   kind: z.enum(['goodput.requests', 'goodput.server-metrics']),
   runId: z.string(),
   startedAt: z.string(),
+  run: z
+    .object({
+      meta: RunMetaSchema,
+      promptBuckets: z.union([z.literal('pow2'), z.array(num).readonly(), z.literal(false)]).optional(),
+      lateSendToleranceMs: num,
+      metricsUrl: z.string().optional(),
+    })
+    .optional(),
 });
 
 // Compile-time: each schema infers exactly the writer's type (identical, optional fields included).

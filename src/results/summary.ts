@@ -4,11 +4,12 @@
  * @module
  */
 
+import { existsSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
 import { type RequestRecord, type RunSummary, SCHEMA_VERSION, type ServerSample } from '../types.js';
 import { runPaths } from './files.js';
-import { readJsonl } from './jsonl.js';
+import { type JsonlReadOptions, readJsonl } from './jsonl.js';
 import { RequestRecordSchema, RunSummarySchema, ServerSampleSchema } from './schema.js';
 import { parseJsonFile, validateValue } from './validate.js';
 
@@ -39,11 +40,19 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
  * looks like when another tool wrote it.
  */
 export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
-  const path = runPaths(dirOrSummary).summary;
+  const paths = runPaths(dirOrSummary);
+  const path = paths.summary;
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch {
+    if (existsSync(paths.requests)) {
+      throw new GoodputError(
+        'E_RESULT',
+        `no run summary at ${path}, but the run's records are there (a run killed before it could write its summary)`,
+        `rebuild the summary from the records: goodput summarize ${paths.dir}`,
+      );
+    }
     throw new GoodputError(
       'E_RESULT',
       `no run summary at ${path}`,
@@ -66,12 +75,15 @@ export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
   return validateValue(RunSummarySchema, value, path, 'a goodput run summary');
 }
 
-export function readRecords(dirOrSummary: string): AsyncGenerator<RequestRecord> {
-  return readJsonl(runPaths(dirOrSummary).requests, 'goodput.requests', RequestRecordSchema);
+export function readRecords(dirOrSummary: string, opts?: JsonlReadOptions): AsyncGenerator<RequestRecord> {
+  return readJsonl(runPaths(dirOrSummary).requests, 'goodput.requests', RequestRecordSchema, opts);
 }
 
-export function readServerSamples(dirOrSummary: string): AsyncGenerator<ServerSample> {
-  return readJsonl(runPaths(dirOrSummary).serverMetrics, 'goodput.server-metrics', ServerSampleSchema);
+export function readServerSamples(
+  dirOrSummary: string,
+  opts?: JsonlReadOptions,
+): AsyncGenerator<ServerSample> {
+  return readJsonl(runPaths(dirOrSummary).serverMetrics, 'goodput.server-metrics', ServerSampleSchema, opts);
 }
 
 /** Collects an async iterable into an array (for the small runs that compare and report read whole). */

@@ -36,7 +36,7 @@ import { LATE_SEND_TOLERANCE_MS, runLoad } from './load.js';
 import { RunOutput } from './output.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
 import { Reservoir } from './reservoir.js';
-import { buildRunWorkload, prepareRunDir } from './run-workload.js';
+import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
 import { RunClock } from './timer.js';
 import { runVirtualBenchmark } from './virtual.js';
 
@@ -173,6 +173,20 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     clock.reset();
     const startedAt = new Date();
 
+    const meta: RunMeta = {
+      tool: { name: 'goodput', version: io.version ?? '0.0.0' },
+      runId,
+      startedAt: startedAt.toISOString(),
+      target,
+      model,
+      sampling: config.sampling,
+      workload: workload.spec,
+      load: config.load,
+      slo: config.slo,
+      seed: config.seed,
+    };
+    if (config.labels) meta.labels = config.labels;
+
     note(`results: ${dir}`);
     const requestsPath = join(dir, RESULT_FILES.requests);
     writer = new JsonlWriter<RequestRecord>(
@@ -182,6 +196,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         kind: 'goodput.requests',
         runId,
         startedAt: startedAt.toISOString(),
+        run: rebuildInfo(meta, config, metrics.url ? redactUrl(metrics.url) : undefined),
       },
       { onError: output.onWriteError(requestsPath) },
     );
@@ -197,20 +212,6 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         onWriteError: output.onWriteError(join(dir, RESULT_FILES.serverMetrics)),
       });
     }
-
-    const meta: RunMeta = {
-      tool: { name: 'goodput', version: io.version ?? '0.0.0' },
-      runId,
-      startedAt: startedAt.toISOString(),
-      target,
-      model,
-      sampling: config.sampling,
-      workload: workload.spec,
-      load: config.load,
-      slo: config.slo,
-      seed: config.seed,
-    };
-    if (config.labels) meta.labels = config.labels;
 
     const accumulator = RunAccumulator.fromMeta(meta, {
       lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,

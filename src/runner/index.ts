@@ -26,5 +26,6 @@ export {
 } from './load.js';
 export { unmeasurableError } from './outcome.js';
 export { ProgressBar } from './progress.js';
+export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
 export { RunClock, sleepUntil } from './timer.js';
 export { runVirtualBenchmark, type VirtualEnd, virtualRecord } from './virtual.js';

@@ -7,8 +7,8 @@
  */
 
 import { join } from 'node:path';
-import { prepareOutDir } from '../results/index.js';
-import type { WorkloadSpec } from '../types.js';
+import { prepareOutDir, type RunRebuildInfo } from '../results/index.js';
+import type { RunMeta, WorkloadSpec } from '../types.js';
 import {
   createTokenizer,
   createWorkload,
@@ -18,6 +18,7 @@ import {
 } from '../workload/index.js';
 import type { BenchmarkIo } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
+import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
 /** The run's workload and the tokenizer that counted its prompts. */
 export async function buildRunWorkload(
@@ -74,4 +75,12 @@ export async function prepareRunDir(
     io.stderr?.write(`--force: removed the earlier run's ${removed.join(', ')} from ${dir}\n`);
   }
   return dir;
+}
+
+/** The header of requests.jsonl carries this, so `goodput summarize` can rebuild a killed run's summary. */
+export function rebuildInfo(meta: RunMeta, config: BenchmarkConfig, metricsUrl?: string): RunRebuildInfo {
+  const info: RunRebuildInfo = { meta, lateSendToleranceMs: LATE_SEND_TOLERANCE_MS };
+  if (config.promptBuckets !== undefined) info.promptBuckets = config.promptBuckets;
+  if (metricsUrl !== undefined) info.metricsUrl = metricsUrl;
+  return info;
 }

@@ -42,7 +42,7 @@ import type { BenchmarkIo, BenchmarkResult } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, type LoadResult, runLoad, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
-import { buildRunWorkload, prepareRunDir } from './run-workload.js';
+import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
@@ -251,6 +251,7 @@ export async function runVirtualBenchmark(
       kind: 'goodput.requests',
       runId,
       startedAt: meta.startedAt,
+      run: rebuildInfo(meta, config),
     },
     { onError: output.onWriteError(requestsPath) },
   );

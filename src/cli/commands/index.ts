@@ -18,6 +18,7 @@ import { watchCommand } from '../../watch/command.js';
 import { historyCommand } from '../../watch/history-command.js';
 import { mergeCommand } from './merge.js';
 import { runCommand } from './run.js';
+import { summarizeCommand } from './summarize.js';
 
 export const COMMANDS: CommandSpec[] = [
   // in the order a user meets them: measure, diagnose, decide, report, watch, simulate
@@ -25,6 +26,7 @@ export const COMMANDS: CommandSpec[] = [
   doctorCommand,
   sweepCommand,
   mergeCommand,
+  summarizeCommand,
   compareCommand,
   adrCommand,
   gateCommand,

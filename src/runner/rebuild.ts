@@ -1,0 +1,193 @@
+/**
+ * Rebuilding a run's summary from its records: a run killed with SIGKILL (or a crash, or a
+ * power cut) leaves requests.jsonl, streamed as it went, but no summary.json. The header line
+ * of requests.jsonl carries the run's meta and accumulator settings, so the same accumulator
+ * the run would have used turns the records back into a RunSummary; server-metrics.jsonl, when
+ * present, gives the server block. Used by `goodput summarize`.
+ *
+ * What the records cannot tell, and is therefore left out: sends the runner dropped, its own
+ * client self-check verdict beyond late sends, and the connection warm-up.
+ *
+ * @module
+ */
+
+import { existsSync } from 'node:fs';
+import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
+import { GoodputError } from '../errors.js';
+import { RunAccumulator } from '../metrics/index.js';
+import { type JsonlHeader, readRecords, readServerSamples, runPaths } from '../results/index.js';
+import {
+  ClientViewBuilder,
+  measuredServerGeneratedTokens,
+  summarizeServer,
+} from '../server-metrics/index.js';
+import type { RequestRecord, RunSummary, ServerSample } from '../types.js';
+import { createRng } from '../workload/index.js';
+import { MAX_DIAGNOSIS_OBSERVATIONS } from './benchmark.js';
+import { Reservoir } from './reservoir.js';
+
+export interface RebuildOptions {
+  /** Skip damaged lines in the middle of requests.jsonl (each is still reported). Default: refuse. */
+  skipCorrupt?: boolean;
+}
+
+export interface RebuiltRun {
+  summary: RunSummary;
+  /** Records read (warmup included). */
+  records: number;
+  /** Damaged lines in the middle of requests.jsonl that were skipped (only with skipCorrupt). */
+  corruptLines: number[];
+  /** The last line of requests.jsonl, cut off mid-write (the kill), when it was. */
+  tornLine?: number;
+  /** What the user should know about the rebuilt summary. */
+  notes: string[];
+}
+
+/** Highest number of measured requests in flight at once, from their send and end times. */
+function peakInFlight(sent: number[], ended: number[]): number {
+  sent.sort((a, b) => a - b);
+  ended.sort((a, b) => a - b);
+  let i = 0;
+  let j = 0;
+  let now = 0;
+  let peak = 0;
+  while (i < sent.length) {
+    // an end at the same instant as a send frees its slot first
+    if (j < ended.length && ended[j]! <= sent[i]!) {
+      now--;
+      j++;
+    } else {
+      now++;
+      i++;
+      if (now > peak) peak = now;
+    }
+  }
+  return peak;
+}
+
+/**
+ * Reads DIR/requests.jsonl (and DIR/server-metrics.jsonl) and returns the summary the run
+ * would have written. Throws E_RESULT when the file has no run header (written by an older
+ * goodput or by merge) or is damaged in the middle (unless skipCorrupt), naming the lines.
+ */
+export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions = {}): Promise<RebuiltRun> {
+  const paths = runPaths(dirOrSummary);
+  if (!existsSync(paths.requests)) {
+    throw new GoodputError(
+      'E_RESULT',
+      `no records at ${paths.requests}: there is nothing to rebuild a summary from`,
+      'pass a result directory written by goodput run --out DIR',
+    );
+  }
+  const notes: string[] = [];
+  let samples: ServerSample[] = [];
+  if (existsSync(paths.serverMetrics)) {
+    samples = [];
+    for await (const s of readServerSamples(paths.dir, {
+      onCorrupt: (n) => notes.push(`${paths.serverMetrics} line ${n} is damaged: skipped`),
+    })) {
+      samples.push(s);
+    }
+  }
+
+  let header: JsonlHeader | undefined;
+  const corruptLines: number[] = [];
+  let tornLine: number | undefined;
+  const records = readRecords(paths.dir, {
+    onHeader: (h) => {
+      header = h;
+    },
+    onCorrupt: (n) => corruptLines.push(n),
+    onTornTail: (n) => {
+      tornLine = n;
+    },
+  });
+  let acc: RunAccumulator | undefined;
+  const client = new ClientViewBuilder(samples);
+  const sent: number[] = [];
+  const ended: number[] = [];
+  let count = 0;
+  let lastEndMs = 0;
+  let observations: Reservoir<RequestObservation> | undefined;
+  for await (const record of records as AsyncIterable<RequestRecord>) {
+    if (!acc) {
+      const info = header?.run;
+      if (!info) throw noRunHeader(paths.requests);
+      acc = RunAccumulator.fromMeta(info.meta, {
+        lateSendToleranceMs: info.lateSendToleranceMs,
+        ...(info.promptBuckets !== undefined ? { promptBuckets: info.promptBuckets } : {}),
+      });
+      const rng = createRng(info.meta.seed).fork('diagnosis');
+      observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
+    }
+    count++;
+    acc.add(record);
+    client.add(record);
+    if (!record.warmup) {
+      sent.push(record.firstSentMs ?? record.sentMs);
+      ended.push(record.endMs);
+      lastEndMs = Math.max(lastEndMs, record.endMs);
+      observations!.offer(() => observe(record));
+    }
+  }
+  const info = header?.run;
+  if (!info) throw noRunHeader(paths.requests);
+  if (corruptLines.length > 0 && !opts.skipCorrupt) {
+    throw new GoodputError(
+      'E_RESULT',
+      `${paths.requests} is damaged in the middle: line${corruptLines.length > 1 ? 's' : ''} ${corruptLines.join(', ')} ${corruptLines.length > 1 ? 'are' : 'is'} not valid JSON`,
+      `repair or delete ${corruptLines.length > 1 ? 'those lines' : 'that line'}, or rebuild from the other ${count} records with goodput summarize ${paths.dir} --skip-corrupt`,
+    );
+  }
+  if (!acc) {
+    acc = RunAccumulator.fromMeta(info.meta, { lateSendToleranceMs: info.lateSendToleranceMs });
+  }
+  const meta = info.meta;
+  const load = meta.load;
+  // Complete when the records reach the run's own stop rule; a killed run stopped short of it.
+  const measured = sent.length;
+  const complete =
+    load.requests !== undefined
+      ? measured >= load.requests
+      : load.durationMs !== undefined && lastEndMs >= load.durationMs;
+
+  let server: RunSummary['server'];
+  if (samples.length > 0) {
+    server = summarizeServer(samples, {
+      metricsUrl: info.metricsUrl ?? 'unknown',
+      records: client.build(),
+    });
+  }
+  const summary = acc.summarize(meta, {
+    peakInFlight: peakInFlight(sent, ended),
+    interrupted: !complete,
+    ...(server
+      ? { server, serverGeneratedTokens: measuredServerGeneratedTokens(server, client.build()) }
+      : {}),
+  });
+  const findings = diagnose({ observations: observations?.items ?? [], samples, summary });
+  if (findings.length > 0) summary.diagnosis = findings;
+
+  if (tornLine !== undefined) {
+    notes.push(`the last line (${tornLine}) was cut off mid-write, as a killed run leaves it: ignored`);
+  }
+  if (corruptLines.length > 0) {
+    notes.push(`skipped damaged line${corruptLines.length > 1 ? 's' : ''} ${corruptLines.join(', ')}`);
+  }
+  if (!complete) notes.push("the records stop short of the run's stop rule: marked interrupted");
+  notes.push('not in the records, left out: dropped sends and the connection warm-up');
+  if (meta.target.timeMode === 'virtual') {
+    notes.push(
+      "the virtual engine's counters (the server block) are not in the records: token goodput is counted by the client",
+    );
+  }
+  return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
+}
+
+function noRunHeader(path: string): GoodputError {
+  return new GoodputError(
+    'E_RESULT',
+    `${path} has no run meta in its header line (written by an older goodput, or by merge): its summary cannot be rebuilt`,
+    'run the benchmark again with this version of goodput',
+  );
+}
