@@ -59,10 +59,20 @@ function keyPaths(x: unknown, prefix = ''): string[] {
     .flatMap((k) => keyPaths((x as Record<string, unknown>)[k], prefix ? `${prefix}.${k}` : k));
 }
 
+/**
+ * Keys only a live run can have: the connection warm-up (virtual time opens no socket) and
+ * why the client was the bottleneck (set only when it was: a loaded machine, never a
+ * simulated clock).
+ */
+const LIVE_ONLY = /^load\.(connectionWarmup\.|clientBoundReason$)/;
+
 /** What must agree between the two time modes: everything but the figures and what names the target. */
 function structure(s: RunSummary): string[] {
   const { meta: _meta, server: _server, diagnosis: _diagnosis, histograms, ...rest } = s;
-  return [...keyPaths(rest), ...Object.keys(histograms).map((k) => `histograms.${k}`)];
+  return [
+    ...keyPaths(rest).filter((k) => !LIVE_ONLY.test(k)),
+    ...Object.keys(histograms).map((k) => `histograms.${k}`),
+  ];
 }
 
 function checkStructure(records: RequestRecord[], warmup: number, open: boolean): void {
