@@ -8,6 +8,7 @@ export {
   bucketIndex,
   bucketRange,
   type HistogramMoments,
+  STORE_PERCENTILE_RELATIVE_ERROR,
   STORE_SUB_BUCKET_BITS,
   StoreHistogram,
 } from './histogram.js';
