@@ -5,10 +5,10 @@
  * @module
  */
 
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
-import { didYouMean } from '../util/index.js';
+import { didYouMean, parseYamlBounded } from '../util/index.js';
 import { type AdrFrontMatter, AdrFrontMatterSchema } from './schema.js';
 
 export interface AdrDocument {
@@ -82,16 +82,24 @@ export function parseAdr(text: string, path?: string): AdrDocument {
       'start the file with a --- line, the YAML fields, and another --- line',
     );
   }
-  let raw: unknown;
-  try {
-    raw = parseYaml(m[1] as string);
-  } catch (e) {
+  const parsed = parseYamlBounded(m[1] as string);
+  if (!parsed.ok) {
     throw adrError(
       where,
-      `front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}`,
-      'fix the YAML syntax',
+      `front matter is not valid YAML: ${parsed.problem}`,
+      parsed.kind === 'syntax'
+        ? 'fix the YAML syntax'
+        : 'keep the front matter to plain fields (no alias bombs)',
     );
   }
+  if (parsed.documents.length !== 1) {
+    throw adrError(
+      where,
+      'front matter holds several YAML documents',
+      'keep one document between the --- lines',
+    );
+  }
+  const raw = parsed.documents[0];
   // YAML turns an unquoted 2025-01-02 into a string with the default schema; keep dates as written.
   const result = AdrFrontMatterSchema.safeParse(raw);
   if (!result.success) {

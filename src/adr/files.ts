@@ -5,9 +5,10 @@
  */
 
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
+import { readTextFileBounded } from '../util/index.js';
 import { type AdrDocument, parseAdr } from './document.js';
 
 /** The default ADR directory, relative to the working directory. */
@@ -23,17 +24,17 @@ export async function listAdrFiles(dir: string): Promise<string[]> {
   return names.filter((n) => ADR_FILE_PATTERN.test(n)).sort();
 }
 
-/** Reads a file's text, or throws E_USAGE naming it. */
+/** Reads a file's text (bounded: ADRs and serving configurations are small), or throws E_USAGE naming it. */
 export async function readTextFile(path: string, what: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
+  const file = await readTextFileBounded(path);
+  if (!file.ok) {
     throw new GoodputError(
       'E_USAGE',
-      `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read ${what} ${path}: ${file.problem}`,
       `check the path of the ${what}`,
     );
   }
+  return file.text;
 }
 
 /** Reads and parses one ADR (E_ADR when it does not parse). */

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { parseAllDocuments } from 'yaml';
 import { GoodputError } from '../errors.js';
+import { parseYamlBounded } from '../util/index.js';
 import { flagsOf, tokenizeCommandLine } from './args.js';
 import type { AdrRule } from './schema.js';
 
@@ -83,16 +83,17 @@ export function parseServingConfig(text: string, fileName: string): ServingArgs[
       );
     }
   } else if (lower.endsWith('.yaml') || lower.endsWith('.yml')) {
-    const docs = parseAllDocuments(text);
-    const broken = docs.find((d) => d.errors.length > 0);
-    if (broken) {
+    const parsed = parseYamlBounded(text);
+    if (!parsed.ok) {
       throw new GoodputError(
         'E_CONFIG',
-        `${fileName} is not valid YAML: ${broken.errors[0]?.message}`,
-        'fix the YAML',
+        `${fileName} is not valid YAML: ${parsed.problem}`,
+        parsed.kind === 'syntax'
+          ? 'fix the YAML'
+          : 'point --config at the serving configuration itself (a few kilobytes, no alias bombs)',
       );
     }
-    documents = docs.map((d) => d.toJS());
+    documents = parsed.documents;
   }
   if (!documents) return [{ source: 'command line', tokens: tokenizeCommandLine(text) }];
   const found = argsFromStructured(documents);

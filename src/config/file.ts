@@ -10,10 +10,10 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
+import { readTextFileBounded } from '../util/index.js';
 import { describeIssues } from './issues.js';
 
 const httpUrl = z
@@ -163,18 +163,16 @@ function jsonErrorLocation(text: string, error: Error): string {
  * file.baseUrl; // "http://localhost:8000"
  */
 export async function loadConfigFile(path: string): Promise<FileConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+  // Bounded: a config file is a few kilobytes; /dev/zero or a huge file must not be read whole.
+  const file = await readTextFileBounded(path);
+  if (!file.ok) {
     throw new GoodputError(
       'E_CONFIG',
-      `cannot read config file ${path}${code ? ` (${code})` : ''}`,
+      `cannot read config file ${path} (${file.problem})`,
       'check the path given to --config',
     );
   }
-  const body = text.replace(/^\uFEFF/, '');
+  const body = file.text.replace(/^\uFEFF/, '');
   let value: unknown;
   try {
     value = JSON.parse(body);

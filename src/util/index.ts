@@ -25,3 +25,12 @@ export {
   markdownText,
 } from './text.js';
 export { toolVersion } from './version.js';
+export {
+  type BoundedFile,
+  parseYamlBounded,
+  readTextFileBounded,
+  YAML_MAX_ALIASES,
+  YAML_MAX_BYTES,
+  type YamlLimits,
+  type YamlParse,
+} from './yaml.js';

@@ -15,12 +15,11 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseSlo, redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
+import { parseYamlBounded, readTextFileBounded } from '../util/index.js';
 
 /** One target as watch uses it. The key is resolved from the environment, in memory only. */
 export interface WatchTarget {
@@ -71,12 +70,9 @@ export function parseTargetsText(
   path: string,
   env: Record<string, string | undefined>,
 ): WatchTarget[] {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw fileError(path, `not YAML or JSON (${(e as Error).message.split('\n')[0]})`);
-  }
+  const yaml = parseYamlBounded(text);
+  if (!yaml.ok) throw fileError(path, `not YAML or JSON (${yaml.problem})`);
+  const raw: unknown = yaml.documents.length === 1 ? yaml.documents[0] : yaml.documents;
   if (
     raw &&
     typeof raw === 'object' &&
@@ -136,15 +132,13 @@ export async function readTargetsFile(
   path: string,
   env: Record<string, string | undefined>,
 ): Promise<WatchTarget[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
+  const file = await readTextFileBounded(path);
+  if (!file.ok) {
     throw new GoodputError(
       'E_CONFIG',
-      `cannot read the targets file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read the targets file ${path}: ${file.problem}`,
       'check the path given to --targets',
     );
   }
-  return parseTargetsText(text, path, env);
+  return parseTargetsText(file.text, path, env);
 }
