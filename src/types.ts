@@ -34,6 +34,8 @@ export interface LoadClock extends Clock {
   outside<T>(p: Promise<T>): Promise<T>;
   /** Wall-clock time: event-loop delay and timer lag can show that the client limited the load. */
   readonly realTime: boolean;
+  /** Resolves as `work` does; virtual time fires its timers meanwhile, until `work` settles. */
+  run<T>(work: Promise<T>): Promise<T>;
 }
 
 /** Which OpenAI endpoint is called: `/v1/chat/completions` or `/v1/completions`. */

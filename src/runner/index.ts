@@ -4,7 +4,12 @@
  *
  * @module
  */
-export { type BenchmarkIo, type BenchmarkResult, runBenchmark } from './benchmark.js';
+export {
+  type BenchmarkIo,
+  type BenchmarkResult,
+  describeConnectionWarmup,
+  runBenchmark,
+} from './benchmark.js';
 export {
   type BenchmarkConfig,
   type BenchmarkConfigInput,
@@ -25,7 +30,15 @@ export {
   type StopReason,
 } from './load.js';
 export { unmeasurableError } from './outcome.js';
+export {
+  buildRunMeta,
+  type PipelineOptions,
+  type RecordSinkFn,
+  type RunMetaParts,
+  runPipeline,
+} from './pipeline.js';
 export { ProgressBar } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
+export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
-export { runVirtualBenchmark, type VirtualEnd, virtualRecord } from './virtual.js';
+export { createVirtualTransport, type VirtualEnd, virtualRecord } from './virtual.js';

@@ -1,8 +1,9 @@
 /**
  * `goodput run --time virtual`: the run's workload goes through the embedded engine on a
  * simulated clock instead of sockets, so a what-if run of thousands of requests finishes in
- * seconds. The load is `runLoad` itself, given the engine's VirtualClock and an in-process
- * send: warmup, closed and open loop, caps, stop rules (`--requests`, `--duration` in
+ * seconds. This is the transport of such a run (runBenchmark does the rest, as for a live
+ * one): the engine's VirtualClock and an in-process send, so that the run pipeline's load is
+ * `runLoad` itself: warmup, closed and open loop, caps, stop rules (`--requests`, `--duration` in
  * simulated time), cancels and Ctrl-C behave as in a live run by construction. Each request's
  * simulated timings become an ordinary RequestRecord (send, first token, one chunk per token,
  * end), so requests.jsonl, summary.json and every command that reads them work as for a live
@@ -16,11 +17,6 @@
  * @module
  */
 
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { GoodputError } from '../errors.js';
-import { RunAccumulator } from '../metrics/index.js';
-import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chatPromptText,
   EngineRejection,
@@ -31,18 +27,9 @@ import {
   VirtualClock,
   VirtualEngine,
 } from '../sim/index.js';
-import {
-  type RequestRecord,
-  type RunMeta,
-  SCHEMA_VERSION,
-  type ServerSummary,
-  type WorkItem,
-} from '../types.js';
-import type { BenchmarkIo, BenchmarkResult } from './benchmark.js';
+import type { RequestRecord, ServerSummary, WorkItem } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
-import { LATE_SEND_TOLERANCE_MS, type LoadResult, runLoad, type SendFn } from './load.js';
-import { RunOutput } from './output.js';
-import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
+import type { SendFn } from './load.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
@@ -197,115 +184,26 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
   return { send, warmupTokens: () => warmupTokens };
 }
 
-/** Runs the benchmark in virtual time against the embedded engine and writes its result directory. */
-export async function runVirtualBenchmark(
+/** The transport of a virtual run: the engine's clock, the in-process send, the engine's counters as the server block. */
+export function createVirtualTransport(
   config: BenchmarkConfig,
-  io: BenchmarkIo,
-): Promise<BenchmarkResult> {
-  if (config.url !== undefined) {
-    throw new GoodputError(
-      'E_USAGE',
-      'a virtual-time run needs the embedded engine',
-      'drop --url with --time virtual',
-    );
-  }
-  const runId = randomBytes(4).toString('hex');
-  const dir = await prepareRunDir(config, io, runId);
-  const profile = resolveProfile(config.sim?.profile);
-  const model = config.model ?? profile.model.servedName;
-  const { workload } = await buildRunWorkload(config);
+  profile: string,
+): { clock: VirtualClock; send: SendFn; server: () => ServerSummary } {
   const clock = new VirtualClock();
-  const ve = new VirtualEngine(clock, { profile });
+  const ve = new VirtualEngine(clock, { profile: resolveProfile(profile) });
   const sender = virtualSender(ve, config);
-
-  const startedAt = new Date();
-  if (!io.quiet)
-    io.stderr?.write(
-      `virtual time (${profile.id}): the load runs on the engine's simulated clock\nresults: ${dir}\n`,
-    );
-  const meta: RunMeta = {
-    tool: { name: 'goodput', version: io.version ?? '0.0.0' },
-    runId,
-    startedAt: startedAt.toISOString(),
-    target: {
-      baseUrl: 'virtual://embedded',
-      api: config.api,
-      embedded: true,
-      timeMode: 'virtual',
-      simProfile: profile.id,
-    },
-    model,
-    sampling: config.sampling,
-    workload: workload.spec,
-    load: config.load,
-    slo: config.slo,
-    seed: config.seed,
+  const server = (): ServerSummary => {
+    const c = ve.counters;
+    return {
+      engine: 'goodput-sim',
+      metricsUrl: 'virtual',
+      samples: 0,
+      series: {},
+      preemptions: c.preemptions,
+      prefixCacheHitRate: c.prefixCacheQueries > 0 ? c.prefixCacheHits / c.prefixCacheQueries : 0,
+      generatedTokens: c.generationTokens - sender.warmupTokens(),
+      wastedTokens: c.abandonedTokens,
+    };
   };
-  if (config.labels) meta.labels = config.labels;
-  const output = new RunOutput(dir, io.signal);
-  const requestsPath = join(dir, RESULT_FILES.requests);
-  const writer = new JsonlWriter<RequestRecord>(
-    requestsPath,
-    {
-      schemaVersion: SCHEMA_VERSION,
-      kind: 'goodput.requests',
-      runId,
-      startedAt: meta.startedAt,
-      run: rebuildInfo(meta, config),
-    },
-    { onError: output.onWriteError(requestsPath) },
-  );
-  const accumulator = RunAccumulator.fromMeta(meta, {
-    lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
-    promptBuckets: config.promptBuckets,
-  });
-  let result: LoadResult;
-  let draining: Promise<void> | undefined;
-  try {
-    result = await clock.runUntil(
-      runLoad({
-        load: config.load,
-        workItem: (i) => workload.item(i),
-        send: sender.send,
-        clock,
-        signal: output.signal,
-        backpressure: () => {
-          if (!writer.backlogged) return undefined;
-          // One shared wait, however many workers are blocked on it.
-          draining ??= writer.drained().finally(() => {
-            draining = undefined;
-          });
-          return draining;
-        },
-        onRecord: (record) => {
-          writer.write(record);
-          accumulator.add(record);
-          io.onRecord?.(record);
-        },
-      }),
-    );
-  } finally {
-    await output.close(writer);
-  }
-  const c = ve.counters;
-  const server: ServerSummary = {
-    engine: 'goodput-sim',
-    metricsUrl: 'virtual',
-    samples: 0,
-    series: {},
-    preemptions: c.preemptions,
-    prefixCacheHitRate: c.prefixCacheQueries > 0 ? c.prefixCacheHits / c.prefixCacheQueries : 0,
-    generatedTokens: c.generationTokens - sender.warmupTokens(),
-    wastedTokens: c.abandonedTokens,
-  };
-  const summary = accumulator.summarize(meta, {
-    dropped: result.dropped,
-    peakInFlight: result.peakInFlight,
-    clientBound: result.clientBound,
-    interrupted: result.interrupted,
-    server,
-    serverGeneratedTokens: server.generatedTokens,
-  });
-  await output.finish(summary);
-  return { summary, dir };
+  return { clock, send: sender.send, server };
 }

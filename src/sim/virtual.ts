@@ -103,6 +103,11 @@ export class VirtualClock implements LoadClock {
    * until `work` settles; resolves (or rejects) as `work` does. Rejects when nothing is left
    * to wait for while `work` is still pending (it could never finish).
    */
+  run<T>(work: Promise<T>): Promise<T> {
+    return this.runUntil(work);
+  }
+
+  /** As `run`. */
   async runUntil<T>(work: Promise<T>): Promise<T> {
     let done = false;
     const settled = work.then(

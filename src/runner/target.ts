@@ -1,0 +1,150 @@
+/**
+ * One target preparation for every kind of run (run, gate, sweep, doctor's progressive
+ * stage, virtual time, each watch target): the URL or the embedded engine, the model (one
+ * way: --model, else the first id of GET /v1/models), and the TargetInfo a RunMeta carries.
+ *
+ * @module
+ */
+
+import { listModels } from '../client/index.js';
+import { redactUrl } from '../config/index.js';
+import { GoodputError } from '../errors.js';
+import { type EmbeddedSim, resolveProfile, startEmbeddedSim } from '../sim/index.js';
+import type { ApiKind, TargetInfo } from '../types.js';
+import { makeRedactor } from '../util/index.js';
+
+export interface TargetOptions {
+  /** Base URL; undefined → the embedded engine. */
+  url?: string;
+  /** Model id; undefined → the first id of GET /v1/models (the profile's model in virtual time). */
+  model?: string;
+  api: ApiKind;
+  /** In memory only: used to list the models, never kept in the result. */
+  apiKey?: string;
+  /** Seed of the embedded engine. */
+  seed: number;
+  /** Embedded engine: its profile and time mode. */
+  sim?: { profile?: string; timeMode?: 'live' | 'virtual' };
+  /** Where the notes go (embedded engine started). */
+  note?: (text: string) => void;
+  /** Hint of the error when the model cannot be listed (watch: start while the target is down). */
+  modelHint?: string;
+  /** Stops the model listing (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Extra headers of the model listing (--header); in memory only. */
+  headers?: Record<string, string>;
+  /** Header values that are credentials: redacted like the key. In memory only. */
+  secrets?: string[];
+}
+
+export interface PreparedTarget {
+  /**
+   * Where requests go: the URL, or the embedded engine's. May carry what the user put in the
+   * URL: never persist it, persist `info.baseUrl` (redacted).
+   */
+  baseUrl: string;
+  model: string;
+  /** What the RunMeta records about the target. */
+  info: TargetInfo;
+  /** Virtual time: the engine profile the run simulates in-process (no server, no socket). */
+  virtualProfile?: string;
+  /** Stops the embedded engine, if one was started. */
+  close(): Promise<void>;
+}
+
+/** The first model the server lists; E_NO_MODEL with the hint when there is none or listing fails. */
+export async function pickModel(
+  baseUrl: string,
+  apiKey: string | undefined,
+  opts: { hint?: string; signal?: AbortSignal; headers?: Record<string, string>; secrets?: string[] } = {},
+): Promise<string> {
+  const { hint, signal } = opts;
+  let models: string[];
+  try {
+    // Bounded in bytes and time (listModels' defaults) and stopped by Ctrl-C.
+    models = await listModels(baseUrl, apiKey, {
+      headers: opts.headers,
+      secrets: opts.secrets,
+      ...(signal ? { signal } : {}),
+    });
+  } catch (e) {
+    if (!hint || !(e instanceof GoodputError) || signal?.aborted) throw e;
+    throw new GoodputError(
+      'E_NO_MODEL',
+      `cannot list the models at ${redactUrl(baseUrl)} (${e.message})`,
+      hint,
+    );
+  }
+  const first = models[0];
+  if (first === undefined) {
+    throw new GoodputError(
+      'E_NO_MODEL',
+      `GET ${redactUrl(baseUrl)}/v1/models returned no model`,
+      hint ?? 'pass --model with the id the server serves',
+    );
+  }
+  // The id is a server string that would be stored and printed everywhere: a server that
+  // echoes the key (or a secret header) there must not get it into the results.
+  if (makeRedactor([apiKey, ...(opts.secrets ?? [])])(first) !== first) {
+    throw new GoodputError(
+      'E_NO_MODEL',
+      `the first model id from GET ${redactUrl(baseUrl)}/v1/models contains (part of) the API key or a secret header; it is not used`,
+      'pass --model with the id the server serves, and check the server or gateway that echoes the key',
+    );
+  }
+  return first;
+}
+
+/** Prepares the target of one run; see the module comment. Call `close()` when the run ends. */
+export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget> {
+  if (opts.sim?.timeMode === 'virtual') {
+    if (opts.url !== undefined) {
+      throw new GoodputError(
+        'E_USAGE',
+        'a virtual-time run needs the embedded engine',
+        'drop --url with --time virtual',
+      );
+    }
+    const profile = resolveProfile(opts.sim.profile);
+    return {
+      baseUrl: 'virtual://embedded',
+      model: opts.model ?? profile.model.servedName,
+      info: {
+        baseUrl: 'virtual://embedded',
+        api: opts.api,
+        embedded: true,
+        timeMode: 'virtual',
+        simProfile: profile.id,
+      },
+      virtualProfile: profile.id,
+      close: async () => undefined,
+    };
+  }
+  let sim: EmbeddedSim | undefined;
+  if (opts.url === undefined) {
+    sim = await startEmbeddedSim({ host: '127.0.0.1', port: 0, seed: opts.seed, profile: opts.sim?.profile });
+    opts.note?.(
+      `embedded engine: ${sim.url} (${sim.profileId}${sim.isolated ? ', own thread' : ''}), model ${sim.model}`,
+    );
+  }
+  try {
+    const baseUrl = opts.url ?? sim!.url;
+    const model =
+      opts.model ??
+      (await pickModel(baseUrl, opts.apiKey, {
+        hint: opts.modelHint,
+        signal: opts.signal,
+        headers: opts.headers,
+        secrets: opts.secrets,
+      }));
+    const info: TargetInfo = { baseUrl: redactUrl(baseUrl), api: opts.api, embedded: sim !== undefined };
+    if (sim) {
+      info.timeMode = 'live';
+      info.simProfile = sim.profileId;
+    }
+    return { baseUrl, model, info, close: async () => sim?.close() };
+  } catch (e) {
+    await sim?.close().catch(() => undefined);
+    throw e;
+  }
+}
