@@ -34,6 +34,7 @@ export interface StoredRound {
   invalidReason?: string;
   attempted: number;
   completed: number;
+  /** Requests that ended with an error (metrics/definitions.ts: cancels and interruptions excluded). */
   failed: number;
   /** Requests that met every SLO. */
   good: number;

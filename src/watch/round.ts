@@ -10,7 +10,7 @@
  */
 
 import type { Client } from '../client/index.js';
-import { meetsSlo, RunAccumulator, requestMetrics } from '../metrics/index.js';
+import { failedRequests, meetsSlo, RunAccumulator, requestMetrics } from '../metrics/index.js';
 import {
   CLIENT_BOUND_LOOP_DELAY_MS,
   LATE_SEND_TOLERANCE_MS,
@@ -178,7 +178,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     valid: invalidReason === undefined,
     attempted: summary.counts.attempted,
     completed: summary.counts.completed,
-    failed: summary.counts.failed + summary.counts.cancelled,
+    failed: failedRequests(summary),
     good,
     outputTokens: summary.total_output_tokens,
     proberLagMs,

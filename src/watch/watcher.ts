@@ -13,6 +13,7 @@
 import { type Client, createClient, listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
+import { metric } from '../metrics/index.js';
 import { RunClock, sleepUntil } from '../runner/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
@@ -262,7 +263,8 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           }
           feed.endRound(l.probe.name, l.probe.model, {
             valid: stored.valid,
-            attainment: stored.attempted > 0 ? stored.good / stored.attempted : Number.NaN,
+            // The round summary's attainment, as gate and the rollback rule read it (catalogue).
+            attainment: metric('attainment').read(summary) ?? Number.NaN,
             proberLagMs: stored.proberLagMs,
             endedAt: Date.now(),
             server: stored.server,
