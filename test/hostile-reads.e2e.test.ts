@@ -4,7 +4,8 @@
  * child process itself and compared with the same binary printing its version.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,5 +158,76 @@ describe('run against hostile reads', () => {
     );
     expect(r.code).toBe(0);
     expect(peakRssMiB(r.stderr)).toBeLessThan(baselineMiB + MAX_EXTRA_MIB);
+  });
+});
+
+describe('run with a dataset that never ends', () => {
+  const SMALL = ['--requests', '2', '--concurrency', '1', '--max-tokens', '4'];
+
+  it('--dataset /dev/zero is a usage error (exit 2) naming the line limit, memory bounded', async () => {
+    const r = await runBin(
+      [
+        'run',
+        '--url',
+        sim.url,
+        '--model',
+        sim.model,
+        '--dataset',
+        '/dev/zero',
+        ...SMALL,
+        '--out',
+        join(work, 'zero'),
+      ],
+      { cwd: work, timeoutMs: 60_000, nodeArgs: PEAK_RSS_ARGS },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/line 1 is longer than 16 MiB/);
+    expect(peakRssMiB(r.stderr)).toBeLessThan(baselineMiB + MAX_EXTRA_MIB);
+  });
+
+  it('the first Ctrl-C stops a run waiting on a FIFO dataset (exit 130)', async () => {
+    const fifo = join(work, 'prompts.fifo');
+    execFileSync('mkfifo', [fifo]);
+    let killedAt = 0;
+    let writer: number | undefined;
+    const r = await runBin(
+      [
+        'run',
+        '--url',
+        sim.url,
+        '--model',
+        sim.model,
+        '--dataset',
+        fifo,
+        ...SMALL,
+        '--out',
+        join(work, 'fifo'),
+      ],
+      {
+        cwd: work,
+        timeoutMs: 30_000,
+        onSpawn: (child) => {
+          // Once the run has the FIFO open for reading, hold a writer that never writes, then Ctrl-C.
+          const poll = setInterval(() => {
+            try {
+              writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+            } catch {
+              return; // no reader yet (ENXIO)
+            }
+            clearInterval(poll);
+            setTimeout(() => {
+              killedAt = performance.now();
+              child.kill('SIGINT');
+            }, 300);
+          }, 50);
+          child.on('close', () => clearInterval(poll));
+        },
+      },
+    );
+    if (writer !== undefined) closeSync(writer);
+    expect(r.stderr).toMatch(/SIGINT: stopping/);
+    expect(r.code).toBe(130);
+    expect(killedAt).toBeGreaterThan(0);
+    expect(performance.now() - killedAt).toBeLessThan(5_000);
   });
 });

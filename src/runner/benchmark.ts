@@ -163,7 +163,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
   try {
-    const { workload, tokenizer } = await buildRunWorkload(config);
+    const { workload, tokenizer } = await buildRunWorkload(config, io.signal);
     if (target.virtualProfile) {
       transport = createVirtualTransport(config, target.virtualProfile);
       note(`virtual time (${target.virtualProfile}): the load runs on the engine's simulated clock`);

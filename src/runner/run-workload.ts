@@ -20,12 +20,15 @@ import type { BenchmarkIo } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
-/** The run's workload and the tokenizer that counted its prompts. */
+/** The run's workload and the tokenizer that counted its prompts; `signal` stops a dataset read. */
 export async function buildRunWorkload(
   config: BenchmarkConfig,
+  signal?: AbortSignal,
 ): Promise<{ workload: Workload; tokenizer: Tokenizer }> {
   const tokenizer = createTokenizer();
-  const dataset = config.workload.datasetPath ? await loadDataset(config.workload.datasetPath) : undefined;
+  const dataset = config.workload.datasetPath
+    ? await loadDataset(config.workload.datasetPath, undefined, signal ? { signal } : {})
+    : undefined;
   const spec: WorkloadSpec = {
     kind: dataset ? 'dataset' : 'synthetic',
     api: config.api,

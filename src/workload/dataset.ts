@@ -11,8 +11,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { GoodputError } from '../errors.js';
+import { constants, createReadStream, openSync, statSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { ExitCode, GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
 
 /** One prompt of a dataset. Exactly one of `messages` and `prompt` is set. */
@@ -107,36 +108,42 @@ function parseOutputTokens(line: Record<string, unknown>, where: string): number
   return undefined;
 }
 
+/** Parses one JSONL line (1-based `lineNo`); undefined for a blank line. */
+function parseJsonlLine(text: string, name: string, lineNo: number): DatasetEntry | undefined {
+  const raw = text.trim();
+  if (raw === '') return undefined;
+  const where = `${name}:${lineNo}`;
+  let line: unknown;
+  try {
+    line = JSON.parse(raw);
+  } catch (e) {
+    throw datasetError(where, undefined, `not valid JSON (${(e as Error).message})`, JSONL_HINT);
+  }
+  if (!isObject(line))
+    throw datasetError(where, undefined, `expected an object, got ${typeOf(line)}`, JSONL_HINT);
+  const entry: DatasetEntry = {};
+  if (line.messages !== undefined) {
+    entry.messages = parseMessages(line.messages, where);
+  } else if (line.prompt !== undefined) {
+    if (typeof line.prompt !== 'string') {
+      throw datasetError(where, 'prompt', `expected string, got ${typeOf(line.prompt)}`, JSONL_HINT);
+    }
+    entry.prompt = line.prompt;
+  } else {
+    throw datasetError(where, 'prompt', 'missing (and no "messages" either)', JSONL_HINT);
+  }
+  const outputTokens = parseOutputTokens(line, where);
+  if (outputTokens !== undefined) entry.outputTokens = outputTokens;
+  return entry;
+}
+
 /** Parses JSONL text; blank lines are skipped. `name` is used in error messages. */
 export function parseJsonlDataset(text: string, name: string): DatasetEntry[] {
   const entries: DatasetEntry[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim();
-    if (raw === '') continue;
-    const where = `${name}:${i + 1}`;
-    let line: unknown;
-    try {
-      line = JSON.parse(raw);
-    } catch (e) {
-      throw datasetError(where, undefined, `not valid JSON (${(e as Error).message})`, JSONL_HINT);
-    }
-    if (!isObject(line))
-      throw datasetError(where, undefined, `expected an object, got ${typeOf(line)}`, JSONL_HINT);
-    const entry: DatasetEntry = {};
-    if (line.messages !== undefined) {
-      entry.messages = parseMessages(line.messages, where);
-    } else if (line.prompt !== undefined) {
-      if (typeof line.prompt !== 'string') {
-        throw datasetError(where, 'prompt', `expected string, got ${typeOf(line.prompt)}`, JSONL_HINT);
-      }
-      entry.prompt = line.prompt;
-    } else {
-      throw datasetError(where, 'prompt', 'missing (and no "messages" either)', JSONL_HINT);
-    }
-    const outputTokens = parseOutputTokens(line, where);
-    if (outputTokens !== undefined) entry.outputTokens = outputTokens;
-    entries.push(entry);
+    const entry = parseJsonlLine(lines[i]!, name, i + 1);
+    if (entry) entries.push(entry);
   }
   return entries;
 }
@@ -227,39 +234,227 @@ export function parseDataset(
   return { format, entries: parseJsonlDataset(text, name), skipped: 0 };
 }
 
+/** The longest JSONL line read: a prompt of a few million tokens fits; /dev/zero does not. */
+export const MAX_DATASET_LINE_BYTES = 16 * 1024 * 1024;
+/** The largest dataset file read (JSONL, read a line at a time). */
+export const MAX_DATASET_BYTES = 1024 * 1024 * 1024;
+/** The largest ShareGPT file (one JSON document, parsed whole). */
+export const MAX_SHAREGPT_BYTES = 256 * 1024 * 1024;
+
+const MiB = (n: number) => `${n / 1024 / 1024} MiB`;
+
+/** Options of {@link loadDataset}. */
+export interface LoadDatasetOptions {
+  /** Stops the read (Ctrl-C): a FIFO or a device that never ends must not hold the run. */
+  signal?: AbortSignal;
+}
+
 /**
  * Reads and parses a dataset file; its sha256 and entry count go into WorkloadSpec.dataset.
+ * The file is streamed: JSONL a line at a time (each at most {@link MAX_DATASET_LINE_BYTES},
+ * the file at most {@link MAX_DATASET_BYTES}), ShareGPT whole up to {@link MAX_SHAREGPT_BYTES}.
+ * Anything larger, and a file that never ends (/dev/zero, a FIFO), is an `E_DATASET` usage
+ * error naming the limit; the signal stops the read with exit code 130.
  *
  * @example
  * const ds = await loadDataset('prompts.jsonl');
  * const spec = { ..., dataset: { path: ds.path, format: ds.format, sha256: ds.sha256, entries: ds.entries.length } };
  */
-export async function loadDataset(path: string, format?: DatasetFormat): Promise<Dataset> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
+export async function loadDataset(
+  path: string,
+  format?: DatasetFormat,
+  opts: LoadDatasetOptions = {},
+): Promise<Dataset> {
+  const hash = createHash('sha256');
+  const entries: DatasetEntry[] = [];
+  let detected: DatasetFormat | undefined = format;
+  let total = 0;
+  let lineNo = 0;
+  let line: Buffer[] = [];
+  let lineBytes = 0;
+  const whole: Buffer[] = [];
+  const tooBig = (what: string, hint: string) =>
+    new GoodputError('E_DATASET', `dataset ${path}: ${what}`, hint);
+  const endLine = () => {
+    lineNo++;
+    const entry = parseJsonlLine(Buffer.concat(line).toString('utf8'), path, lineNo);
+    if (entry) entries.push(entry);
+    line = [];
+    lineBytes = 0;
+  };
+  const onChunk = (chunk: Buffer) => {
+    total += chunk.length;
+    hash.update(chunk);
+    if (detected === undefined) {
+      const text = chunk.toString('latin1');
+      const first = text.match(/\S/)?.[0];
+      if (first !== undefined) detected = first === '[' ? 'sharegpt' : 'jsonl';
+    }
+    if (detected === 'sharegpt') {
+      if (total > MAX_SHAREGPT_BYTES) {
+        throw tooBig(
+          `a ShareGPT file over ${MiB(MAX_SHAREGPT_BYTES)} (it is parsed whole)`,
+          'convert it to JSONL (one {"prompt": ...} per line), which is read a line at a time',
+        );
+      }
+      whole.push(chunk);
+      return;
+    }
+    if (total > MAX_DATASET_BYTES) {
+      throw tooBig(
+        `over ${MiB(MAX_DATASET_BYTES)}: not read further`,
+        'use a smaller dataset (a sample of it)',
+      );
+    }
+    if (detected === undefined) {
+      whole.push(chunk); // only whitespace so far
+      return;
+    }
+    if (whole.length > 0) {
+      chunk = Buffer.concat([...whole.splice(0), chunk]);
+    }
+    let at = 0;
+    for (let nl = chunk.indexOf(10, at); nl !== -1; nl = chunk.indexOf(10, at)) {
+      const piece = chunk.subarray(at, nl);
+      if (lineBytes + piece.length > MAX_DATASET_LINE_BYTES) break;
+      line.push(piece);
+      endLine();
+      at = nl + 1;
+    }
+    const rest = chunk.subarray(at);
+    const nextNl = rest.indexOf(10);
+    lineBytes += nextNl === -1 ? rest.length : nextNl;
+    if (lineBytes > MAX_DATASET_LINE_BYTES) {
+      throw tooBig(
+        `line ${lineNo + 1} is longer than ${MiB(MAX_DATASET_LINE_BYTES)}: not read further`,
+        'each JSONL line is one prompt; check that the file is JSONL (not one huge line or a device such as /dev/zero)',
+      );
+    }
+    line.push(Buffer.from(rest));
+  };
+  await streamFile(path, onChunk, opts.signal);
+  if (detected === 'sharegpt' || (detected === undefined && format === 'sharegpt')) {
+    const parsed = parseShareGptDataset(Buffer.concat(whole).toString('utf8'), path);
+    return finish(path, 'sharegpt', hash.digest('hex'), parsed.entries, parsed.skipped);
+  }
+  if (lineBytes > 0 || line.length > 0) endLine();
+  return finish(path, 'jsonl', hash.digest('hex'), entries, 0);
+}
+
+function finish(
+  path: string,
+  format: DatasetFormat,
+  sha256: string,
+  entries: DatasetEntry[],
+  skipped: number,
+): Dataset {
+  if (entries.length === 0) {
     throw new GoodputError(
+      'E_DATASET',
+      `dataset ${path} has no usable prompts${skipped > 0 ? ` (${skipped} conversations without a human turn and a reply)` : ''}`,
+      format === 'sharegpt' ? SHAREGPT_HINT : JSONL_HINT,
+    );
+  }
+  return { path, format, sha256, entries, count: entries.length, skipped };
+}
+
+/**
+ * The file's chunks, and a way to stop reading. A FIFO (or socket) is opened non-blocking and
+ * read through the event loop: a blocking open or read of a pipe nobody writes to would hold a
+ * thread of the pool, and the process could not even exit after Ctrl-C. Until a first byte
+ * arrives, an end of a FIFO means "no writer yet": it is opened again a moment later.
+ */
+function openForReading(path: string): { chunks: AsyncIterable<Buffer>; close(): void } {
+  let fifo = false;
+  try {
+    const st = statSync(path);
+    fifo = st.isFIFO() || st.isSocket();
+  } catch {
+    // the read below reports the error
+  }
+  if (!fifo) {
+    const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+    return { chunks: stream, close: () => stream.destroy() };
+  }
+  let current: Socket | undefined;
+  let closed = false;
+  const open = () => {
+    current = new Socket({
+      fd: openSync(path, constants.O_RDONLY | constants.O_NONBLOCK),
+      readable: true,
+      writable: false,
+    });
+    return current;
+  };
+  const first = open();
+  async function* chunks(): AsyncGenerator<Buffer> {
+    let sock = first;
+    let got = false;
+    for (;;) {
+      for await (const c of sock) {
+        got = true;
+        yield c as Buffer;
+      }
+      if (got || closed) return;
+      await new Promise((r) => setTimeout(r, 100));
+      if (closed) return;
+      sock = open();
+    }
+  }
+  return {
+    chunks: chunks(),
+    close: () => {
+      closed = true;
+      current?.destroy();
+    },
+  };
+}
+
+/** Streams a file into `onChunk` (which may throw to stop), stopped by the signal. */
+async function streamFile(
+  path: string,
+  onChunk: (chunk: Buffer) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const stopped = () =>
+    new GoodputError('E_DATASET', `reading dataset ${path} was stopped`, 'nothing was sent; run again', {
+      exitCode: ExitCode.INTERRUPTED,
+    });
+  const cannotRead = (e: unknown) =>
+    new GoodputError(
       'E_DATASET',
       `cannot read dataset ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       'check the path given to --dataset',
     );
+  if (signal?.aborted) throw stopped();
+  let stream: ReturnType<typeof openForReading>;
+  try {
+    stream = openForReading(path);
+  } catch (e) {
+    throw cannotRead(e);
   }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const parsed = parseDataset(bytes.toString('utf8'), path, format);
-  if (parsed.entries.length === 0) {
-    throw new GoodputError(
-      'E_DATASET',
-      `dataset ${path} has no usable prompts${parsed.skipped > 0 ? ` (${parsed.skipped} conversations without a human turn and a reply)` : ''}`,
-      parsed.format === 'sharegpt' ? SHAREGPT_HINT : JSONL_HINT,
-    );
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      stream.close();
+      reject(stopped());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  const read = (async () => {
+    try {
+      for await (const chunk of stream.chunks) onChunk(chunk);
+    } catch (e) {
+      if (e instanceof GoodputError) throw e;
+      throw cannotRead(e);
+    } finally {
+      stream.close();
+    }
+  })();
+  try {
+    await Promise.race([read, aborted]);
+  } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
-  return {
-    path,
-    format: parsed.format,
-    sha256,
-    entries: parsed.entries,
-    count: parsed.entries.length,
-    skipped: parsed.skipped,
-  };
 }
