@@ -87,7 +87,9 @@ function describeLoad(s: RunSummary): string {
     l.mode === 'closed'
       ? `closed loop, concurrency ${l.concurrency ?? 1}`
       : // null is how summary.json writes Infinity (--rate inf)
-        `open loop, ${l.rate == null || l.rate === Number.POSITIVE_INFINITY ? 'inf (all at once)' : l.rate} req/s, burstiness ${l.burstiness ?? 1}` +
+        (l.rate == null || l.rate === Number.POSITIVE_INFINITY
+          ? 'open loop, all at once (--rate inf)'
+          : `open loop, ${l.rate} req/s, burstiness ${l.burstiness ?? 1}`) +
         (l.maxConcurrency !== undefined ? `, max concurrency ${l.maxConcurrency}` : '');
   return [shape, stop, `warmup ${l.warmup}`].filter(Boolean).join(' · ');
 }
