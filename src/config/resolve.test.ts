@@ -69,6 +69,25 @@ describe('resolveTarget precedence: flag > env > file > default', () => {
     expect(t.source.apiKey).toEqual({ source: 'env', detail: 'OPENAI_API_KEY' });
   });
 
+  test('OPENAI_BASE_URL like OPENAI_API_KEY: after GOODPUT_BASE_URL, before the file, its /v1 without a warning', async () => {
+    const openai = await resolveTarget({
+      flags: { config: settingsPath },
+      env: { OPENAI_BASE_URL: 'https://gw.example/v1/' },
+    });
+    expect(openai.baseUrl).toBe('https://gw.example/v1');
+    expect(openai.source.baseUrl).toEqual({ source: 'env', detail: 'OPENAI_BASE_URL' });
+    expect(openai.warnings).toEqual([]);
+    const both = await resolveTarget({
+      env: { OPENAI_BASE_URL: 'https://gw.example/v1', GOODPUT_BASE_URL: 'http://env-host:1' },
+    });
+    expect(both.source.baseUrl.detail).toBe('GOODPUT_BASE_URL');
+    const flag = await resolveTarget({
+      flags: { url: 'http://flag:2' },
+      env: { OPENAI_BASE_URL: 'https://gw/v1' },
+    });
+    expect(flag.baseUrl).toBe('http://flag:2');
+  });
+
   test('GOODPUT_API_KEY over OPENAI_API_KEY', async () => {
     const t = await resolveTarget({ env: { OPENAI_API_KEY: ENV_OPENAI, GOODPUT_API_KEY: ENV_GOODPUT } });
     expect(t.apiKey).toBe(ENV_GOODPUT);
