@@ -1,7 +1,9 @@
 /**
- * One probing round of one target: a small bounded load (runLoad) whose records feed the run
- * accumulator (for the round's RunSummary, which the rollback rule reads), the store's compact
- * histograms and the exporter — and are never written to disk one by one. The round also
+ * One probing round of one target: a run (the run pipeline, `runPipeline`) whose records flow
+ * to the run accumulator (the round's RunSummary, from which every figure of the round is
+ * read: counts, good requests, errors, and which the rollback rule reads), the store sink (the
+ * store's compact histograms) and the exporter — and are never written to disk one by one.
+ * There is no second aggregation here: what the round stores is what its summary says. The round also
  * measures the prober's own lag: the event-loop delay and the dispatch lag seen by the runner,
  * and the drift of the timer that started the round. A round in which the prober was the
  * bottleneck is marked invalid.
@@ -10,12 +12,12 @@
  */
 
 import type { Client } from '../client/index.js';
-import { failedRequests, meetsSlo, RunAccumulator, requestMetrics } from '../metrics/index.js';
+import { failedRequests, RunAccumulator, requestMetrics } from '../metrics/index.js';
 import {
   CLIENT_BOUND_LOOP_DELAY_MS,
   LATE_SEND_TOLERANCE_MS,
   type RunClock,
-  runLoad,
+  runPipeline,
 } from '../runner/index.js';
 import { scrapeOnce } from '../server-metrics/index.js';
 import {
@@ -42,7 +44,7 @@ export interface ProbeTarget {
   client: Client;
   clock: RunClock;
   tokenizer: Tokenizer;
-  /** Metadata of every round of this target (runId and startedAt are set per round). */
+  /** Metadata of every round of this target (buildRunMeta; runId and startedAt are set per round). */
   meta: RunMeta;
   load: LoadSpec;
   /** Server metrics URL, when it answered at start. */
@@ -88,6 +90,45 @@ function serverFigures(
   return out;
 }
 
+/**
+ * The store sink: each successful measured request's latencies go into the store's compact
+ * histograms (its own codec, see store/) and the exporter's value lists. Counts, good
+ * requests and errors are not counted here: they are read from the round's summary.
+ */
+class StoreSink {
+  readonly histograms: Record<StoredLatency, StoreHistogram> = {
+    ttft: new StoreHistogram(),
+    tpot: new StoreHistogram(),
+    itl: new StoreHistogram(),
+    e2el: new StoreHistogram(),
+  };
+  readonly values: Record<StoredLatency, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
+  tokensSpent = 0;
+
+  add(record: RequestRecord): void {
+    if (record.warmup) return;
+    this.tokensSpent += record.promptTokens + record.outputTokens;
+    if (record.outcome !== 'success') return;
+    const m = requestMetrics(record);
+    if (m.ttftMs !== undefined) this.keep('ttft', m.ttftMs);
+    if (m.tpotMs !== undefined) this.keep('tpot', m.tpotMs);
+    for (const gap of m.itlMs) this.keep('itl', gap);
+    this.keep('e2el', m.e2elMs);
+  }
+
+  private keep(name: StoredLatency, ms: number): void {
+    this.histograms[name].record(ms);
+    this.values[name].push(ms);
+  }
+}
+
+/** The round's error codes and counts, as its summary gives them. */
+function errorCounts(summary: RunSummary): Partial<Record<RequestErrorCode, number>> {
+  const out: Partial<Record<RequestErrorCode, number>> = {};
+  for (const e of summary.errors) out[e.code] = e.count;
+  return out;
+}
+
 async function tryScrape(url: string | undefined): Promise<Pick<ServerSample, 'values'> | undefined> {
   if (url === undefined) return undefined;
   try {
@@ -114,44 +155,24 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     tokenizer: target.tokenizer,
   });
   const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
-  const histograms = {
-    ttft: new StoreHistogram(),
-    tpot: new StoreHistogram(),
-    itl: new StoreHistogram(),
-    e2el: new StoreHistogram(),
-  };
-  const values: Record<StoredLatency, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
-  const errors: Partial<Record<RequestErrorCode, number>> = {};
-  let good = 0;
-  let tokensSpent = 0;
+  const store = new StoreSink();
   const before = await tryScrape(target.metricsUrl);
   target.clock.reset();
-  const result = await runLoad({
+  const onRecord = opts.onRecord;
+  const result = await runPipeline({
     load: target.load,
     workItem: (i) => workload.item(i),
     send: (item, o) => target.client.send(item, o),
     clock: target.clock,
     signal: opts.signal,
-    onRecord: (record) => {
-      if (record.warmup) return;
-      accumulator.add(record);
-      tokensSpent += record.promptTokens + record.outputTokens;
-      const m = requestMetrics(record);
-      if (record.outcome === 'success') {
-        const keep = (name: StoredLatency, ms: number) => {
-          histograms[name].record(ms);
-          values[name].push(ms);
-        };
-        if (m.ttftMs !== undefined) keep('ttft', m.ttftMs);
-        if (m.tpotMs !== undefined) keep('tpot', m.tpotMs);
-        for (const gap of m.itlMs) keep('itl', gap);
-        keep('e2el', m.e2elMs);
-      } else if (record.error) {
-        errors[record.error.code] = (errors[record.error.code] ?? 0) + 1;
-      }
-      if (meetsSlo(record, m, meta.slo)) good++;
-      opts.onRecord?.(record);
-    },
+    sinks: [
+      (record) => accumulator.add(record),
+      (record) => store.add(record),
+      onRecord &&
+        ((record) => {
+          if (!record.warmup) onRecord(record);
+        }),
+    ],
   });
   const after = await tryScrape(target.metricsUrl);
   const summary = accumulator.summarize(meta, {
@@ -179,14 +200,14 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     attempted: summary.counts.attempted,
     completed: summary.counts.completed,
     failed: failedRequests(summary),
-    good,
+    good: summary.goodput.goodRequests,
     outputTokens: summary.total_output_tokens,
     proberLagMs,
-    errors,
-    histograms,
+    errors: errorCounts(summary),
+    histograms: store.histograms,
   };
   if (invalidReason !== undefined) stored.invalidReason = invalidReason;
   const server = serverFigures(before, after);
   if (server) stored.server = server;
-  return { summary, stored, tokensSpent, values };
+  return { summary, stored, tokensSpent: store.tokensSpent, values: store.values };
 }

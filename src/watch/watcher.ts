@@ -10,15 +10,13 @@
  * @module
  */
 
-import { type Client, createClient, listModels } from '../client/index.js';
-import { redactUrl } from '../config/index.js';
+import { type Client, createClient } from '../client/index.js';
 import { GoodputError } from '../errors.js';
 import { metric } from '../metrics/index.js';
-import { RunClock, sleepUntil } from '../runner/index.js';
+import { buildRunMeta, type PreparedTarget, prepareTarget, RunClock, sleepUntil } from '../runner/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
-import { type SimServer, startSim } from '../sim/index.js';
 import { WatchStore } from '../store/index.js';
-import type { ApiKind, LoadSpec, RunMeta, Sampling, Slo, WorkloadSpec } from '../types.js';
+import type { ApiKind, LoadSpec, Sampling, Slo, WorkloadSpec } from '../types.js';
 import { createRng, createTokenizer } from '../workload/index.js';
 import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
 import { WatchExporter } from './exporter.js';
@@ -106,38 +104,32 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     if (!io.quiet) io.stderr.write(`${text}\n`);
   };
   const store = WatchStore.open(config.storePath);
-  let sim: SimServer | undefined;
+  const targets: PreparedTarget[] = [];
   let exporter: WatchExporter | undefined;
   const clients: Client[] = [];
   const outcome: WatchOutcome = { rounds: 0, rollbacks: 0 };
   try {
     const pruned = store.prune(Date.now() - config.retainMs);
     if (pruned > 0) log(`store: ${pruned} round(s) older than the retention removed`);
-    if (config.targets.some((t) => t.url === undefined)) {
-      sim = await startSim({ host: '127.0.0.1', port: 0, seed: config.seed });
-      log(`embedded engine: ${sim.url}, model ${sim.model}`);
-    }
     const tokenizer = createTokenizer();
     const live: Live[] = [];
     for (const t of config.targets) {
-      const baseUrl = t.url ?? sim!.url;
-      let model = t.model;
-      if (model === undefined) {
-        const models = await listModels(baseUrl, t.apiKey).catch((e: Error) => {
-          throw new GoodputError(
-            'E_NO_MODEL',
-            `${t.name}: cannot list the models at ${redactUrl(baseUrl)} (${e.message})`,
-            'pass --model (or model: in the targets file) so watch can start while the target is down',
-          );
-        });
-        model = models[0];
-        if (model === undefined)
-          throw new GoodputError(
-            'E_NO_MODEL',
-            `${t.name}: /v1/models is empty`,
-            'pass --model with the served id',
-          );
-      }
+      // The same target preparation as a run: URL or embedded engine, the model picked one way.
+      const target = await prepareTarget({
+        url: t.url,
+        model: t.model,
+        api: config.api,
+        apiKey: t.apiKey,
+        seed: config.seed,
+        note: log,
+        modelHint: 'pass --model (or model: in the targets file) so watch can start while the target is down',
+        signal: io.signal,
+      }).catch((e: unknown) => {
+        if (e instanceof GoodputError) throw new GoodputError(e.code, `${t.name}: ${e.message}`, e.hint);
+        throw e;
+      });
+      targets.push(target);
+      const { baseUrl, model } = target;
       const clock = new RunClock();
       const client = createClient(
         {
@@ -162,28 +154,23 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         maxTokens: config.sampling.maxTokens,
         tokenizer: tokenizer.name,
       };
-      const meta: RunMeta = {
-        tool: { name: 'goodput', version: config.toolVersion ?? '0.0.0' },
-        runId: '',
-        startedAt: '',
-        target: { baseUrl: redactUrl(baseUrl), api: config.api, embedded: t.url === undefined },
-        model,
-        sampling: config.sampling,
-        workload: spec,
-        load: config.load,
-        slo: t.slo as Slo,
-        seed: config.seed,
-      };
+      // runId and startedAt are set per round.
+      const meta = buildRunMeta(
+        { sampling: config.sampling, load: config.load, slo: t.slo as Slo, seed: config.seed },
+        target,
+        spec,
+        { runId: '', startedAt: '', version: config.toolVersion },
+      );
       const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
       const probe: ProbeTarget = { name: t.name, model, client, clock, tokenizer, meta, load: config.load };
       if (metrics.url) probe.metricsUrl = metrics.url;
-      store.targetId(t.name, redactUrl(baseUrl), model);
+      store.targetId(t.name, target.info.baseUrl, model);
       const saved = store.loadState<TargetState>(t.name);
       const state: TargetState = saved ?? { rollback: initialRollbackState(), budget: { day: '', used: 0 } };
       const round = store.lastRound(t.name);
       if (round > 0)
         log(`${t.name}: resuming after round ${round} (bad-window streak ${state.rollback.streak.length})`);
-      live.push({ probe, round, state, url: redactUrl(baseUrl) });
+      live.push({ probe, round, state, url: target.info.baseUrl });
     }
 
     if (io.exporter) {
@@ -310,7 +297,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
   } finally {
     await exporter?.close().catch(() => undefined);
     for (const c of clients) await c.close().catch(() => undefined);
-    await sim?.close().catch(() => undefined);
+    for (const t of targets) await t.close().catch(() => undefined);
     store.close();
   }
 }
