@@ -16,7 +16,7 @@
  */
 
 import { z } from 'zod';
-import { parseSlo, redactUrl } from '../config/index.js';
+import { hasBearerPrefix, parseSlo, redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
 import { parseYamlBounded, readTextFileBounded } from '../util/index.js';
@@ -121,7 +121,14 @@ export function parseTargetsText(
           `export ${t.key_env}=<key> before starting goodput watch`,
         );
       }
-      out.apiKey = key;
+      if (hasBearerPrefix(key)) {
+        throw new GoodputError(
+          'E_KEY',
+          `targets[${i}] (${name}): environment variable ${t.key_env} starts with "Bearer ": goodput sends "Authorization: Bearer <key>" itself, so the server would get "Bearer Bearer …"`,
+          `keep only the key itself in ${t.key_env} (drop the "Bearer " prefix)`,
+        );
+      }
+      out.apiKey = key.trim();
     }
     return out;
   });
