@@ -6,8 +6,9 @@
  */
 
 import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
-import { type CommandContext, type CommandSpec, parseArgv } from '../flags/index.js';
-import { closestName, toolVersion } from '../util/index.js';
+import type { CommandContext, CommandEntry, CommandSpec } from '../flags/spec.js';
+import { closestName } from '../util/text.js';
+import { toolVersion } from '../util/version.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
 
 /** What the CLI sees of the outside world. */
@@ -18,9 +19,10 @@ export function formatError(e: GoodputError): string {
   return `error[${e.code}]: ${e.message}\nhint: ${e.hint}\n`;
 }
 
-function findCommand(commands: readonly CommandSpec[], name: string): CommandSpec {
-  const spec = commands.find((c) => c.name === name);
-  if (spec) return spec;
+/** The spec of a listed command, loading it when the entry is lazy. */
+async function findCommand(commands: readonly CommandEntry[], name: string): Promise<CommandSpec> {
+  const entry = commands.find((c) => c.name === name);
+  if (entry) return 'load' in entry ? entry.load() : entry;
   const guess = closestName(
     name,
     commands.map((c) => c.name),
@@ -52,7 +54,7 @@ function leafSpec(spec: CommandSpec, subcommand: string | undefined): { spec: Co
 export async function runCli(
   argv: readonly string[],
   io: CliIo,
-  commands: readonly CommandSpec[],
+  commands: readonly CommandEntry[],
 ): Promise<number> {
   const version = toolVersion();
   try {
@@ -64,7 +66,7 @@ export async function runCli(
     if (name === '--help' || name === '-h' || name === 'help') {
       const topic = name === 'help' ? rest[0] : undefined;
       io.stdout.write(
-        topic ? renderCommandHelp(findCommand(commands, topic)) : renderRootHelp(commands, version),
+        topic ? renderCommandHelp(await findCommand(commands, topic)) : renderRootHelp(commands, version),
       );
       return ExitCode.OK;
     }
@@ -79,7 +81,9 @@ export async function runCli(
         'write goodput <command> [options], e.g. goodput run --concurrency 8',
       );
     }
-    const spec = findCommand(commands, name);
+    const spec = await findCommand(commands, name);
+    // The parser (and the config module it checks values with) loads only when a command runs.
+    const { parseArgv } = await import('../flags/parse.js');
     const args = parseArgv(spec, rest);
     const leaf = leafSpec(spec, args.subcommand);
     if (args.options.help === true) {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { capture } from '../../test/helpers/cli.js';
 import { ExitCode } from '../errors.js';
 import { BENCHMARK_OPTIONS, type CommandSpec } from '../flags/index.js';
+import { COMMANDS } from './commands/index.js';
 import { runCommand } from './commands/run.js';
 import { runCli } from './dispatch.js';
 import {
@@ -85,6 +86,38 @@ describe('help', () => {
     const text = renderRootHelp([runCommand], '1.2.3');
     expect(text).toContain('goodput 1.2.3');
     expect(text).toContain(runCommand.summary);
+  });
+
+  it('lists each command lazily under the name and summary of its own spec', async () => {
+    const names = new Set<string>();
+    for (const entry of COMMANDS) {
+      const spec = await entry.load();
+      expect([entry.name, entry.summary]).toEqual([spec.name, spec.summary]);
+      names.add(entry.name);
+    }
+    expect(names.size).toBe(COMMANDS.length);
+    const text = renderRootHelp(COMMANDS, '1.2.3');
+    for (const entry of COMMANDS) expect(text).toContain(entry.summary.split(' ').slice(0, 3).join(' '));
+  });
+
+  it('loads a lazy command only when it runs, and runs its help', async () => {
+    let loads = 0;
+    const lazy = {
+      name: 'run',
+      summary: runCommand.summary,
+      load: async () => {
+        loads++;
+        return runCommand;
+      },
+    };
+    const root = io();
+    expect(await runCli(['--help'], root, [lazy])).toBe(ExitCode.OK);
+    expect(await runCli(['--version'], root, [lazy])).toBe(ExitCode.OK);
+    expect(loads).toBe(0);
+    const help = io();
+    expect(await runCli(['run', '--help'], help, [lazy])).toBe(ExitCode.OK);
+    expect(loads).toBe(1);
+    expect(help.stdout.text).toContain('--concurrency');
   });
 
   it('the README carries the flag tables generated from the option table', () => {

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec } from '../flags/index.js';
+// The spec file alone (types and the built-in flags): root help and --version load no parser.
+import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec } from '../flags/spec.js';
 
 const INDENT = '  ';
 
@@ -132,7 +133,10 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
 }
 
 /** The top-level help: what goodput is and the list of commands. */
-export function renderRootHelp(commands: readonly CommandSpec[], version: string): string {
+export function renderRootHelp(
+  commands: ReadonlyArray<Pick<CommandSpec, 'name' | 'summary'>>,
+  version: string,
+): string {
   const out = [
     `goodput ${version}: measure, compare, gate and watch OpenAI-compatible LLM inference endpoints`,
     '',

@@ -16,14 +16,17 @@ export {
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from './options.js';
-export { BUILTIN_OPTIONS, camelCase, parseArgv } from './parse.js';
+export { camelCase, parseArgv } from './parse.js';
 export { LOAD_FLAG_KEYS, resolveBenchmarkConfig } from './resolve.js';
-export type {
-  CommandContext,
-  CommandSpec,
-  OptionSpec,
-  OptionType,
-  ParsedArgs,
-  PositionalSpec,
+export {
+  BUILTIN_OPTIONS,
+  type CommandContext,
+  type CommandEntry,
+  type CommandSpec,
+  type LazyCommand,
+  type OptionSpec,
+  type OptionType,
+  type ParsedArgs,
+  type PositionalSpec,
 } from './spec.js';
 export { convertOptionValue, EXPECTED_FORM } from './values.js';

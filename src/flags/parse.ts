@@ -12,7 +12,7 @@
 
 import { GoodputError } from '../errors.js';
 import { closestName } from '../util/index.js';
-import type { CommandSpec, OptionSpec, ParsedArgs } from './spec.js';
+import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec, type ParsedArgs } from './spec.js';
 import { convertOptionValue, EXPECTED_FORM } from './values.js';
 import { readForeignFlag } from './vllm-flags.js';
 
@@ -20,11 +20,6 @@ import { readForeignFlag } from './vllm-flags.js';
 export function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
-
-/** Built-in flags every command accepts; main handles them before the command runs. */
-export const BUILTIN_OPTIONS: OptionSpec[] = [
-  { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit' },
-];
 
 function unknownOption(flag: string, spec: CommandSpec, options: OptionSpec[]): GoodputError {
   const names = options.flatMap((o) => (o.type === 'boolean' ? [o.name, `no-${o.name}`] : [o.name]));

@@ -85,3 +85,21 @@ export interface CommandSpec {
   subcommands?: CommandSpec[];
   run(ctx: CommandContext): Promise<ExitCode>;
 }
+
+/** Built-in flags every command accepts; the dispatcher handles them before the command runs. */
+export const BUILTIN_OPTIONS: OptionSpec[] = [
+  { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit' },
+];
+
+/**
+ * A command as the binary lists it: name and summary at hand, the spec (and everything it
+ * imports) loaded only when the command is run or its help is asked for.
+ */
+export interface LazyCommand {
+  name: string;
+  summary: string;
+  load(): Promise<CommandSpec>;
+}
+
+/** What the dispatcher accepts: a loaded spec, or a lazy entry. */
+export type CommandEntry = CommandSpec | LazyCommand;

@@ -14,8 +14,19 @@
  * @module
  */
 
-import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { createRequire } from 'node:module';
 import { createSimRng, hashString } from './rng.js';
+
+type Encode = (text: string, options?: object) => number[];
+let encodeO200k: Encode | undefined;
+
+/** o200k_base's encoder, loaded on first use (its tables are several megabytes). */
+function encode(text: string, options?: object): number[] {
+  encodeO200k ??= (
+    createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as { encode: Encode }
+  ).encode;
+  return encodeO200k(text, options);
+}
 
 const CACHE_LIMIT = 512;
 /** Treat special-token text as ordinary text, as the workload's tokenizer does. */

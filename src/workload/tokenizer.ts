@@ -2,15 +2,14 @@
  * Token counting with a real BPE tokenizer (gpt-tokenizer), so that "2048 prompt tokens"
  * means 2048 tokens to the server too.
  *
- * The default, o200k_base, is loaded with the module (the embedded simulator uses the same
- * encoding). The others load on first use. Special-token text such as `<|endoftext|>` in a
+ * Every encoding, the default o200k_base included, loads on first use (its tables are several
+ * megabytes: a command that generates no prompt, and `goodput --version`, never loads them). Special-token text such as `<|endoftext|>` in a
  * prompt is counted as plain text, as a server does with user content, instead of throwing.
  *
  * @module
  */
 
 import { createRequire } from 'node:module';
-import * as o200kBase from 'gpt-tokenizer/encoding/o200k_base';
 import { GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
 
@@ -49,7 +48,6 @@ const cache = new Map<string, Tokenizer>();
 const requireCjs = createRequire(import.meta.url);
 
 function loadEncoding(name: TokenizerName): EncodingModule {
-  if (name === 'o200k_base') return o200kBase as unknown as EncodingModule;
   return requireCjs(`gpt-tokenizer/cjs/encoding/${name}`) as EncodingModule;
 }
 
