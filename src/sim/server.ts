@@ -18,6 +18,7 @@ import { LiveDriver } from './live.js';
 import { createSimMetrics } from './metrics.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
 import { Engine } from './scheduler.js';
+import { loadTokenizer } from './text.js';
 
 export interface SimOptions {
   /** `gpu[xN]:model` (default h100:llama-3.1-8b) or a resolved profile (e.g. from a JSON file). */
@@ -66,6 +67,7 @@ export interface SimServer {
  * await sim.close();
  */
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
+  loadTokenizer(); // before the first request, not inside its latency
   const profile = typeof opts.profile === 'object' ? opts.profile : resolveProfile(opts.profile);
   const config = resolveEngineConfig(profile, opts.engine);
   const engine = new Engine(profile, config);

@@ -20,12 +20,23 @@ import { createSimRng, hashString } from './rng.js';
 type Encode = (text: string, options?: object) => number[];
 let encodeO200k: Encode | undefined;
 
-/** o200k_base's encoder, loaded on first use (its tables are several megabytes). */
+/**
+ * Loads o200k_base's tables (several megabytes) unless loaded: a live server calls it at start,
+ * so that no request's latency includes the load; importing the module does not.
+ */
+export function loadTokenizer(): Encode {
+  if (encodeO200k === undefined) {
+    const loaded = (
+      createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as { encode: Encode }
+    ).encode;
+    loaded('warm up the encoder'); // its first call builds lookup tables
+    encodeO200k = loaded;
+  }
+  return encodeO200k;
+}
+
 function encode(text: string, options?: object): number[] {
-  encodeO200k ??= (
-    createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/o200k_base') as { encode: Encode }
-  ).encode;
-  return encodeO200k(text, options);
+  return (encodeO200k ?? loadTokenizer())(text, options);
 }
 
 const CACHE_LIMIT = 512;
