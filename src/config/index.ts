@@ -43,3 +43,4 @@ export {
   redact,
   redactUrl,
 } from './secrets.js';
+export { type NormalizedBaseUrl, normalizeBaseUrl } from './url.js';

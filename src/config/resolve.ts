@@ -17,7 +17,8 @@ import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
 import { type FileConfig, loadConfigFile } from './file.js';
 import { parseSlo } from './parse.js';
-import { hasBearerPrefix, inspectKey, redactUrl } from './secrets.js';
+import { hasBearerPrefix, inspectKey } from './secrets.js';
+import { normalizeBaseUrl } from './url.js';
 
 export type ValueSource = 'flag' | 'env' | 'file' | 'default';
 
@@ -70,17 +71,6 @@ export interface TargetInputs {
 
 const KEY_VARS = ['GOODPUT_API_KEY', 'OPENAI_API_KEY'] as const;
 
-function checkUrl(url: string, origin: Origin): string {
-  if (!/^https?:\/\/[^/\s]/i.test(url)) {
-    throw new GoodputError(
-      'E_USAGE',
-      `${origin.detail} must be an http:// or https:// base URL, got '${redactUrl(url)}'`,
-      'e.g. --url http://localhost:8000 (the client appends /v1/chat/completions)',
-    );
-  }
-  return url.replace(/\/+$/, '');
-}
-
 async function readKeyFile(path: string): Promise<string> {
   let raw: string;
   try {
@@ -100,26 +90,6 @@ async function readKeyFile(path: string): Promise<string> {
     );
   }
   return raw;
-}
-
-/**
- * A base URL that the URL parser refuses (a port beyond 65535, a bad host) is a usage error
- * naming the part at fault, not a crash when the first request is made.
- */
-function checkParsable(url: string, origin: Origin): void {
-  try {
-    new URL(url);
-    return;
-  } catch {
-    const port = /^https?:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d+)/i.exec(url)?.[1];
-    const why =
-      port !== undefined && Number(port) > 65_535 ? `port ${port} is beyond 65535` : 'it is not a valid URL';
-    throw new GoodputError(
-      'E_USAGE',
-      `${origin.detail} cannot be used: ${why} (got '${url.replace(/\/\/[^@/]*@/, '//')}')`,
-      'give a base URL such as http://localhost:8000 (ports run from 1 to 65535)',
-    );
-  }
 }
 
 /** The key, its raw form and its origin: --api-key-file, GOODPUT_API_KEY, OPENAI_API_KEY, the file. */
@@ -222,8 +192,10 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   };
   if (file) target.source.configFile = file.path;
   if (url.value !== undefined) {
-    target.baseUrl = checkUrl(url.value, url.origin!);
-    checkParsable(target.baseUrl, url.origin!);
+    // One normalisation for run and doctor: refused with the fixed URL, or corrected and said.
+    const normalized = normalizeBaseUrl(url.value, url.origin!.detail);
+    target.baseUrl = normalized.baseUrl;
+    warnings.push(...normalized.notes);
     // OPENAI_BASE_URL ends in /v1 by the SDKs' convention; the client does not double it.
     if (/\/v1$/i.test(target.baseUrl) && url.origin!.detail !== 'OPENAI_BASE_URL') {
       warnings.push(

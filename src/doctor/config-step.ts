@@ -115,8 +115,14 @@ export async function checkConfig(
       ? `model '${target.model}' from ${target.source.model.detail}`
       : 'no model given: the first of GET /v1/models will be used',
   );
-  // The /v1 note is analyzeBaseUrl's, with the URL that will be called.
-  for (const w of target.warnings) if (!w.includes('/v1')) details.push(w);
+  // The "ends in /v1" note is analyzeBaseUrl's, with the URL that will be called. A base URL
+  // corrected by the shared normalisation (config's normalizeBaseUrl, as run does) is a note.
+  for (const w of target.warnings) {
+    if (/ends in \/v1,/.test(w)) continue;
+    if (/which goodput appends itself/.test(w)) {
+      problems.push({ severity: 'warn', cause: w, fix: 'give the base URL, without the endpoint path' });
+    } else details.push(w);
+  }
   const baseUrl = url.callUrl.slice(
     0,
     url.callUrl.length - (api === 'chat' ? '/v1/chat/completions' : '/v1/completions').length,

@@ -83,8 +83,8 @@ describe('goodput doctor against real loopback servers', () => {
   it('a base URL with a query string stops at the configuration', async () => {
     const r = await doctor(['--url', `${sim.url}/?utm_source=newsletter`]);
     expect(r.code).toBe(ExitCode.DOCTOR_CONFIG);
-    expect(r.out).toMatch(/cause: the base URL carries a query string \(\?utm_source=newsletter\)/);
-    expect(r.out).toContain(`fix: drop the query string: --url ${sim.url}`);
+    expect(r.out).toMatch(/cause: --url: the base URL carries a query string \(\?utm_source=newsletter\)/);
+    expect(r.out).toContain(`fix: use --url ${sim.url}`);
   });
 
   it('a base URL with /v1 twice stops at the configuration with the right URL', async () => {
