@@ -4,7 +4,8 @@
  * @module
  */
 
-import { type CommandSpec, FORCE_OPTION, TARGET_OPTIONS } from '../flags/index.js';
+import type { TargetFlags } from '../config/index.js';
+import { type CommandSpec, FORCE_OPTION, resolveBenchmarkConfig, TARGET_OPTIONS } from '../flags/index.js';
 import { runDoctor } from './doctor.js';
 import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
 
@@ -76,8 +77,19 @@ export const doctorCommand: CommandSpec = {
   ],
   async run(ctx) {
     const json = ctx.args.options.json === true;
+    const o = ctx.args.options;
+    const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
+    // The CLI adapts its flags to doctor's typed options.
+    const target: TargetFlags = {};
+    for (const k of ['url', 'model', 'apiKeyFile', 'config'] as const) {
+      const v = str(k);
+      if (v !== undefined) target[k] = v;
+    }
     const report = await runDoctor({
-      args: ctx.args,
+      target,
+      resolveConfig: () => resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd),
+      ...(typeof o.seed === 'number' ? { seed: o.seed } : {}),
+      ...(str('out') !== undefined ? { outDir: str('out') } : {}),
       env: ctx.env,
       cwd: ctx.cwd,
       signal: ctx.signal,

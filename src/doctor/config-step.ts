@@ -9,7 +9,6 @@ import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { resolveTarget, type TargetFlags } from '../config/index.js';
 import { isGoodputError } from '../errors.js';
-import { type ParsedArgs, resolveBenchmarkConfig } from '../flags/index.js';
 import type { BenchmarkConfig } from '../runner/index.js';
 import { analyzeBaseUrl, analyzeKey, foreignAuthMode, isLoopbackHost, type Problem } from './channel.js';
 import type { StepResult } from './types.js';
@@ -37,13 +36,11 @@ async function readJson(path: string): Promise<Record<string, unknown> | undefin
 
 /** Checks the configuration; `embeddedUrl` is the simulator's URL when no target was given. */
 export async function checkConfig(
-  args: ParsedArgs,
-  env: Env,
-  cwd: string,
+  opts: { target: TargetFlags; resolveConfig: () => Promise<BenchmarkConfig>; env: Env; cwd: string },
   embeddedUrl?: string,
 ): Promise<ConfigOutcome> {
   const t0 = performance.now();
-  const o = args.options;
+  const { env, cwd } = opts;
   const details: string[] = [];
   const problems: Problem[] = [];
   const done = (extra: Partial<ConfigOutcome> = {}): ConfigOutcome => {
@@ -62,7 +59,8 @@ export async function checkConfig(
       ...extra,
     };
   };
-  const file = typeof o.config === 'string' ? await readJson(resolvePath(cwd, o.config)) : undefined;
+  const file =
+    opts.target.config !== undefined ? await readJson(resolvePath(cwd, opts.target.config)) : undefined;
   if (file) {
     const foreign = foreignAuthMode(file);
     if (foreign) {
@@ -76,21 +74,16 @@ export async function checkConfig(
   }
   let config: BenchmarkConfig;
   try {
-    config = await resolveBenchmarkConfig(args, env, cwd);
+    config = await opts.resolveConfig();
   } catch (e) {
     if (!isGoodputError(e)) throw e;
     problems.push({ severity: 'fail', cause: e.message, fix: e.hint });
     return done();
   }
   // Where each setting came from, and the key as it was written (for the whitespace checks).
-  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
   const flags: TargetFlags = {};
-  for (const [k, v] of [
-    ['url', str('url')],
-    ['model', str('model')],
-    ['apiKeyFile', str('apiKeyFile')],
-    ['config', str('config')],
-  ] as const) {
+  for (const k of ['url', 'model', 'apiKeyFile', 'config'] as const) {
+    const v = opts.target[k];
     if (v !== undefined) flags[k] = v;
   }
   const target = await resolveTarget({ flags, env, cwd });

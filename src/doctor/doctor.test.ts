@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../../test/helpers/cli.js';
 import { ExitCode } from '../errors.js';
-import { parseArgv } from '../flags/index.js';
+import { parseArgv, resolveBenchmarkConfig } from '../flags/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
 import { doctorCommand } from './command.js';
 import { runDoctor } from './doctor.js';
@@ -171,7 +171,8 @@ describe('goodput doctor with injected failures', () => {
     try {
       const args = parseArgv(doctorCommand, ['--url', s.url]);
       return await runDoctor({
-        args,
+        target: { url: s.url },
+        resolveConfig: () => resolveBenchmarkConfig(args, {}, process.cwd()),
         env: {},
         cwd: process.cwd(),
         onStep: (step) => {

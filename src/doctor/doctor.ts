@@ -8,8 +8,9 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
+import type { TargetFlags } from '../config/index.js';
 import { ExitCode } from '../errors.js';
-import type { ParsedArgs } from '../flags/index.js';
+import type { BenchmarkConfig } from '../runner/index.js';
 import { type SimServer, startSim } from '../sim/index.js';
 import { makeRedactor, noRedaction, type Redactor, redactDeep } from '../util/index.js';
 import { checkConfig } from './config-step.js';
@@ -30,8 +31,24 @@ export const STAGE_EXIT: Record<StageId, ExitCode> = {
   load: ExitCode.DOCTOR_LOAD,
 };
 
+/**
+ * What doctor checks, as typed options (the CLI adapts its flags to them; see command.ts).
+ *
+ * @example
+ * await runDoctor({ target: { url: 'http://localhost:8000' }, resolveConfig: async () => config, env: process.env, cwd: process.cwd() });
+ */
 export interface DoctorOptions {
-  args: ParsedArgs;
+  /** The target as given (URL, model, key file, config file): where each setting came from is traced from it. */
+  target: TargetFlags;
+  /**
+   * Resolves the whole benchmark configuration (flags > env > file). A GoodputError it throws
+   * fails the configuration stage with its message and hint, as any other config problem.
+   */
+  resolveConfig: () => Promise<BenchmarkConfig>;
+  /** Seed of the embedded engine and the progressive stages (default 1). */
+  seed?: number;
+  /** Where the progressive stages write their results (default: a temporary directory). */
+  outDir?: string;
   env: Record<string, string | undefined>;
   cwd: string;
   signal?: AbortSignal;
@@ -73,14 +90,11 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
   };
   try {
     const hasTarget =
-      typeof opts.args.options.url === 'string' ||
+      opts.target.url !== undefined ||
       opts.env.GOODPUT_BASE_URL !== undefined ||
-      typeof opts.args.options.config === 'string';
-    if (!hasTarget) {
-      const seed = typeof opts.args.options.seed === 'number' ? opts.args.options.seed : 1;
-      sim = await startSim({ host: '127.0.0.1', port: 0, seed });
-    }
-    const cfg = await checkConfig(opts.args, opts.env, opts.cwd, sim?.url);
+      opts.target.config !== undefined;
+    if (!hasTarget) sim = await startSim({ host: '127.0.0.1', port: 0, seed: opts.seed ?? 1 });
+    const cfg = await checkConfig(opts, sim?.url);
     if (sim) cfg.step.details.unshift(`no --url: checking the embedded simulated engine at ${sim.url}`);
     target = cfg.callUrl ?? '';
     redact = makeRedactor([cfg.config?.apiKey, cfg.apiKeyRaw]);
@@ -103,8 +117,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
     if (!add(await checkConformance(channel, config.api, model, streaming.trace, []))) return finish();
     if (opts.progressive && !opts.signal?.aborted) {
       const outDir =
-        typeof opts.args.options.out === 'string'
-          ? resolvePath(opts.cwd, opts.args.options.out)
+        opts.outDir !== undefined
+          ? resolvePath(opts.cwd, opts.outDir)
           : await mkdtemp(join(tmpdir(), 'goodput-doctor-'));
       const stages = await runProgressive({
         config: { ...config, model },
