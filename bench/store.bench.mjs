@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng, StoreHistogram, WatchStore } from '../dist/index.js';
+import { StoreHistogram, WatchStore } from '../dist/store/index.js';
+import { createRng } from '../dist/workload/index.js';
 
 const ROUND_MS = 5 * 60_000;
 const ROUNDS = 30 * 24 * 12; // a month

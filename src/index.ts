@@ -1,26 +1,84 @@
 /**
- * goodput as a library: the data contracts, coded errors and result files. Each module's
- * public API is re-exported here as it lands.
+ * goodput as a library: run a benchmark, read, compare and gate its results, start the
+ * simulated engine. This entry is curated: engine internals, the CLI and helpers stay inside
+ * (import a module's own index from the source if you need one; it may change without notice).
+ *
+ * @example
+ * import { benchmarkConfig, compareRuns, evaluateThresholds, loadRun, parseThresholds, runBenchmark } from 'goodput';
+ * const { summary, dir } = await runBenchmark(benchmarkConfig({ load: { requests: 50 } }), { cwd: process.cwd() });
+ * const gate = evaluateThresholds(parseThresholds(['p99(ttft)<500', 'error_rate<0.01']), summary);
  *
  * @module
  */
-export * from './adr/index.js';
-export * from './client/index.js';
-export * from './compare/index.js';
-export * from './config/index.js';
-export * from './diagnosis/index.js';
-export * from './doctor/index.js';
-export * from './emit/index.js';
-export * from './errors.js';
-export * from './gate/index.js';
-export * from './metrics/index.js';
-export * from './report/index.js';
-export * from './results/index.js';
-export * from './runner/index.js';
-export * from './server-metrics/index.js';
-export * from './sim/index.js';
-export * from './store/index.js';
-export * from './sweep/index.js';
-export * from './types.js';
-export * from './watch/index.js';
-export * from './workload/index.js';
+
+// Compare runs (statistics, verdicts) and merge the runs of several load generators.
+export {
+  type CompareOptions,
+  type CompareReport,
+  compareRuns,
+  loadRun,
+  loadRuns,
+  renderCompareMarkdown,
+  renderCompareTable,
+} from './compare/index.js';
+// Coded errors and exit codes.
+export { ExitCode, GoodputError, isGoodputError, REQUEST_ERRORS } from './errors.js';
+// Gate: threshold grammar and evaluation, CI output.
+export {
+  evaluateThresholds,
+  type GateResult,
+  parseThresholds,
+  renderGateLines,
+  renderJunit,
+  type Threshold,
+} from './gate/index.js';
+// The metric catalogue and the one definition of each count.
+export { errorRate, METRICS, type MetricDef, mergeSummaries, metric } from './metrics/index.js';
+export { loadChartAssets, readReportRun, renderHtmlReport } from './report/html/index.js';
+
+// Reports of a run.
+export { renderRunTable } from './report/index.js';
+// Read result directories, validated against the schemas (a damaged or foreign file is a GoodputError).
+export {
+  RESULT_FILES,
+  RequestRecordSchema,
+  type RunPaths,
+  RunSummarySchema,
+  readRecords,
+  readServerSamples,
+  readSummary,
+  runPaths,
+  ServerSampleSchema,
+  writeSummary,
+} from './results/index.js';
+// Run a benchmark: one whole run from a config to a result directory (the embedded engine without a url).
+export {
+  type BenchmarkConfig,
+  type BenchmarkConfigInput,
+  type BenchmarkIo,
+  type BenchmarkResult,
+  benchmarkConfig,
+  DEFAULT_LOAD,
+  DEFAULT_WORKLOAD,
+  runBenchmark,
+} from './runner/index.js';
+// The simulated engine as an OpenAI-compatible server on loopback.
+export { type SimOptions, type SimServer, startSim } from './sim/index.js';
+
+// Data contracts.
+export {
+  type Finding,
+  type LatencyStats,
+  type LoadSpec,
+  type RequestError,
+  type RequestErrorCode,
+  type RequestRecord,
+  type RunMeta,
+  type RunSummary,
+  type Sampling,
+  SCHEMA_VERSION,
+  type ServerSample,
+  type ServerSummary,
+  type Slo,
+  type WorkloadSpec,
+} from './types.js';
