@@ -215,7 +215,7 @@ describe('the published package', () => {
   it("`require('goodput')` loads the same API as import", async () => {
     const r = JSON.parse((await uses.require).stdout) as { same: boolean; fn: string; n: number };
     expect(r).toMatchObject({ same: true, fn: 'function' });
-    expect(r.n).toBeGreaterThan(50);
+    expect(r.n).toBeGreaterThan(30); // the curated entry (src/index.ts): every runtime name of it
   }, 60_000);
 
   it('a TypeScript file importing the API type-checks without skipLibCheck', async () => {
