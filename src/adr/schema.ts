@@ -30,6 +30,7 @@
 import { z } from 'zod';
 import type { GateSpec } from '../gate/index.js';
 import { ADR_GATE_KEYS, METRICS, metricByAdrName } from '../metrics/index.js';
+import { RunMetaSchema } from '../results/index.js';
 import { didYouMean } from '../util/index.js';
 
 export const ADR_STATUSES = ['proposed', 'accepted', 'superseded'] as const;
@@ -94,24 +95,10 @@ export type AdrRollback = z.infer<typeof RollbackSchema>;
 export const AdrWorkloadSchema = z.strictObject({
   model: z.string(),
   seed: z.number().int(),
-  sampling: z.looseObject({
-    temperature: z.number(),
-    maxTokens: z.number().int().positive(),
-    ignoreEos: z.boolean(),
-  }),
-  workload: z.looseObject({
-    kind: z.enum(['synthetic', 'dataset']),
-    api: z.enum(['chat', 'completions']),
-    maxTokens: z.number().int().positive(),
-    tokenizer: z.string(),
-  }),
-  load: z.looseObject({
-    mode: z.enum(['closed', 'open']),
-    warmup: z.number().int().min(0),
-    timeoutMs: z.number().positive(),
-    maxRetries: z.number().int().min(0),
-  }),
-  slo: z.looseObject({}),
+  sampling: RunMetaSchema.shape.sampling,
+  workload: RunMetaSchema.shape.workload,
+  load: RunMetaSchema.shape.load,
+  slo: RunMetaSchema.shape.slo,
   target: z.looseObject({ embedded: z.boolean() }).optional(),
 });
 export type AdrWorkload = z.infer<typeof AdrWorkloadSchema>;

@@ -6,7 +6,7 @@
  */
 
 import type { BenchmarkConfig } from '../runner/index.js';
-import type { LoadSpec, RunMeta, Sampling, Slo, WorkloadSpec } from '../types.js';
+import type { RunMeta } from '../types.js';
 import type { AdrWorkload } from './schema.js';
 
 /** The ADR's workload as a RunMeta, other fields (target, ids) taken from `rest`. */
@@ -15,10 +15,10 @@ export function adrWorkloadAsMeta(w: AdrWorkload, rest: RunMeta): RunMeta {
     ...rest,
     model: w.model,
     seed: w.seed,
-    sampling: w.sampling as unknown as Sampling,
-    workload: w.workload as unknown as WorkloadSpec,
-    load: w.load as unknown as LoadSpec,
-    slo: w.slo as Slo,
+    sampling: w.sampling,
+    workload: w.workload,
+    load: w.load,
+    slo: w.slo,
   };
 }
 
@@ -28,7 +28,7 @@ export function adrWorkloadAsMeta(w: AdrWorkload, rest: RunMeta): RunMeta {
  * URL the embedded engine starts with the ADR's simulator profile.
  */
 export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): BenchmarkConfig {
-  const spec = w.workload as unknown as WorkloadSpec;
+  const spec = w.workload;
   const workload: BenchmarkConfig['workload'] = {
     promptTokens: spec.promptTokens ?? config.workload.promptTokens,
   };
@@ -45,10 +45,10 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   const next: BenchmarkConfig = {
     ...config,
     api: spec.api,
-    sampling: { ...(w.sampling as unknown as Sampling) },
+    sampling: { ...w.sampling },
     workload,
-    load: { ...(w.load as unknown as LoadSpec) },
-    slo: { ...(w.slo as Slo) },
+    load: { ...w.load },
+    slo: { ...w.slo },
     seed: w.seed,
   };
   if (config.model === undefined) next.model = w.model;

@@ -14,6 +14,12 @@ export {
   RUN_MARKERS,
 } from './outdir.js';
 export { type SavedSummary, saveSummary, type WriteFailure, writeFailedError } from './save.js';
-export { JsonlHeaderSchema, RequestRecordSchema, RunSummarySchema, ServerSampleSchema } from './schema.js';
+export {
+  JsonlHeaderSchema,
+  RequestRecordSchema,
+  RunMetaSchema,
+  RunSummarySchema,
+  ServerSampleSchema,
+} from './schema.js';
 export { collect, readRecords, readServerSamples, readSummary, writeSummary } from './summary.js';
 export { recogniseForeign } from './validate.js';
