@@ -156,6 +156,22 @@ describe('adr new and lint', () => {
     const bad = await cli(['adr', 'lint', '--dir', 'empty']);
     expect(bad.code).toBe(ExitCode.ADR_VIOLATION);
     expect(bad.stdout).toContain('no executable rule: this tuning reached no conclusion');
+
+    const okJson = await cli(['adr', 'lint', '--json']);
+    expect(okJson.code).toBe(ExitCode.OK);
+    expect(JSON.parse(okJson.stdout)).toEqual({
+      schemaVersion: 1,
+      kind: 'goodput.adr-lint',
+      passed: true,
+      results: [{ path: `docs/adr/${ADR_NAME}`, id: 'ADR-20250102-001', problems: [] }, expect.any(Object)],
+    });
+    const badJson = await cli(['adr', 'lint', '--dir', 'empty', '--json']);
+    expect(badJson.code).toBe(ExitCode.ADR_VIOLATION);
+    const doc = JSON.parse(badJson.stdout);
+    expect(doc.passed).toBe(false);
+    expect(doc.results).toHaveLength(1);
+    expect(doc.results[0].id).toBe('ADR-20250103-001');
+    expect(doc.results[0].problems).toContain('no executable rule: this tuning reached no conclusion');
   });
 });
 
@@ -247,6 +263,24 @@ describe('adr enforce', () => {
     const eager = await cli(['adr', 'enforce', '--config', line]);
     expect(eager.code).toBe(ExitCode.ADR_VIOLATION);
     expect(eager.stdout).toContain('rule `!--enforce-eager`: --enforce-eager must not be set');
+
+    const asJson = await cli(['adr', 'enforce', '--config', path, '--adr', adrPath, '--json']);
+    expect(asJson.code).toBe(ExitCode.ADR_VIOLATION);
+    const doc = JSON.parse(asJson.stdout);
+    expect(doc).toMatchObject({
+      schemaVersion: 1,
+      kind: 'goodput.adr-enforce',
+      passed: false,
+      adrId: 'ADR-20250102-001',
+      config: 'deploy-bad.yaml',
+    });
+    expect(doc.violations).toContainEqual({
+      rule: '--max-num-batched-tokens=2048',
+      found: '4096',
+      problem: "--max-num-batched-tokens is '4096', required 2048",
+      source: expect.any(String),
+    });
+    expect(doc.violations.map((v: { rule: string }) => v.rule)).toContain('--enable-chunked-prefill');
   });
 });
 
@@ -276,6 +310,17 @@ describe('adr check in a git repository', () => {
     const without = await cli(['adr', 'check', '--base', 'HEAD~1'], repo);
     expect(without.code).toBe(ExitCode.ADR_VIOLATION);
     expect(without.stdout).toContain('without a new ADR: deploy/prod/vllm.yaml');
+    const withoutJson = await cli(['adr', 'check', '--base', 'HEAD~1', '--json'], repo);
+    expect(withoutJson.code).toBe(ExitCode.ADR_VIOLATION);
+    expect(JSON.parse(withoutJson.stdout)).toEqual({
+      schemaVersion: 1,
+      kind: 'goodput.adr-check',
+      passed: false,
+      base: 'HEAD~1',
+      adrDir: 'docs/adr',
+      servingFiles: ['deploy/prod/vllm.yaml'],
+      newAdrs: [],
+    });
 
     mkdirSync(join(repo, 'docs', 'adr'), { recursive: true });
     copyFileSync(adrPath, join(repo, 'docs', 'adr', ADR_NAME));
@@ -286,6 +331,9 @@ describe('adr check in a git repository', () => {
     const withAdr = await cli(['adr', 'check', '--base', 'HEAD~2'], repo);
     expect(withAdr.code).toBe(ExitCode.OK);
     expect(withAdr.stdout).toContain(`recorded by docs/adr/${ADR_NAME}`);
+    const withAdrJson = await cli(['adr', 'check', '--base', 'HEAD~2', '--json'], repo);
+    expect(withAdrJson.code).toBe(ExitCode.OK);
+    expect(JSON.parse(withAdrJson.stdout)).toMatchObject({ passed: true, newAdrs: [`docs/adr/${ADR_NAME}`] });
 
     const flagGlobs = await cli(['adr', 'check', '--base', 'HEAD~2', '--globs', 'nothing/**'], repo);
     expect(flagGlobs.stdout).toContain('no serving-parameter file changed');

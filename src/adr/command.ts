@@ -17,7 +17,18 @@ import { enforceFile } from './enforce.js';
 import { DEFAULT_ADR_DIR, listAdrFiles, readTextFile } from './files.js';
 import { lintAdrs } from './lint.js';
 import { parseRuleText } from './rules.js';
-import { ADR_STATUSES, type AdrStatus } from './schema.js';
+import { ADR_STATUSES, type AdrStatus, formatRule } from './schema.js';
+
+const JSON_OPTION = {
+  name: 'json',
+  type: 'boolean',
+  group: 'Output',
+  description: 'Print the result as one JSON document on stdout (schemaVersion 1)',
+} as const;
+
+function writeJson(ctx: CommandContext, kind: string, body: Record<string, unknown>): void {
+  ctx.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind, ...body }, null, 2)}\n`);
+}
 
 const DIR_OPTION = {
   name: 'dir',
@@ -213,14 +224,16 @@ const lintCommand: CommandSpec = {
   positionals: [
     { name: 'FILE', description: 'ADR files [default: every ADR in the directory]', variadic: true },
   ],
-  options: [DIR_OPTION],
+  options: [DIR_OPTION, JSON_OPTION],
   async run(ctx) {
+    const json = ctx.args.options.json === true;
     let paths = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
     if (paths.length === 0) {
       const dir = await adrDir(ctx);
       paths = (await listAdrFiles(dir)).map((n) => join(dir, n));
       if (paths.length === 0) {
-        ctx.stdout.write(`no ADR in ${dir}\n`);
+        if (json) writeJson(ctx, 'goodput.adr-lint', { passed: true, results: [] });
+        else ctx.stdout.write(`no ADR in ${dir}\n`);
         return ExitCode.OK;
       }
     }
@@ -228,12 +241,23 @@ const lintCommand: CommandSpec = {
       paths.map(async (path) => ({ path, text: await readTextFile(path, 'ADR') })),
     );
     const results = lintAdrs(files);
+    const failed = results.filter((r) => r.problems.length > 0).length;
+    if (json) {
+      writeJson(ctx, 'goodput.adr-lint', {
+        passed: failed === 0,
+        results: results.map((r) => ({
+          path: relative(ctx.cwd, r.path) || basename(r.path),
+          id: r.doc?.frontMatter.id ?? null,
+          problems: r.problems,
+        })),
+      });
+      return failed === 0 ? ExitCode.OK : ExitCode.ADR_VIOLATION;
+    }
     for (const r of results) {
       const name = relative(ctx.cwd, r.path) || basename(r.path);
       if (r.problems.length === 0) ctx.stdout.write(`ok    ${name}\n`);
       for (const p of r.problems) ctx.stdout.write(`FAIL  ${name}: ${p}\n`);
     }
-    const failed = results.filter((r) => r.problems.length > 0).length;
     if (failed === 0) return ExitCode.OK;
     ctx.stderr.write(`adr lint: ${failed} of ${results.length} ADR(s) failed\n`);
     return ExitCode.ADR_VIOLATION;
@@ -257,6 +281,7 @@ const checkCommand: CommandSpec = {
       description: 'Serving-parameter files (repeatable) [default: servingParams of goodput.config.json]',
     },
     DIR_OPTION,
+    JSON_OPTION,
   ],
   async run(ctx) {
     const base = requireString(ctx, 'base', 'base', 'goodput adr check --base origin/main');
@@ -276,6 +301,16 @@ const checkCommand: CommandSpec = {
         ? relative(root, resolve(ctx.cwd, dirOption))
         : (config.adrDir ?? DEFAULT_ADR_DIR);
     const outcome = evaluateChange(changes, globs, dir);
+    if (ctx.args.options.json === true) {
+      writeJson(ctx, 'goodput.adr-check', {
+        passed: outcome.passed,
+        base,
+        adrDir: dir,
+        servingFiles: outcome.servingFiles,
+        newAdrs: outcome.newAdrs,
+      });
+      return outcome.passed ? ExitCode.OK : ExitCode.ADR_VIOLATION;
+    }
     if (outcome.servingFiles.length === 0) {
       ctx.stdout.write(`adr check: no serving-parameter file changed since ${base}\n`);
       return ExitCode.OK;
@@ -313,6 +348,7 @@ const enforceCommand: CommandSpec = {
       description: 'ADR whose rules apply [default: the latest accepted one]',
     },
     DIR_OPTION,
+    JSON_OPTION,
   ],
   async run(ctx) {
     const configPath = resolve(
@@ -322,7 +358,19 @@ const enforceCommand: CommandSpec = {
     const adrPath =
       typeof ctx.args.options.adr === 'string' ? resolve(ctx.cwd, ctx.args.options.adr) : undefined;
     const result = await enforceFile(configPath, adrPath ?? { dir: await adrDir(ctx) });
-    for (const line of result.lines) ctx.stdout.write(`${line}\n`);
+    if (ctx.args.options.json === true) {
+      writeJson(ctx, 'goodput.adr-enforce', {
+        passed: result.violations.length === 0,
+        adrId: result.adrId,
+        config: relative(ctx.cwd, configPath) || basename(configPath),
+        violations: result.violations.map((v) => ({
+          rule: formatRule(v.rule),
+          found: v.found ?? null,
+          problem: v.problem,
+          source: v.source,
+        })),
+      });
+    } else for (const line of result.lines) ctx.stdout.write(`${line}\n`);
     return result.violations.length === 0 ? ExitCode.OK : ExitCode.ADR_VIOLATION;
   },
 };
