@@ -129,14 +129,20 @@ describe('damaged and foreign result files', () => {
     );
     for (const [name, r] of Object.entries({
       compare: await cli(['compare', good, file]),
-      gate: await cli(['gate', '--from', file, '--max-error-rate', '0.5', '--quiet']),
       report: await cli(['report', file, '-o', join(work, 'v.html')]),
     })) {
       expect(r.code, `${name}: ${r.stderr}`).toBe(ExitCode.USAGE);
       expect(r.stderr, name).toContain(
         `${file} is not a goodput run summary: this looks like a vLLM --save-result file`,
       );
+      expect(r.stderr, name).toContain('goodput gate --from reads a vLLM result');
     }
+    // gate reads it; vLLM has no error-rate figure, so that threshold fails, named, never invented.
+    const gate = await cli(['gate', '--from', file, '--max-error-rate', '0.5', '--quiet']);
+    expect(gate.code, gate.stderr).toBe(ExitCode.THRESHOLD_BREACH);
+    expect(gate.stderr).toContain(
+      `error_rate <= 0.5: ${file} (a vLLM --save-result file) does not hold this figure`,
+    );
   });
 
   it('guidellm and GenAI-Perf exports and a goodput sweep.json are recognised too', async () => {

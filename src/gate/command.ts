@@ -18,12 +18,14 @@ import {
   type OptionSpec,
   resolveBenchmarkConfig,
 } from '../flags/index.js';
-import { readSummary } from '../results/index.js';
+import { type VllmResult, vllmValue } from '../metrics/index.js';
+import { readRunSource, readSummary } from '../results/index.js';
 import { runBenchmark, unmeasurableError } from '../runner/index.js';
 import { type RunSummary, SCHEMA_VERSION } from '../types.js';
 import { toolVersion } from '../util/index.js';
 import {
   evaluateThresholds,
+  evaluateThresholdsWith,
   gateSpecThresholds,
   SHORTHAND_THRESHOLDS,
   shorthandThresholds,
@@ -103,11 +105,16 @@ const LOAD_SHAPING_KEYS = [
   'api',
 ];
 
-function collectThresholds(o: Record<string, unknown>, adr: AdrDocument | undefined): Threshold[] {
+function collectThresholds(
+  o: Record<string, unknown>,
+  positionals: readonly string[],
+  adr: AdrDocument | undefined,
+): Threshold[] {
   const thresholds = [
     ...(adr ? gateSpecThresholds(adr.frontMatter.gate ?? {}) : []),
     ...shorthandThresholds(o),
     ...parseThresholds((o.threshold as string[] | undefined) ?? []),
+    ...parseThresholds(positionals),
   ];
   if (thresholds.length === 0) {
     throw new GoodputError(
@@ -165,6 +172,66 @@ async function measuredSummary(
   });
 }
 
+/**
+ * `gate --from` a vLLM `bench serve --save-result` JSON: each threshold reads the file's own
+ * figure (the catalogue's vLLM key); a figure the file does not hold fails the threshold and
+ * is named, since a gate that cannot see a figure must not pass it.
+ */
+async function gateVllm(
+  ctx: CommandContext,
+  path: string,
+  result: VllmResult,
+  thresholds: readonly Threshold[],
+  adr: AdrDocument | undefined,
+): Promise<ExitCode> {
+  const o = ctx.args.options;
+  if (typeof o.junit === 'string') {
+    // JUnit wants the run's start time, which a vLLM result states in a format of its own.
+    throw new GoodputError(
+      'E_USAGE',
+      '--junit needs a goodput run',
+      'drop --junit when gating a vLLM result',
+    );
+  }
+  if (adr?.frontMatter.workload && o.allowDifferent !== true) {
+    throw new GoodputError(
+      'E_INCOMPARABLE',
+      `${path} is a vLLM result: its workload cannot be checked against ${adr.frontMatter.id}'s`,
+      'pass --allow-different to gate it on the ADR thresholds anyway, or run the gate without --from',
+    );
+  }
+  const gate = evaluateThresholdsWith(thresholds, (t) => vllmValue(result, t.metric));
+  const missing = gate.outcomes.filter((x) => x.value === undefined).map((x) => formatThreshold(x.threshold));
+  if (o.json === true) {
+    const report = {
+      schemaVersion: SCHEMA_VERSION,
+      kind: 'goodput.gate',
+      passed: gate.passed,
+      source: 'vllm',
+      file: path,
+      adr: adr?.frontMatter.id,
+      outcomes: gate.outcomes.map((x) => ({
+        threshold: formatThreshold(x.threshold),
+        value: x.value ?? null,
+        op: x.threshold.op,
+        limit: x.threshold.limit,
+        passed: x.passed,
+      })),
+    };
+    ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    ctx.stdout.write(renderGateLines(gate));
+  }
+  for (const m of missing) {
+    ctx.stderr.write(
+      `warning: ${m}: ${path} (a vLLM --save-result file) does not hold this figure, so the threshold fails\n`,
+    );
+  }
+  const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (stepSummary) await appendFile(stepSummary, renderGateMarkdown(gate, `vLLM result ${path}`));
+  return gate.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;
+}
+
 export const gateCommand: CommandSpec = {
   name: 'gate',
   summary: 'Run (or read) a benchmark and check thresholds: exit 4 on a breach, 3 when unmeasurable',
@@ -175,11 +242,22 @@ export const gateCommand: CommandSpec = {
     '3 the endpoint could not be measured (no request succeeded); 130 interrupted.',
     'Prints [GATE PASS]/[GATE FAIL] lines; with $GITHUB_STEP_SUMMARY set, appends a Markdown summary there.',
   ].join('\n'),
+  positionals: [
+    {
+      name: 'THRESHOLD',
+      description: "Threshold expressions, as --threshold takes them: 'p99(ttft)<350'",
+      variadic: true,
+    },
+  ],
   options: [...BENCHMARK_OPTIONS, ...GATE_OPTIONS],
   async run(ctx) {
     const o = ctx.args.options;
     const adr = typeof o.adr === 'string' ? await readAdr(resolve(ctx.cwd, o.adr)) : undefined;
-    const thresholds = collectThresholds(o, adr); // invalid thresholds fail before any load runs
+    const thresholds = collectThresholds(o, ctx.args.positionals, adr); // invalid thresholds fail before any load runs
+    if (typeof o.from === 'string') {
+      const source = await readRunSource(resolve(ctx.cwd, o.from));
+      if (source.kind === 'vllm') return gateVllm(ctx, source.path, source.result, thresholds, adr);
+    }
     const { summary, dir } = await measuredSummary(ctx, adr);
     if (ctx.signal.aborted) {
       ctx.stderr.write(`interrupted: what was measured is in ${dir}; the gate was not evaluated\n`);

@@ -45,8 +45,19 @@ export function thresholdHolds(value: number, t: Threshold): boolean {
  * that cannot see a figure must not pass it.
  */
 export function evaluateThresholds(thresholds: readonly Threshold[], summary: RunSummary): GateResult {
+  return evaluateThresholdsWith(thresholds, (t) => thresholdValue(t, summary));
+}
+
+/**
+ * Evaluates every threshold on the values `readValue` gives (e.g. a vLLM result's, read by the
+ * catalogue's vLLM keys); an undefined value fails, as in {@link evaluateThresholds}.
+ */
+export function evaluateThresholdsWith(
+  thresholds: readonly Threshold[],
+  readValue: (t: Threshold) => number | undefined,
+): GateResult {
   const outcomes = thresholds.map((threshold): ThresholdOutcome => {
-    const value = thresholdValue(threshold, summary);
+    const value = readValue(threshold);
     if (value === undefined || Number.isNaN(value)) return { threshold, passed: false };
     return { threshold, value, passed: thresholdHolds(value, threshold) };
   });

@@ -7,6 +7,7 @@
 export {
   adrGateThresholdText,
   evaluateThresholds,
+  evaluateThresholdsWith,
   type GateResult,
   type GateSpec,
   gateLimit,

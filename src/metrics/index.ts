@@ -65,3 +65,4 @@ export {
 } from './run-state.js';
 export { RunningStats } from './running-stats.js';
 export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
+export { type VllmResult, vllmValue } from './vllm.js';

@@ -21,5 +21,13 @@ export {
   RunSummarySchema,
   ServerSampleSchema,
 } from './schema.js';
-export { collect, readRecords, readServerSamples, readSummary, writeSummary } from './summary.js';
-export { recogniseForeign } from './validate.js';
+export {
+  collect,
+  type RunSource,
+  readRecords,
+  readRunSource,
+  readServerSamples,
+  readSummary,
+  writeSummary,
+} from './summary.js';
+export { isVllmResult, recogniseForeign } from './validate.js';

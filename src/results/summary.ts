@@ -11,7 +11,7 @@ import { type RequestRecord, type RunSummary, SCHEMA_VERSION, type ServerSample 
 import { runPaths } from './files.js';
 import { type JsonlReadOptions, readJsonl } from './jsonl.js';
 import { RequestRecordSchema, RunSummarySchema, ServerSampleSchema } from './schema.js';
-import { parseJsonFile, validateValue } from './validate.js';
+import { isVllmResult, parseJsonFile, validateValue } from './validate.js';
 
 /**
  * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
@@ -40,6 +40,22 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
  * looks like when another tool wrote it.
  */
 export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
+  const source = await readRunSource(dirOrSummary);
+  if (source.kind === 'goodput') return source.summary;
+  // Throws E_RESULT naming the file as a vLLM result: a reader that takes only goodput runs.
+  return validateValue(RunSummarySchema, source.result, source.path, 'a goodput run summary');
+}
+
+/** A result file read back: a goodput run summary, or a vLLM `--save-result` JSON as its flat object. */
+export type RunSource =
+  | { kind: 'goodput'; path: string; summary: RunSummary }
+  | { kind: 'vllm'; path: string; result: Readonly<Record<string, unknown>> };
+
+/**
+ * Reads a run's summary (as {@link readSummary}), or, when the file is a vLLM `bench serve
+ * --save-result` JSON, that file's object untouched, for readers that take vLLM results.
+ */
+export async function readRunSource(dirOrSummary: string): Promise<RunSource> {
   const paths = runPaths(dirOrSummary);
   const path = paths.summary;
   let text: string;
@@ -72,7 +88,12 @@ export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
       'upgrade goodput',
     );
   }
-  return validateValue(RunSummarySchema, value, path, 'a goodput run summary');
+  if (isVllmResult(value)) return { kind: 'vllm', path, result: value };
+  return {
+    kind: 'goodput',
+    path,
+    summary: validateValue(RunSummarySchema, value, path, 'a goodput run summary'),
+  };
 }
 
 export function readRecords(dirOrSummary: string, opts?: JsonlReadOptions): AsyncGenerator<RequestRecord> {

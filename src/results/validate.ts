@@ -124,11 +124,18 @@ export function recogniseForeign(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether a parsed value is a vLLM `bench serve --save-result` JSON (and not a goodput run). */
+export function isVllmResult(value: unknown): value is Readonly<Record<string, unknown>> {
+  return recogniseForeign(value)?.startsWith('a vLLM') === true;
+}
+
 /** The hint for a file that is not a goodput run, by what it looks like. */
 function foreignHint(what: string): string {
   if (what.startsWith('a goodput sweep'))
     return "pass one of the sweep's point directories (or use goodput report on the sweep directory)";
   if (what.startsWith('a goodput')) return GOODPUT_RUN_HINT;
+  if (what.startsWith('a vLLM'))
+    return `goodput gate --from reads a vLLM result; here pass a goodput run: ${GOODPUT_RUN_HINT}`;
   return `goodput reads only its own results for now: ${GOODPUT_RUN_HINT}`;
 }
 

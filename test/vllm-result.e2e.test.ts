@@ -1,0 +1,184 @@
+/**
+ * goodput reading a vLLM `vllm bench serve --save-result` JSON. The fixtures are written here
+ * from the keys vLLM documents (current: with goodput, std and --percentile-metrics keys and
+ * per-request arrays; old: only the mean, median and p99 of TTFT, TPOT and ITL). Each gate
+ * verdict is on the value the file states; a figure the file lacks fails its threshold and is
+ * named, never invented.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/errors.js';
+import { runCliInProcess } from './helpers/cli.js';
+
+/** `vllm bench serve --save-result --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99 --goodput ttft:500`. */
+const CURRENT = {
+  date: '20250601-101500',
+  endpoint_type: 'openai-chat',
+  backend: 'openai-chat',
+  label: null,
+  model_id: 'meta-llama/Llama-3.1-8B-Instruct',
+  tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct',
+  num_prompts: 4,
+  request_rate: 'inf',
+  burstiness: 1.0,
+  max_concurrency: 2,
+  duration: 2.5,
+  completed: 4,
+  total_input_tokens: 512,
+  total_output_tokens: 64,
+  request_throughput: 1.6,
+  request_goodput: 1.2,
+  output_throughput: 25.6,
+  total_token_throughput: 230.4,
+  input_lens: [128, 128, 128, 128],
+  output_lens: [16, 16, 16, 16],
+  ttfts: [0.21, 0.25, 0.3, 0.342],
+  itls: [[0.02], [0.021], [0.02], [0.022]],
+  generated_texts: ['a', 'b', 'c', 'd'],
+  errors: ['', '', '', ''],
+  mean_ttft_ms: 275.5,
+  median_ttft_ms: 275.0,
+  std_ttft_ms: 50.1,
+  p50_ttft_ms: 275.0,
+  p90_ttft_ms: 329.4,
+  p99_ttft_ms: 340.7,
+  mean_tpot_ms: 20.7,
+  median_tpot_ms: 20.5,
+  std_tpot_ms: 0.8,
+  p50_tpot_ms: 20.5,
+  p90_tpot_ms: 21.7,
+  p99_tpot_ms: 21.97,
+  mean_itl_ms: 20.7,
+  median_itl_ms: 20.5,
+  std_itl_ms: 0.8,
+  p50_itl_ms: 20.5,
+  p90_itl_ms: 21.7,
+  p99_itl_ms: 21.97,
+  mean_e2el_ms: 590.1,
+  median_e2el_ms: 588.0,
+  std_e2el_ms: 60.2,
+  p50_e2el_ms: 588.0,
+  p90_e2el_ms: 650.3,
+  p99_e2el_ms: 661.2,
+};
+
+/** An older vLLM (benchmark_serving.py): no goodput, std, e2el or p90 keys, no per-request arrays. */
+const OLD = {
+  backend: 'vllm',
+  model_id: 'facebook/opt-125m',
+  tokenizer_id: 'facebook/opt-125m',
+  num_prompts: 10,
+  request_rate: 'inf',
+  duration: 3.1,
+  completed: 10,
+  total_input_tokens: 1000,
+  total_output_tokens: 1280,
+  request_throughput: 3.2,
+  output_throughput: 412.9,
+  mean_ttft_ms: 410.2,
+  median_ttft_ms: 402.0,
+  p99_ttft_ms: 512.3,
+  mean_tpot_ms: 12.1,
+  median_tpot_ms: 12.0,
+  p99_tpot_ms: 14.2,
+  mean_itl_ms: 12.1,
+  median_itl_ms: 11.9,
+  p99_itl_ms: 20.4,
+};
+
+let work: string;
+let current: string;
+let old: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'goodput-vllm-result-'));
+  current = join(work, 'vllm-current.json');
+  old = join(work, 'vllm-old.json');
+  writeFileSync(current, JSON.stringify(CURRENT));
+  writeFileSync(old, JSON.stringify(OLD));
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function cli(argv: string[]) {
+  return runCliInProcess(argv, { cwd: work, env: {} });
+}
+
+describe('gate --from a vLLM result', () => {
+  it("passes and fails on the file's own p99 TTFT", async () => {
+    const pass = await cli(['gate', '--from', current, 'p99(ttft)<350', '--quiet']);
+    expect(pass.code, pass.stderr).toBe(ExitCode.OK);
+    expect(pass.stdout).toContain('[GATE PASS] p99(ttft): value 340.7 ms');
+    const fail = await cli(['gate', '--from', old, 'p99(ttft)<350', '--quiet']);
+    expect(fail.code, fail.stderr).toBe(ExitCode.THRESHOLD_BREACH);
+    expect(fail.stdout).toContain('[GATE FAIL] p99(ttft): value 512.3 ms');
+  });
+
+  it('reads each figure under its vLLM key, the median as p50, throughput and goodput as stated', async () => {
+    const r = await cli([
+      'gate',
+      '--from',
+      current,
+      '--json',
+      '--threshold',
+      'p50(tpot)<=20.5',
+      '--threshold',
+      'p90(e2el)<700',
+      '--threshold',
+      'std(itl)<1',
+      '--threshold',
+      'request_goodput>=1.2',
+      '--threshold',
+      'output_throughput>25',
+      '--threshold',
+      'completed>=4',
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const report = JSON.parse(r.stdout) as { source: string; outcomes: Array<{ value: number | null }> };
+    expect(report.source).toBe('vllm');
+    expect(report.outcomes.map((o) => o.value)).toEqual([20.5, 650.3, 0.8, 1.2, 25.6, 4]);
+    // The old file has no p50 key, only the median: the same statistic.
+    const median = await cli(['gate', '--from', old, '--json', 'p50(ttft)<=402']);
+    expect(median.code, median.stderr).toBe(ExitCode.OK);
+    expect((JSON.parse(median.stdout) as { outcomes: Array<{ value: number }> }).outcomes[0]?.value).toBe(
+      402,
+    );
+  });
+
+  it('a figure the file lacks fails its threshold and is named, never invented', async () => {
+    const r = await cli([
+      'gate',
+      '--from',
+      old,
+      '--json',
+      '--threshold',
+      'p99(e2el)<100000',
+      '--threshold',
+      'request_goodput>0',
+      '--threshold',
+      'attainment>=0',
+      '--threshold',
+      'p99(tpot)<100',
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.THRESHOLD_BREACH);
+    const report = JSON.parse(r.stdout) as { outcomes: Array<{ value: number | null; passed: boolean }> };
+    expect(report.outcomes.map((o) => o.value)).toEqual([null, null, null, 14.2]);
+    expect(report.outcomes.map((o) => o.passed)).toEqual([false, false, false, true]);
+    for (const t of ['p99(e2el) < 100000 ms', 'request_goodput > 0', 'attainment >= 0']) {
+      expect(r.stderr).toContain(
+        `warning: ${t}: ${old} (a vLLM --save-result file) does not hold this figure`,
+      );
+    }
+    expect(r.stderr).not.toContain('p99(tpot) < 100 ms:');
+  });
+
+  it('--junit is refused with a hint, before any output', async () => {
+    const r = await cli(['gate', '--from', current, 'p99(ttft)<350', '--junit', join(work, 'j.xml')]);
+    expect(r.code).toBe(ExitCode.USAGE);
+    expect(r.stderr).toContain('drop --junit when gating a vLLM result');
+    expect(r.stdout).toBe('');
+  });
+});
