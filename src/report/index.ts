@@ -5,6 +5,16 @@
  * @module
  */
 
+export {
+  type CsvValue,
+  csvField,
+  csvLine,
+  RECORD_CSV_COLUMNS,
+  recordCsvLine,
+  renderSummaryCsv,
+  SUMMARY_CSV_COLUMNS,
+  summaryMetrics,
+} from './csv.js';
 export * from './html/index.js';
 export { renderRunJson } from './json.js';
 export { renderRunMarkdown } from './markdown.js';

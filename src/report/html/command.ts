@@ -5,10 +5,13 @@
  * @module
  */
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ExitCode, GoodputError } from '../../errors.js';
-import type { CommandSpec } from '../../flags/index.js';
+import type { CommandContext, CommandSpec } from '../../flags/index.js';
+import { readRecords, runPaths } from '../../results/index.js';
+import { csvLine, RECORD_CSV_COLUMNS, recordCsvLine, renderSummaryCsv, summaryMetrics } from '../csv.js';
 import { buildComparison } from './compare-view.js';
 import { deltaComparison } from './comparison.js';
 import { renderReportMarkdown } from './markdown.js';
@@ -58,10 +61,23 @@ export const reportCommand: CommandSpec = {
     {
       name: 'format',
       type: 'string',
-      choices: ['html', 'markdown'],
+      choices: ['html', 'markdown', 'csv', 'json'],
       default: 'html',
       group: 'Output',
-      description: 'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments',
+      description:
+        'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1)',
+    },
+    {
+      name: 'records',
+      type: 'boolean',
+      group: 'Output',
+      description: 'With --format csv: one row per request record of every run instead of one per run',
+    },
+    {
+      name: 'json',
+      type: 'boolean',
+      group: 'Output',
+      description: 'Same as --format json',
     },
     {
       name: 'title',
@@ -73,6 +89,7 @@ export const reportCommand: CommandSpec = {
   ],
   async run(ctx) {
     const dirs = ctx.args.positionals;
+    const format = outputFormat(ctx);
     if (dirs.length === 0) {
       throw new GoodputError(
         'E_USAGE',
@@ -104,7 +121,12 @@ export const reportCommand: CommandSpec = {
     uniqueLabels(runs.map((r) => r.label)).forEach((label, i) => {
       runs[i]!.label = label;
     });
-    const format = String(ctx.args.options.format ?? 'html');
+    const out = typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
+    if (format === 'csv' || format === 'json') {
+      await writeData(ctx, runs, format, ctx.args.options.records === true, out);
+      if (out) ctx.stderr.write(`wrote ${out}\n`);
+      return ExitCode.OK;
+    }
     const comparison = runs.length > 1 && !sweep ? comparisonOf(runs) : undefined;
     if (comparison?.note) ctx.stderr.write(`${comparison.note}\n`);
     const input: HtmlReportInput = {
@@ -114,7 +136,6 @@ export const reportCommand: CommandSpec = {
       ...(sweep ? { sweep } : {}),
       ...(comparison ? { comparison } : {}),
     };
-    const out = typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
     if (format === 'markdown') {
       const md = renderReportMarkdown(input);
       if (out) await writeOut(out, md);
@@ -127,6 +148,101 @@ export const reportCommand: CommandSpec = {
     return ExitCode.OK;
   },
 };
+
+/** --format, with --json as its shorthand and --records only for CSV. */
+function outputFormat(ctx: CommandContext): string {
+  const o = ctx.args.options;
+  let format = String(o.format ?? 'html');
+  if (o.json === true) {
+    if (ctx.args.given.has('format') && format !== 'json') {
+      throw new GoodputError(
+        'E_USAGE',
+        `--json contradicts --format ${format}`,
+        'use one of them: --json is the same as --format json',
+      );
+    }
+    format = 'json';
+  }
+  if (o.records === true && format !== 'csv') {
+    throw new GoodputError(
+      'E_USAGE',
+      `--records is for CSV output, not --format ${format}`,
+      "add --format csv (each run's requests.jsonl already holds its records as JSON lines)",
+    );
+  }
+  return format;
+}
+
+/** Summary CSV, per-request CSV (streamed, one run after the other) or the JSON document. */
+async function writeData(
+  ctx: CommandContext,
+  runs: ReportRun[],
+  format: 'csv' | 'json',
+  records: boolean,
+  out: string | undefined,
+): Promise<void> {
+  if (!records) {
+    const text =
+      format === 'csv'
+        ? renderSummaryCsv(runs)
+        : `${JSON.stringify(
+            {
+              schemaVersion: 1,
+              kind: 'goodput.report',
+              runs: runs.map((r) => ({
+                label: r.label,
+                runId: r.summary.meta.runId,
+                model: r.summary.meta.model,
+                metrics: summaryMetrics(r.summary),
+              })),
+            },
+            null,
+            2,
+          )}\n`;
+    if (out) await writeOut(out, text);
+    else ctx.stdout.write(text);
+    return;
+  }
+  const file = out ? await openOut(out) : undefined;
+  const write = async (text: string) => {
+    if (file) await file.write(text);
+    else ctx.stdout.write(text);
+  };
+  try {
+    await write(csvLine(RECORD_CSV_COLUMNS));
+    for (const run of runs) {
+      if (run.dir === undefined || !existsSync(runPaths(run.dir).requests)) {
+        ctx.stderr.write(`warning: ${run.label} has no requests.jsonl; no rows for it\n`);
+        continue;
+      }
+      let chunk = '';
+      let lines = 0;
+      for await (const record of readRecords(run.dir)) {
+        chunk += recordCsvLine(run.label, record, run.summary.meta.slo);
+        if (++lines % 1000 === 0) {
+          await write(chunk);
+          chunk = '';
+        }
+      }
+      await write(chunk);
+    }
+  } finally {
+    await file?.close();
+  }
+}
+
+async function openOut(path: string) {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    return await open(path, 'w');
+  } catch (e) {
+    throw new GoodputError(
+      'E_IO',
+      `could not write ${path}: ${(e as Error).message}`,
+      'check that the directory exists and is writable',
+    );
+  }
+}
 
 /** compare's statistics; when they cannot be computed, plain deltas (and the report says why). */
 function comparisonOf(runs: ReportRun[]): ComparisonView {

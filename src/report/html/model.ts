@@ -33,6 +33,8 @@ export interface ReportRun {
   /** Short name shown in legends and tables (labels.name, the directory name, or the run id). */
   label: string;
   summary: RunSummary;
+  /** The result directory it was read from (for the per-request CSV). */
+  dir?: string;
   charts: RunChartData;
   /** Per-request samples for the comparison's statistics (not embedded in the page). */
   samples?: LatencySamples;

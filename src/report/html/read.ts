@@ -57,6 +57,7 @@ export async function readReportRun(dirOrSummary: string, label?: string): Promi
   return {
     label: label ?? runLabel(summary, paths.dir),
     summary,
+    dir: paths.dir,
     charts: builder.finish(),
     samples: builder.samples(),
   };
