@@ -43,6 +43,12 @@ const prometheusRules: CommandSpec = {
       valueName: 'DURATION',
       description: 'for: of the gate-threshold alerts',
     },
+    {
+      name: 'json',
+      type: 'boolean',
+      description:
+        'Print {schemaVersion: 1, kind: "goodput.emit", artefact, adrId, alerts, files} on stdout (without -o, `rules` holds the YAML)',
+    },
   ],
   async run(ctx) {
     const o = ctx.args.options;
@@ -56,15 +62,39 @@ const prometheusRules: CommandSpec = {
     const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
     const alerts = alertsFromAdr(doc.frontMatter, { gateFor: o.gateFor as string });
     const rules = renderRulesYaml(doc.frontMatter, alerts);
+    const json = (files: string[], extra: Record<string, unknown> = {}) =>
+      `${JSON.stringify(
+        {
+          schemaVersion: 1,
+          kind: 'goodput.emit',
+          artefact: 'prometheus-rules',
+          adrId: doc.frontMatter.id,
+          alerts: alerts.map((a) => ({
+            alert: a.alert,
+            metric: a.metric.id,
+            op: a.op,
+            limit: a.limit,
+            for: a.for,
+            severity: a.severity,
+            expr: a.expr,
+            summary: a.summary,
+          })),
+          files,
+          ...extra,
+        },
+        null,
+        2,
+      )}\n`;
     if (typeof o.out !== 'string') {
-      ctx.stdout.write(rules);
+      ctx.stdout.write(o.json === true ? json([], { rules }) : rules);
       return ExitCode.OK;
     }
     const out = resolvePath(ctx.cwd, o.out);
     const testOut = testFileFor(out);
     await writeFile(out, rules);
     await writeFile(testOut, renderRulesTest(basename(out), alerts, doc.frontMatter));
-    ctx.stderr.write(`rules: ${out}\ntest: ${testOut} (promtool test rules ${basename(testOut)})\n`);
+    if (o.json === true) ctx.stdout.write(json([out, testOut]));
+    else ctx.stderr.write(`rules: ${out}\ntest: ${testOut} (promtool test rules ${basename(testOut)})\n`);
     return ExitCode.OK;
   },
 };

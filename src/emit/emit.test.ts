@@ -73,4 +73,40 @@ describe('goodput emit prometheus-rules', () => {
     expect(e.code).toBe(5);
     expect(e.err).toContain('no gate threshold and no rollback rule');
   });
+
+  test('--json describes the alerts, with the YAML without -o and the files written with it', async () => {
+    const adr = writeAdr('d.md', {
+      gate: { ttft_p99_ms: 350 },
+      rollback: { metric: 'attainment', below: 0.9, for: '10m' },
+    });
+    const plain = await cli(['emit', 'prometheus-rules', '--adr', adr]);
+    const r = await cli(['emit', 'prometheus-rules', '--adr', adr, '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc).toMatchObject({
+      schemaVersion: 1,
+      kind: 'goodput.emit',
+      artefact: 'prometheus-rules',
+      adrId: 'ADR-20250102-001',
+      files: [],
+      rules: plain.out,
+    });
+    expect(doc.alerts).toContainEqual(
+      expect.objectContaining({ metric: 'ttft_p99', op: '>', limit: 350, for: '5m' }),
+    );
+    expect(doc.alerts).toContainEqual(
+      expect.objectContaining({
+        alert: 'GoodputRollback',
+        metric: 'attainment',
+        op: '<',
+        limit: 0.9,
+        for: '10m',
+      }),
+    );
+    const written = await cli(['emit', 'prometheus-rules', '--adr', adr, '--json', '-o', 'd.yml']);
+    const wdoc = JSON.parse(written.out);
+    expect(wdoc.files).toEqual([join(dir, 'd.yml'), join(dir, 'd.test.yml')]);
+    expect(wdoc.rules).toBeUndefined();
+    expect(readFileSync(join(dir, 'd.yml'), 'utf8')).toBe(plain.out);
+  });
 });
