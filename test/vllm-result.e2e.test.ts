@@ -92,13 +92,32 @@ const OLD = {
 let work: string;
 let current: string;
 let old: string;
+let goodputRun: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'goodput-vllm-result-'));
   current = join(work, 'vllm-current.json');
   old = join(work, 'vllm-old.json');
   writeFileSync(current, JSON.stringify(CURRENT));
   writeFileSync(old, JSON.stringify(OLD));
+  goodputRun = join(work, 'goodput-run');
+  const r = await cli([
+    'run',
+    '--time',
+    'virtual',
+    '--requests',
+    '30',
+    '--concurrency',
+    '4',
+    '--prompt-tokens',
+    '32',
+    '--max-tokens',
+    '8',
+    '--out',
+    goodputRun,
+    '--quiet',
+  ]);
+  if (r.code !== 0) throw new Error(r.stderr);
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -180,5 +199,74 @@ describe('gate --from a vLLM result', () => {
     expect(r.code).toBe(ExitCode.USAGE);
     expect(r.stderr).toContain('drop --junit when gating a vLLM result');
     expect(r.stdout).toBe('');
+  });
+});
+
+interface Delta {
+  key: string;
+  baseline?: number;
+  candidate?: number;
+  ci?: [number, number];
+  verdict: string;
+}
+interface Report {
+  baseline: { source?: string; runId?: string; vllmDate?: string };
+  comparisons: Array<{ candidate: { source?: string; runId?: string }; deltas: Delta[]; notes?: string[] }>;
+}
+
+describe('compare with a vLLM result', () => {
+  it('is refused without --allow-different: its workload cannot be checked', async () => {
+    const r = await cli(['compare', current, goodputRun]);
+    expect(r.code).toBe(ExitCode.USAGE);
+    expect(r.stderr).toContain(
+      `${current} is a vLLM result: its sampling, workload and load cannot be checked`,
+    );
+    expect(r.stderr).toContain('--allow-different');
+  });
+
+  it("shows the file's figures as stated, — for what it lacks, and no latency interval without samples", async () => {
+    const r = await cli(['compare', current, goodputRun, '--allow-different', '--json']);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.baseline).toMatchObject({ source: 'vllm', vllmDate: '20250601-101500' });
+    expect(report.baseline.runId).toBeUndefined();
+    const [cmp] = report.comparisons;
+    const by = new Map(cmp?.deltas.map((d) => [d.key, d]));
+    expect(by.get('ttft_p99')?.baseline).toBe(340.7);
+    expect(by.get('ttft_p50')?.baseline).toBe(275);
+    expect(by.get('tpot_p99')?.baseline).toBe(21.97);
+    expect(by.get('e2el_p99')?.baseline).toBe(661.2);
+    expect(by.get('request_goodput')?.baseline).toBe(1.2);
+    // Both state a p99 TTFT, but vLLM gives no per-request samples: no interval, no verdict.
+    expect(by.get('ttft_p99')?.candidate).toBeGreaterThan(0);
+    expect(by.get('ttft_p99')?.ci).toBeUndefined();
+    expect(by.get('ttft_p99')?.verdict).toBe('untested');
+    // Request throughput: counts on both sides (vLLM's `completed`), so a rate-ratio interval.
+    expect(by.get('request_throughput')?.baseline).toBe(1.6);
+    expect(by.get('request_throughput')?.ci).toHaveLength(2);
+    expect(by.get('request_throughput')?.verdict).not.toBe('untested');
+    // goodput's own figures are not in a vLLM file: missing, never invented.
+    for (const key of ['attainment', 'error_rate', 'goodput_ratio']) {
+      expect(by.get(key)?.baseline, key).toBeUndefined();
+      expect(by.get(key)?.verdict, key).toBe('untested');
+    }
+    expect(cmp?.notes?.[0]).toContain('is a vLLM result');
+
+    const table = await cli(['compare', current, goodputRun, '--allow-different']);
+    expect(table.code, table.stderr).toBe(ExitCode.OK);
+    expect(table.stdout).toContain('vllm-current.json is a vLLM result');
+    expect(table.stdout).toMatch(/TTFT p99 \(ms\)\s+341/);
+  });
+
+  it('an old vLLM result as the candidate: the keys it lacks are —', async () => {
+    const r = await cli(['compare', goodputRun, old, '--allow-different', '--json']);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const report = JSON.parse(r.stdout) as Report;
+    const by = new Map(report.comparisons[0]?.deltas.map((d) => [d.key, d]));
+    expect(report.comparisons[0]?.candidate.source).toBe('vllm');
+    expect(by.get('ttft_p50')?.candidate).toBe(402);
+    expect(by.get('e2el_p99')?.candidate).toBeUndefined();
+    expect(by.get('request_goodput')?.candidate).toBeUndefined();
+    expect(by.get('request_goodput')?.verdict).toBe('untested');
   });
 });

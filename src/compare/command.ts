@@ -8,7 +8,7 @@
 import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandSpec } from '../flags/index.js';
 import { compareRuns } from './compare.js';
-import { loadRuns } from './load.js';
+import { loadCompareInputs } from './load.js';
 import { COMPARE_METRIC_KEYS } from './metrics.js';
 import { renderCompareMarkdown, renderCompareTable } from './render.js';
 
@@ -82,7 +82,7 @@ export const compareCommand: CommandSpec = {
         'e.g. --resamples 2000',
       );
     }
-    const runs = await loadRuns(paths);
+    const runs = await loadCompareInputs(paths);
     const report = compareRuns(runs, {
       resamples,
       seed: o.seed as number,

@@ -7,6 +7,7 @@
  */
 
 import { GoodputError } from '../errors.js';
+import { metric, type VllmResult, vllmValue } from '../metrics/index.js';
 import { type RunSummary, SCHEMA_VERSION } from '../types.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
@@ -52,11 +53,31 @@ export interface RunInput {
   samples?: RunSamples;
 }
 
+/**
+ * A vLLM `bench serve --save-result` JSON as compare sees it: its figures only, read by the
+ * catalogue's vLLM keys. It has no goodput meta (so comparability cannot be checked) and no
+ * per-request samples goodput reads (so latency rows have no interval).
+ */
+export interface VllmRunInput {
+  name: string;
+  path?: string;
+  vllm: VllmResult;
+}
+
+/** A run compare takes: a goodput run, or a vLLM result. */
+export type CompareInput = RunInput | VllmRunInput;
+
 export interface RunRef {
   name: string;
   path?: string;
-  runId: string;
-  startedAt: string;
+  /** The goodput run id; absent for a vLLM result, which has none. */
+  runId?: string;
+  /** When the run started; absent for a vLLM result (its `date` is in `vllmDate`). */
+  startedAt?: string;
+  /** "vllm" when the run is a vLLM `--save-result` JSON. */
+  source?: 'vllm';
+  /** The vLLM result's own `date` field, as the file states it. */
+  vllmDate?: string;
   labels?: Record<string, string>;
 }
 
@@ -67,6 +88,8 @@ export interface RunComparison {
   deltas: MetricDelta[];
   /** Hypotheses about the bottleneck, from the pattern of changes. */
   hints: string[];
+  /** What the verdicts could not use (a vLLM result: no samples, figures it lacks). */
+  notes?: string[];
 }
 
 /** The persisted result of compare (`--json`). */
@@ -104,7 +127,13 @@ export const DEFAULT_MIN_EFFECT = 0.05;
 
 const ALPHA = 0.05;
 
-function refOf(run: RunInput): RunRef {
+function refOf(run: CompareInput): RunRef {
+  if ('vllm' in run) {
+    const ref: RunRef = { name: run.name, source: 'vllm' };
+    if (run.path !== undefined) ref.path = run.path;
+    if (typeof run.vllm.date === 'string') ref.vllmDate = run.vllm.date;
+    return ref;
+  }
   const ref: RunRef = {
     name: run.name,
     runId: run.summary.meta.runId,
@@ -137,10 +166,37 @@ function floored(move: -1 | 0 | 1, change: number | undefined, minEffect: number
   return change !== undefined && Math.abs(change) < minEffect ? 0 : move;
 }
 
+/** A row's figure: the summary's, or the vLLM result's under the catalogue's vLLM key. */
+function figureOf(def: CompareMetric, run: CompareInput): number | undefined {
+  return 'vllm' in run ? vllmValue(run.vllm, metric(def.key)) : def.value(run.summary);
+}
+
+/**
+ * A rate's relative variance. For a vLLM result only request counts give one (1/completed, the
+ * file's `completed`); output tokens are taken as equal per request, as for a goodput run
+ * without records. Goodput needs the count of good requests, which vLLM does not state.
+ */
+function rateVarianceOf(key: string, run: CompareInput): number | undefined {
+  if (!('vllm' in run)) return rateRelativeVariance(key, run.summary, run.samples);
+  const completed = run.vllm.completed;
+  if (key !== 'request_throughput' && key !== 'output_throughput') return undefined;
+  return typeof completed === 'number' && completed > 0 ? 1 / completed : undefined;
+}
+
+/** What a vLLM result cannot give the verdicts, said once per run. */
+function vllmNotes(run: CompareInput): string[] {
+  if (!('vllm' in run)) return [];
+  const where = run.path ?? run.name;
+  return [
+    `${run.name} is a vLLM result (${where}): no per-request samples goodput reads, so its latency rows have no interval; ` +
+      'figures it does not state are shown as —, never estimated',
+  ];
+}
+
 function deltaFor(
   def: CompareMetric,
-  base: RunInput,
-  cand: RunInput,
+  base: CompareInput,
+  cand: CompareInput,
   random: () => number,
   resamples: number,
   minEffect: number,
@@ -154,13 +210,13 @@ function deltaFor(
     changeKind: def.test === 'proportion' ? 'points' : 'relative',
     verdict: 'untested',
   };
-  const baseValue = def.value(base.summary);
-  const candValue = def.value(cand.summary);
+  const baseValue = figureOf(def, base);
+  const candValue = figureOf(def, cand);
   if (baseValue !== undefined) delta.baseline = baseValue;
   if (candValue !== undefined) delta.candidate = candValue;
   if (def.test === 'proportion') {
-    const a = proportionCounts(def.key, base.summary);
-    const b = proportionCounts(def.key, cand.summary);
+    const a = 'vllm' in base ? undefined : proportionCounts(def.key, base.summary);
+    const b = 'vllm' in cand ? undefined : proportionCounts(def.key, cand.summary);
     if (baseValue !== undefined && candValue !== undefined) delta.change = candValue - baseValue;
     if (a && b && a.n > 0 && b.n > 0) {
       delta.ci = newcombeDifference(a.x, a.n, b.x, b.n);
@@ -171,8 +227,8 @@ function deltaFor(
   const change = relative(baseValue, candValue);
   if (change !== undefined) delta.change = change;
   if (def.test === 'rate') {
-    const va = rateRelativeVariance(def.key, base.summary, base.samples);
-    const vb = rateRelativeVariance(def.key, cand.summary, cand.samples);
+    const va = rateVarianceOf(def.key, base);
+    const vb = rateVarianceOf(def.key, cand);
     if (baseValue !== undefined && candValue !== undefined && va !== undefined && vb !== undefined) {
       const ci = rateRatioChange(
         { rate: baseValue, relativeVariance: va },
@@ -186,8 +242,8 @@ function deltaFor(
     return delta;
   }
   if ((def.test === 'rank' || def.test === 'bootstrap') && def.sample && def.quantile !== undefined) {
-    const a = base.samples?.[def.sample];
-    const b = cand.samples?.[def.sample];
+    const a = 'vllm' in base ? undefined : base.samples?.[def.sample];
+    const b = 'vllm' in cand ? undefined : cand.samples?.[def.sample];
     if (!a || !b || a.length === 0 || b.length === 0) return delta;
     const boot = bootstrapQuantileChange(a, b, def.quantile, { random, resamples });
     if (!boot) return delta;
@@ -216,7 +272,7 @@ function deltaFor(
  * const report = compareRuns([{ name: 'A', summary: a, samples: sa }, { name: 'B', summary: b, samples: sb }]);
  * report.comparisons[0].deltas.find((d) => d.key === 'ttft_p99')?.verdict; // 'better'
  */
-export function compareRuns(runs: RunInput[], options: CompareOptions = {}): CompareReport {
+export function compareRuns(runs: CompareInput[], options: CompareOptions = {}): CompareReport {
   const [base, ...candidates] = runs;
   if (!base || candidates.length === 0) {
     throw new GoodputError(
@@ -228,7 +284,17 @@ export function compareRuns(runs: RunInput[], options: CompareOptions = {}): Com
   const resamples = options.resamples ?? 2000;
   const seed = options.seed ?? 1;
   const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
-  const differencesByRun = candidates.map((c) => comparabilityDiffs(base.summary.meta, c.summary.meta));
+  const foreign = runs.find((r) => 'vllm' in r);
+  if (foreign && !options.allowDifferent) {
+    throw new GoodputError(
+      'E_INCOMPARABLE',
+      `${foreign.path ?? foreign.name} is a vLLM result: its sampling, workload and load cannot be checked against the other runs'`,
+      'make sure the runs were measured under the same workload and load, then pass --allow-different',
+    );
+  }
+  const differencesByRun = candidates.map((c) =>
+    'vllm' in base || 'vllm' in c ? [] : comparabilityDiffs(base.summary.meta, c.summary.meta),
+  );
   if (!options.allowDifferent) {
     const lines = differencesByRun.flatMap((diffs, i) =>
       diffs.map((d) => `  ${candidates[i]?.name}: ${describeDiff(d)}`),
@@ -241,17 +307,20 @@ export function compareRuns(runs: RunInput[], options: CompareOptions = {}): Com
       );
     }
   }
-  const hasServer = runs.some((r) => r.summary.server !== undefined);
+  const hasServer = runs.some((r) => !('vllm' in r) && r.summary.server !== undefined);
   const defs = COMPARE_METRICS.filter((m) => hasServer || !m.server);
   const comparisons = candidates.map((cand, i): RunComparison => {
     const random = seededRandom(seed + i);
     const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples, minEffect));
-    return {
+    const comparison: RunComparison = {
       candidate: refOf(cand),
       differences: differencesByRun[i] ?? [],
       deltas,
-      hints: hintsFor(deltas, base.summary, cand.summary),
+      hints: 'vllm' in base || 'vllm' in cand ? [] : hintsFor(deltas, base.summary, cand.summary),
     };
+    const notes = [...(i === 0 ? vllmNotes(base) : []), ...vllmNotes(cand)];
+    if (notes.length > 0) comparison.notes = notes;
+    return comparison;
   });
   return {
     schemaVersion: SCHEMA_VERSION,

@@ -16,6 +16,7 @@ export {
   targetDiffs,
 } from './comparable.js';
 export {
+  type CompareInput,
   type CompareOptions,
   type CompareReport,
   compareRuns,
@@ -25,9 +26,10 @@ export {
   type RunInput,
   type RunRef,
   type Verdict,
+  type VllmRunInput,
 } from './compare.js';
 export { hintsFor } from './hints.js';
-export { loadRun, loadRuns } from './load.js';
+export { loadCompareInput, loadCompareInputs, loadRun, loadRuns } from './load.js';
 export {
   COMPARE_METRIC_KEYS,
   COMPARE_METRICS,

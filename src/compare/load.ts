@@ -6,8 +6,8 @@
 
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { collect, readRecords, readSummary, runPaths } from '../results/index.js';
-import type { RunInput } from './compare.js';
+import { collect, readRecords, readRunSource, readSummary, runPaths } from '../results/index.js';
+import type { CompareInput, RunInput } from './compare.js';
 import { samplesFromRecords } from './samples.js';
 
 /**
@@ -22,9 +22,28 @@ export async function loadRun(dirOrSummary: string, name?: string): Promise<RunI
   return run;
 }
 
+/**
+ * Reads a run as {@link loadRun} does, or a vLLM `--save-result` JSON as its figures (named by
+ * its file name), for compare.
+ */
+export async function loadCompareInput(dirOrFile: string, name?: string): Promise<CompareInput> {
+  const source = await readRunSource(dirOrFile);
+  if (source.kind === 'vllm')
+    return { name: name ?? basename(source.path), path: source.path, vllm: source.result };
+  return loadRun(dirOrFile, name);
+}
+
 /** Loads several runs, naming each by its directory (made unique with a suffix when two share a name). */
 export async function loadRuns(paths: string[]): Promise<RunInput[]> {
-  const runs = await Promise.all(paths.map((p) => loadRun(p)));
+  return uniqueNames(await Promise.all(paths.map((p) => loadRun(p))));
+}
+
+/** Loads several runs for compare: goodput runs and vLLM results, named uniquely. */
+export async function loadCompareInputs(paths: string[]): Promise<CompareInput[]> {
+  return uniqueNames(await Promise.all(paths.map((p) => loadCompareInput(p))));
+}
+
+function uniqueNames<T extends { name: string }>(runs: T[]): T[] {
   const seen = new Map<string, number>();
   for (const run of runs) {
     const count = (seen.get(run.name) ?? 0) + 1;

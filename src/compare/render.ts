@@ -63,6 +63,7 @@ function buildTable(report: CompareReport): Table {
 function notes(report: CompareReport, bullet: string): string[] {
   const lines: string[] = [];
   for (const c of report.comparisons) {
+    for (const n of c.notes ?? []) lines.push(`${bullet}${n}`);
     for (const d of c.differences) lines.push(`${bullet}${c.candidate.name} differs: ${describeDiff(d)}`);
     for (const h of c.hints) lines.push(`${bullet}${c.candidate.name}: ${h}`);
   }

@@ -135,7 +135,7 @@ function foreignHint(what: string): string {
     return "pass one of the sweep's point directories (or use goodput report on the sweep directory)";
   if (what.startsWith('a goodput')) return GOODPUT_RUN_HINT;
   if (what.startsWith('a vLLM'))
-    return `goodput gate --from reads a vLLM result; here pass a goodput run: ${GOODPUT_RUN_HINT}`;
+    return `goodput gate --from and goodput compare read a vLLM result; here pass a goodput run: ${GOODPUT_RUN_HINT}`;
   return `goodput reads only its own results for now: ${GOODPUT_RUN_HINT}`;
 }
 
