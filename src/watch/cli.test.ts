@@ -71,3 +71,39 @@ test('usage errors: --on-breach without a rule, a bad --rollback', async () => {
   expect(b.code).toBe(2);
   expect(b.err).toContain("missing 'for N windows'");
 });
+
+test('watch --json: one JSON line per round, the breach, and the end', async () => {
+  const w = await cli(
+    ['watch', '--every', '100ms', '--rounds', '2', '--requests', '2', '--max-tokens', '4', '--json'].concat([
+      '--store',
+      'json.db',
+      '--rollback',
+      'p99(ttft)>0 for 2 windows',
+    ]),
+  );
+  expect(w.code, w.err).toBe(0);
+  expect(w.out).not.toContain(CANARY);
+  const events = w.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(events.map((e) => e.kind)).toEqual([
+    'goodput.watch-round',
+    'goodput.watch-round',
+    'goodput.breach',
+    'goodput.watch-end',
+  ]);
+  for (const e of events) expect(e.schemaVersion).toBe(1);
+  const [r1, r2, breach, end] = events;
+  expect([r1.round, r2.round]).toEqual([1, 2]);
+  expect(r1).toMatchObject({ target: 'embedded', attempted: 2 });
+  expect(r1.metrics.ttft_p99).toBeGreaterThan(0);
+  expect(breach).toMatchObject({
+    target: 'embedded',
+    windows: 2,
+    condition: expect.stringContaining('ttft'),
+  });
+  expect(breach.evidence.map((x: { round: number }) => x.round)).toEqual([1, 2]);
+  expect(breach.evidence[1].value).toBe(r2.metrics.ttft_p99);
+  expect(end).toMatchObject({ rounds: 2, rollbacks: 1, store: join(dir, 'json.db') });
+}, 30_000);

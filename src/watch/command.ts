@@ -17,6 +17,7 @@ import {
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
 import { gateSpecThresholds, type Threshold } from '../gate/index.js';
+import { summaryMetrics } from '../report/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
@@ -130,6 +131,13 @@ const WATCH_OPTIONS: OptionSpec[] = [
     description: 'Serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 = any free port)',
   },
   { name: 'quiet', type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
+  {
+    name: 'json',
+    type: 'boolean',
+    group: 'Watch',
+    description:
+      'Events as JSON lines on stdout (schemaVersion 1): kind goodput.watch-round per round and target, goodput.breach per rollback, goodput.watch-end last',
+  },
 ];
 
 function usage(message: string, hint: string): GoodputError {
@@ -239,13 +247,54 @@ export const watchCommand: CommandSpec = {
 
     const quiet = o.quiet === true;
     if (!quiet) for (const w of base.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    const json = o.json === true;
+    const line = (event: object) => ctx.stdout.write(`${JSON.stringify(event)}\n`);
+    // A rollback is decided before its round is reported: its line follows the round's.
+    const breaches = new Map<string, object[]>();
     const outcome = await runWatch(config, {
       stderr: ctx.stderr,
       signal: ctx.signal,
       cwd: ctx.cwd,
       env: ctx.env,
       quiet,
+      ...(json
+        ? {
+            onRound: (target, { stored, summary }) => {
+              line({
+                schemaVersion: 1,
+                kind: 'goodput.watch-round',
+                target,
+                round: stored.round,
+                startedAt: new Date(stored.startedAt).toISOString(),
+                durationMs: stored.durationMs,
+                valid: stored.valid,
+                invalidReason: stored.invalidReason ?? null,
+                attempted: stored.attempted,
+                completed: stored.completed,
+                failed: stored.failed,
+                good: stored.good,
+                errors: stored.errors,
+                metrics: summaryMetrics(summary),
+              });
+              for (const b of breaches.get(target) ?? []) line(b);
+              breaches.delete(target);
+            },
+            onRollback: (evidence, commandExitCode) =>
+              breaches.set(evidence.target, [
+                ...(breaches.get(evidence.target) ?? []),
+                commandExitCode === undefined ? evidence : { ...evidence, commandExitCode },
+              ]),
+          }
+        : {}),
     });
+    if (json)
+      line({
+        schemaVersion: 1,
+        kind: 'goodput.watch-end',
+        rounds: outcome.rounds,
+        rollbacks: outcome.rollbacks,
+        store: config.storePath,
+      });
     if (!quiet)
       ctx.stderr.write(
         `watch: ${outcome.rounds} round(s), ${outcome.rollbacks} rollback(s); history in ${config.storePath}\n`,

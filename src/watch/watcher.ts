@@ -74,6 +74,8 @@ export interface WatchIo {
   onListening?: (port: number) => void;
   /** Called after every round of every target is stored. */
   onRound?: (target: string, result: RoundResult) => void;
+  /** Called after a rollback is recorded (and its --on-breach command, when any, has exited). */
+  onRollback?: (evidence: BreachEvidence, commandExitCode?: number) => void;
 }
 
 /** Per-target state persisted in the store. */
@@ -352,5 +354,6 @@ async function triggerRollback(
     const code = await runBreachCommand(config.onBreach, evidence, { env: envBase, cwd: io.cwd, log });
     store.setRollbackExitCode(l.probe.name, code);
     log(`${l.probe.name}: on-breach command exited with ${code}`);
-  }
+    io.onRollback?.(evidence, code);
+  } else io.onRollback?.(evidence);
 }
