@@ -140,6 +140,21 @@ describe('adr new and lint', () => {
       ]),
     );
     expect(second.stdout.trim()).toBe(join(work, 'docs/adr', 'ADR-20250102-002-second-look.md'));
+
+    const third = await cli(
+      ['adr', 'new', '--title', 'Third look', '--baseline', 'runs/base', '--candidate', 'runs/cand'].concat([
+        '--date',
+        '2025-01-02',
+        '--dir',
+        'json-adr',
+        '--json',
+      ]),
+    );
+    expect(third.code, third.stderr).toBe(ExitCode.OK);
+    const made = JSON.parse(third.stdout);
+    expect(made).toMatchObject({ schemaVersion: 1, kind: 'goodput.adr-new', id: 'ADR-20250102-001' });
+    expect(made.path).toBe(join(work, 'json-adr', 'ADR-20250102-001-third-look.md'));
+    expect(made.frontMatter).toEqual(parseAdr(readFileSync(made.path, 'utf8')).frontMatter);
   });
 
   it('lints the written ADRs clean, and fails an accepted ADR that concluded nothing (5)', async () => {

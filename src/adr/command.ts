@@ -153,6 +153,11 @@ const newCommand: CommandSpec = {
       default: 2000,
       description: 'Bootstrap resamples for the verdicts',
     },
+    {
+      ...JSON_OPTION,
+      description:
+        'Print {schemaVersion: 1, kind: "goodput.adr-new", path, id, frontMatter} instead of the path',
+    },
   ],
   async run(ctx) {
     const o = ctx.args.options;
@@ -213,7 +218,9 @@ const newCommand: CommandSpec = {
     await mkdir(dir, { recursive: true });
     const path = join(dir, adr.fileName);
     await writeFile(path, serializeAdr(adr.frontMatter, adr.body), { flag: 'wx' });
-    ctx.stdout.write(`${path}\n`);
+    if (o.json === true)
+      writeJson(ctx, 'goodput.adr-new', { path, id: adr.id, frontMatter: adr.frontMatter });
+    else ctx.stdout.write(`${path}\n`);
     return ExitCode.OK;
   },
 };
