@@ -41,7 +41,11 @@ test('watch --rounds 3 then history (table, --json, --report)', async () => {
   const doc = JSON.parse(json.out);
   expect(doc.schemaVersion).toBe(1);
   expect(doc.windows.reduce((a: number, w: { rounds: number }) => a + w.rounds, 0)).toBe(3);
-  expect(doc.windows[0].attempted).toBe(6);
+  // An invalid round (the prober was the bottleneck, as on a loaded machine) is listed but its
+  // requests are not counted; every valid round sent --requests 2.
+  const invalid = (w.err.match(/\[invalid:/g) ?? []).length;
+  expect(invalid, 'no valid round to read').toBeLessThan(3);
+  expect(doc.windows[0].attempted).toBe(2 * (3 - invalid));
   expect(doc.windows[0].latency.ttft.p99).toBeGreaterThan(0);
   const report = await cli(['history', '--report', '-o', 'trend.html']);
   expect(report.code).toBe(0);
