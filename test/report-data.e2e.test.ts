@@ -16,7 +16,7 @@ import { csvObjects, parseCsv } from './helpers/csv.js';
 import { leakedFragment } from './helpers/hostile-server.js';
 import { chatChunk, json, type Loopback, startLoopback, writeEvents } from './helpers/loopback.js';
 
-const KEY = 'sk-csv-canary-91c2e7d05a4b3f68';
+const KEY = 'test-csv-canary-91c2e7d05a4b3f68';
 const dir = mkdtempSync(join(tmpdir(), 'goodput-report-data-'));
 let server: Loopback;
 const out = join(dir, 'run');

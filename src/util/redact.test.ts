@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRedactor, REDACTED, redactAndCut, redactDeep } from './redact.js';
 
-const KEY = 'sk-canary-0123456789abcdefXYZ';
+const KEY = 'test-canary-0123456789abcdefXYZ';
 
 describe('makeRedactor', () => {
   const r = makeRedactor([KEY]);
@@ -24,7 +24,7 @@ describe('makeRedactor', () => {
   });
 
   it('leaves text without the key alone, and short coincidences too', () => {
-    expect(r('nothing here sk-c')).toBe('nothing here sk-c');
+    expect(r('nothing here test-')).toBe('nothing here test-');
   });
 
   it('cutting after redaction never leaves a part of the key, at every offset', () => {

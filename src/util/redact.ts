@@ -60,8 +60,8 @@ function removeFragments(text: string, secret: string): string {
  * and trimmed). Apply it to every string that comes from a server *before* cutting it.
  *
  * @example
- * const r = makeRedactor(['sk-abcdefghijklmnopqrst']);
- * r('echo: Bearer sk-abcdefghij'); // "echo: Bearer [REDACTED]"
+ * const r = makeRedactor(['my-secret-key-abcdefghij']);
+ * r('echo: Bearer my-secret-key'); // "echo: Bearer [REDACTED]" (a 6+ character prefix)
  */
 export function makeRedactor(secrets: ReadonlyArray<string | undefined>): Redactor {
   const list = [

@@ -122,7 +122,12 @@ describe('goodput watch', () => {
     expect(rounds.slice(3).every((r) => r.good === 0)).toBe(true);
     const rollbacks = store.rollbacks();
     expect(rollbacks).toHaveLength(1);
-    expect(rollbacks[0]).toMatchObject({ target: 'sim', round: firedAt, adrId: 'ADR-20250102-001', exitCode: 0 });
+    expect(rollbacks[0]).toMatchObject({
+      target: 'sim',
+      round: firedAt,
+      adrId: 'ADR-20250102-001',
+      exitCode: 0,
+    });
     store.close();
     expect(log.join('')).not.toContain(CANARY);
     // No key anywhere in the store file (dumped with better-sqlite3, every table and the raw bytes).
