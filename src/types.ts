@@ -287,16 +287,21 @@ export interface VllmKeys extends VllmLatencyKeys {
   max_concurrent_requests: number;
 }
 
-/** Latencies kept in a RunSummary. `FromScheduled` variants measure from the intended send time. */
-export type SummaryLatencyName =
-  | 'ttft'
-  | 'tpot'
-  | 'itl'
-  | 'itlPerToken'
-  | 'e2el'
-  | 'queueWait'
-  | 'ttftFromScheduled'
-  | 'e2elFromScheduled';
+/**
+ * Latencies kept in a RunSummary, in display order. `FromScheduled` variants measure from the
+ * intended send time.
+ */
+export const SUMMARY_LATENCY_NAMES = [
+  'ttft',
+  'tpot',
+  'itl',
+  'itlPerToken',
+  'e2el',
+  'queueWait',
+  'ttftFromScheduled',
+  'e2elFromScheduled',
+] as const;
+export type SummaryLatencyName = (typeof SUMMARY_LATENCY_NAMES)[number];
 
 export interface GoodputSummary {
   slo: Slo;

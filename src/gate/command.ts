@@ -31,7 +31,7 @@ import {
   shorthandThresholds,
 } from './evaluate.js';
 import { formatThreshold, parseThresholds, type Threshold } from './grammar.js';
-import { renderGateLines, renderGateMarkdown, renderJunit } from './render.js';
+import { gateOutcomesJson, renderGateLines, renderGateMarkdown, renderJunit } from './render.js';
 
 const GATE_OPTIONS: OptionSpec[] = [
   {
@@ -210,13 +210,7 @@ async function gateVllm(
       source: 'vllm',
       file: path,
       adr: adr?.frontMatter.id,
-      outcomes: gate.outcomes.map((x) => ({
-        threshold: formatThreshold(x.threshold),
-        value: x.value ?? null,
-        op: x.threshold.op,
-        limit: x.threshold.limit,
-        passed: x.passed,
-      })),
+      outcomes: gateOutcomesJson(gate),
     };
     ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -273,13 +267,7 @@ export const gateCommand: CommandSpec = {
         runId: summary.meta.runId,
         dir,
         adr: adr?.frontMatter.id,
-        outcomes: result.outcomes.map((x) => ({
-          threshold: formatThreshold(x.threshold),
-          value: x.value ?? null,
-          op: x.threshold.op,
-          limit: x.threshold.limit,
-          passed: x.passed,
-        })),
+        outcomes: gateOutcomesJson(result),
       };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {

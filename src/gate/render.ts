@@ -26,6 +26,17 @@ export function formatLimit(o: ThresholdOutcome): string {
   return `${o.threshold.op} ${formatNumber(o.threshold.limit)}${o.threshold.subject.kind === 'latency' ? ' ms' : ''}`;
 }
 
+/** The outcomes as `gate --json` prints them (the same shape whatever the run's source). */
+export function gateOutcomesJson(result: GateResult) {
+  return result.outcomes.map((x) => ({
+    threshold: formatThreshold(x.threshold),
+    value: x.value ?? null,
+    op: x.threshold.op,
+    limit: x.threshold.limit,
+    passed: x.passed,
+  }));
+}
+
 /** One line per threshold: `[GATE FAIL] p99(ttft): value 412.3 ms, limit <= 350 ms`. */
 export function renderGateLines(result: GateResult): string {
   const lines = result.outcomes.map(

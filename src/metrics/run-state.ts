@@ -17,6 +17,7 @@ import {
   SCHEMA_VERSION,
   type ServerSummary,
   type Slo,
+  SUMMARY_LATENCY_NAMES,
   type SummaryLatencyName,
   type VllmLatencyKeys,
 } from '../types.js';
@@ -25,16 +26,7 @@ import type { PromptBuckets } from './prompt-buckets.js';
 import { tokenCount } from './request-metrics.js';
 
 /** Every latency a RunSummary keeps, in display order. */
-export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = [
-  'ttft',
-  'tpot',
-  'itl',
-  'itlPerToken',
-  'e2el',
-  'queueWait',
-  'ttftFromScheduled',
-  'e2elFromScheduled',
-];
+export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = SUMMARY_LATENCY_NAMES;
 
 /** The latencies that have vLLM flat keys. */
 export const VLLM_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;

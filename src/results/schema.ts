@@ -11,18 +11,19 @@
 
 import { z } from 'zod';
 import { REQUEST_ERRORS } from '../errors.js';
-import type {
-  ErrorCount,
-  LatencyStats,
-  RequestErrorCode,
-  RequestRecord,
-  RunMeta,
-  RunSummary,
-  ServerSample,
-  ServerSeriesName,
-  ServerSummary,
-  SummaryLatencyName,
-  VllmLatencyKeys,
+import {
+  type ErrorCount,
+  type LatencyStats,
+  type RequestErrorCode,
+  type RequestRecord,
+  type RunMeta,
+  type RunSummary,
+  type ServerSample,
+  type ServerSeriesName,
+  type ServerSummary,
+  SUMMARY_LATENCY_NAMES,
+  type SummaryLatencyName,
+  type VllmLatencyKeys,
 } from '../types.js';
 import type { JsonlHeader } from './files.js';
 
@@ -51,16 +52,7 @@ const SERVER_SERIES = [
   'serverItlCount',
 ] as const satisfies readonly ServerSeriesName[];
 
-const SUMMARY_LATENCIES = [
-  'ttft',
-  'tpot',
-  'itl',
-  'itlPerToken',
-  'e2el',
-  'queueWait',
-  'ttftFromScheduled',
-  'e2elFromScheduled',
-] as const satisfies readonly SummaryLatencyName[];
+const SUMMARY_LATENCIES = SUMMARY_LATENCY_NAMES;
 
 const apiKind = z.enum(['chat', 'completions']);
 const requestErrorCode = z.enum(REQUEST_ERROR_CODES);
