@@ -1,0 +1,177 @@
+/** Requests and their records: the clocks, the work items, the per-request record. @module */
+
+export const SCHEMA_VERSION = 1 as const;
+
+/** Milliseconds on the run's monotonic clock (0 = the run's t0). */
+export type Ms = number;
+
+/** A monotonic clock in milliseconds. Injected wherever time matters, so tests can control it. */
+export interface Clock {
+  now(): Ms;
+}
+
+/**
+ * The clock a load runs on: the wall clock (live time, `RunClock` in runner/) or the
+ * simulated engine's clock (virtual time, `VirtualClock` in sim/). `runLoad` waits, keeps its
+ * deadline and measures only through it, so both time modes run the same loop.
+ */
+export interface LoadClock extends Clock {
+  /** Resolves true at `targetMs` (at once if it has passed), or false early when the signal aborts. */
+  sleepUntil(targetMs: Ms, signal?: AbortSignal): Promise<boolean>;
+  /** Calls `fn` at `targetMs` (the --duration deadline); returns a function that cancels it. */
+  at(targetMs: Ms, fn: () => void): () => void;
+  /** Awaits something outside the clock (a disk write): virtual time does not move meanwhile. */
+  outside<T>(p: Promise<T>): Promise<T>;
+  /** Wall-clock time: event-loop delay and timer lag can show that the client limited the load. */
+  readonly realTime: boolean;
+  /** Resolves as `work` does; virtual time fires its timers meanwhile, until `work` settles. */
+  run<T>(work: Promise<T>): Promise<T>;
+}
+
+/** Which OpenAI endpoint is called: `/v1/chat/completions` or `/v1/completions`. */
+export type ApiKind = 'chat' | 'completions';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Sampling parameters: fixed for a run and recorded, so that runs compare fairly. */
+export interface Sampling {
+  temperature: number;
+  topP?: number;
+  /** Default output limit per request; a WorkItem may carry its own. Sent as max_tokens and max_completion_tokens. */
+  maxTokens: number;
+  seed?: number;
+  /** Ask the server to ignore end-of-sequence (vLLM's `ignore_eos`), so that outputs reach maxTokens. */
+  ignoreEos: boolean;
+}
+
+/** One request to send, produced by the workload. */
+export interface WorkItem {
+  /** 0-based position in the workload, warmup included. */
+  index: number;
+  /** Unique within the run, e.g. "r-000042". */
+  id: string;
+  /** Warmup requests are sent and recorded but excluded from the summary. */
+  warmup: boolean;
+  /** For api 'chat'. */
+  messages?: ChatMessage[];
+  /** For api 'completions'. */
+  prompt?: string;
+  /** Prompt length counted by the client's tokenizer. */
+  promptTokens: number;
+  /** Output limit for this request. */
+  maxTokens: number;
+  /** Open loop: intended send time on the run clock. Closed loop: undefined (the runner stamps it). */
+  scheduledMs?: Ms;
+  /** The simulated user gives up this long after sending: the request is aborted. */
+  cancelAfterMs?: number;
+}
+
+export type Outcome = 'success' | 'error' | 'cancelled';
+
+/**
+ * Stable codes for a failed request. `cause` and `hint` for each live in errors.ts
+ * (REQUEST_ERRORS); doctor and the run's error summary use the same table.
+ */
+export type RequestErrorCode =
+  | 'CONNECTION_REFUSED'
+  | 'DNS_FAILURE'
+  | 'TLS_FAILURE'
+  | 'CONNECT_TIMEOUT'
+  | 'CONNECTION_RESET'
+  | 'PROXY_FAILURE'
+  | 'TIMEOUT'
+  | 'TTFT_TIMEOUT'
+  | 'HTTP_REDIRECT'
+  | 'HTTP_UNAUTHORIZED'
+  | 'HTTP_FORBIDDEN'
+  | 'HTTP_NOT_FOUND'
+  | 'HTTP_RATE_LIMITED'
+  | 'HTTP_CLIENT_ERROR'
+  | 'HTTP_SERVER_ERROR'
+  | 'HTTP_UNAVAILABLE'
+  | 'BAD_JSON'
+  | 'BAD_SSE'
+  | 'EMPTY_STREAM'
+  | 'STREAM_TRUNCATED'
+  | 'STREAM_ERROR_OBJECT'
+  | 'EMPTY_CHOICES'
+  | 'IMPOSSIBLE_VALUE'
+  | 'ABORTED'
+  | 'INTERRUPTED'
+  | 'UNKNOWN';
+
+export interface RequestError {
+  code: RequestErrorCode;
+  /** What happened, in the server's or the socket's own words where there are any. Never contains the key. */
+  message: string;
+  httpStatus?: number;
+}
+
+/** An attempt that failed and was retried (the final attempt is the record itself). */
+export interface AttemptRecord {
+  attempt: number;
+  sentMs: Ms;
+  endMs: Ms;
+  error: RequestError;
+  /** Parsed Retry-After, when the server sent one. */
+  retryAfterMs?: number;
+}
+
+/**
+ * What the client observed for one request: raw timestamps and counts, no derived metrics.
+ * A failed request is a record with `outcome: 'error'`, never an exception.
+ */
+export interface RequestRecord {
+  id: string;
+  index: number;
+  warmup: boolean;
+  outcome: Outcome;
+  /** Set for outcome 'error' and 'cancelled' (code ABORTED or INTERRUPTED). */
+  error?: RequestError;
+  /** Attempts made, the final one included (1 = no retry). */
+  attempts: number;
+  failedAttempts?: AttemptRecord[];
+  /** Intended send time (open loop) or the time the slot became free (closed loop). */
+  scheduledMs: Ms;
+  /** Send time of the final attempt. */
+  sentMs: Ms;
+  /** Send time of the first attempt (equals sentMs when there was no retry). */
+  firstSentMs: Ms;
+  headersMs?: Ms;
+  /** First chunk carrying content or reasoning content. */
+  firstTokenMs?: Ms;
+  /** Last byte of the response, or the moment of failure or abort. */
+  endMs: Ms;
+  /** Arrival time of every chunk carrying content or reasoning content (first = firstTokenMs). */
+  chunkMs: Ms[];
+  /** Characters of content + reasoning content in each of those chunks (same length as chunkMs). */
+  chunkChars: number[];
+  httpStatus?: number;
+  /** Prompt tokens counted by the client. */
+  promptTokens: number;
+  /** usage.prompt_tokens, when the server reported it. */
+  serverPromptTokens?: number;
+  /** usage.completion_tokens when reported, else tokens counted by the client. */
+  outputTokens: number;
+  outputTokensSource: 'usage' | 'counted';
+  /** usage.completion_tokens_details.reasoning_tokens, when reported. */
+  reasoningTokens?: number;
+  maxTokens: number;
+  finishReason?: string;
+  /** TCP (+TLS) connect time when this request had to open a new connection. */
+  connectMs?: number;
+  /**
+   * Transparent resends (0 or 1, absent when 0): the request was written on an idle keep-alive
+   * connection that the server had already closed, before any byte of a response; not a retry.
+   */
+  resends?: number;
+}
+
+/** Receives records as the run goes (JSONL writer, accumulator, progress). */
+export interface RecordSink {
+  write(record: RequestRecord): void;
+  close(): Promise<void>;
+}

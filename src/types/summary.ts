@@ -1,0 +1,264 @@
+/** What a run concludes: the summary every later command reads. @module */
+
+import type { Ms, RequestErrorCode, SCHEMA_VERSION } from './request.js';
+import type { RunMeta, Slo } from './run.js';
+
+/** Distribution of one latency, in milliseconds. */
+export interface LatencyStats {
+  count: number;
+  mean: number;
+  std: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+export type LatencyName = 'ttft' | 'tpot' | 'itl' | 'e2el';
+export type PercentileKey = 'p50' | 'p90' | 'p95' | 'p99' | 'p99.9';
+
+/** The flat keys of vLLM's saved benchmark JSON, so existing scripts keep working. */
+export type VllmLatencyKeys = {
+  [K in `${'mean' | 'median' | 'std' | PercentileKey}_${LatencyName}_ms`]: number;
+};
+
+export interface VllmKeys extends VllmLatencyKeys {
+  /** Seconds from the first measured send to the last measured end. */
+  duration: number;
+  completed: number;
+  failed: number;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  request_throughput: number;
+  request_goodput: number;
+  output_throughput: number;
+  total_token_throughput: number;
+  max_output_tokens_per_s: number;
+  max_concurrent_requests: number;
+}
+
+/**
+ * Latencies kept in a RunSummary, in display order. `FromScheduled` variants measure from the
+ * intended send time.
+ */
+export const SUMMARY_LATENCY_NAMES = [
+  'ttft',
+  'tpot',
+  'itl',
+  'itlPerToken',
+  'e2el',
+  'queueWait',
+  'ttftFromScheduled',
+  'e2elFromScheduled',
+] as const;
+export type SummaryLatencyName = (typeof SUMMARY_LATENCY_NAMES)[number];
+
+export interface GoodputSummary {
+  slo: Slo;
+  /** Measured requests that met every SLO that is set. */
+  goodRequests: number;
+  /** Measured requests attempted (success + error + cancelled). */
+  attempted: number;
+  /** goodRequests / attempted; failures, timeouts and cancels count as misses. */
+  attainment: number;
+  /** Good requests per second. */
+  requestGoodput: number;
+  /** Output tokens delivered to clients that did not cancel. */
+  usefulOutputTokens: number;
+  /** All output tokens generated (server counter when scraped, else all tokens received). */
+  totalOutputTokens: number;
+  /** totalOutputTokens − usefulOutputTokens, never negative (see metrics/definitions.ts). */
+  wastedOutputTokens: number;
+  /**
+   * Output tokens of requests the run itself stopped (Ctrl-C, end of --duration): neither
+   * useful nor wasted, and left out of totalOutputTokens (the client cut that work, not the
+   * server). Absent when 0.
+   */
+  interruptedOutputTokens?: number;
+  /** usefulOutputTokens / totalOutputTokens. */
+  tokenGoodputRatio: number;
+  tokenSource: 'client' | 'server';
+}
+
+export interface ErrorCount {
+  code: RequestErrorCode;
+  count: number;
+  /** One message seen for this code (the first). */
+  example: string;
+  httpStatus?: number;
+}
+
+/** What the connection warm-up did (summary.load.connectionWarmup). */
+export interface ConnectionWarmup {
+  /** Connections asked for. */
+  requested: number;
+  /** Warm-up requests the server answered: connections open and kept for the load. */
+  ok: number;
+  /** How long the warm-up took (ms). */
+  ms: number;
+  /**
+   * Why fewer than `requested` connections were warmed: the server did not answer within the
+   * budget, the run was stopped (Ctrl-C), or the requests failed. Absent when all were.
+   */
+  reason?: 'budget' | 'aborted' | 'errors';
+}
+
+export interface LoadHonesty {
+  /** sent − scheduled for open-loop requests (ms). */
+  dispatchLag: LatencyStats;
+  /** Open-loop requests sent more than the lag tolerance after their scheduled time. */
+  lateSends: number;
+  /** Requests the runner could not send at all (stop rule hit, cap reached). */
+  dropped: number;
+  /** True when the load generator itself was the bottleneck (lag, CPU): numbers may understate the server. */
+  clientBound: boolean;
+  /** Why the client counts as the bottleneck (event-loop delay, send lag, client queue wait), when it does. */
+  clientBoundReason?: string;
+  /** Highest number of requests in flight at once. */
+  peakInFlight: number;
+  /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
+  dispatchLagHistogram?: string;
+  /** Live runs: the bounded connection warm-up before the clock started. */
+  connectionWarmup?: ConnectionWarmup;
+}
+
+/** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */
+export type ServerSeriesName =
+  | 'running'
+  | 'waiting'
+  | 'kvUsage'
+  | 'preemptionsTotal'
+  | 'promptTokensTotal'
+  | 'generationTokensTotal'
+  | 'prefixCacheQueriesTotal'
+  | 'prefixCacheHitsTotal'
+  | 'kvFragmentation'
+  | 'wastedTokensTotal'
+  | 'blockSize'
+  | 'numBlocks'
+  /** Server-side latency histograms, when exported: cumulative sum (seconds) and count. */
+  | 'serverTtftSecondsSum'
+  | 'serverTtftCount'
+  | 'serverItlSecondsSum'
+  | 'serverItlCount';
+
+/** One scrape of the server's metrics, normalised. */
+export interface ServerSample {
+  tMs: Ms;
+  engine: 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'goodput-sim' | 'unknown';
+  values: Partial<Record<ServerSeriesName, number>>;
+}
+
+export interface SeriesStats {
+  min: number;
+  mean: number;
+  max: number;
+  last: number;
+}
+
+export interface ServerSummary {
+  engine: ServerSample['engine'];
+  metricsUrl: string;
+  samples: number;
+  series: Partial<Record<ServerSeriesName, SeriesStats>>;
+  preemptions?: number;
+  prefixCacheHitRate?: number;
+  kvFragmentation?: number;
+  generatedTokens?: number;
+  wastedTokens?: number;
+  /** Preemptions per second over the scrape window (first to last sample). */
+  preemptionsPerS?: number;
+  /** Where kvFragmentation came from: the server's own gauge, or derived (see server-metrics/fragmentation.ts). */
+  fragmentationSource?: 'server' | 'derived';
+  /** Mean TTFT and ITL from the server's own histograms (deltas over the run), when exported. */
+  serverTtftMeanMs?: number;
+  serverItlMeanMs?: number;
+  /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
+  scrapeFailures?: number;
+}
+
+export interface PromptBucket {
+  /** Inclusive lower and exclusive upper bound in prompt tokens. */
+  minTokens: number;
+  maxTokens: number;
+  count: number;
+  ttft: LatencyStats;
+  e2el: LatencyStats;
+  /** HdrHistograms of ttft and e2el (microseconds, compressed base64), so that merged runs keep exact percentiles. */
+  histograms?: { ttft?: string; e2el?: string };
+}
+
+export interface Finding {
+  kind:
+    | 'queueing'
+    | 'kv-pressure'
+    | 'prefill-bound'
+    | 'decode-bound'
+    | 'client-bound'
+    | 'wasted-work'
+    | 'errors';
+  /** 0..1, for ranking. */
+  score: number;
+  title: string;
+  evidence: string;
+  /** The tuning knob it points to. */
+  knob: string;
+  fromMs?: Ms;
+  toMs?: Ms;
+}
+
+/** Everything `run` concludes; the only input of report, compare, gate, adr and store. */
+export interface RunSummary extends VllmKeys {
+  schemaVersion: typeof SCHEMA_VERSION;
+  kind: 'goodput.run';
+  meta: RunMeta;
+  counts: {
+    /** Measured requests (warmup excluded). */
+    attempted: number;
+    completed: number;
+    failed: number;
+    cancelled: number;
+    warmup: number;
+    /** Extra attempts made by retries. */
+    retries: number;
+    /** Requests whose output count came from the client, the server sent no usage. */
+    usageMissing: number;
+    /**
+     * Requests still in flight when the run was stopped (Ctrl-C, end of --duration): kept in
+     * `attempted` and the records, left out of SLO attainment (the run, not the server, ended them).
+     */
+    interrupted?: number;
+    /** Successful requests whose output exceeded the max_tokens asked (the server ignored the limit). */
+    overLimit?: number;
+    /**
+     * With ignore_eos asked: successful requests that stopped before max_tokens for another reason
+     * than the length limit (the server ignored ignore_eos, so output lengths vary).
+     */
+    endedEarly?: number;
+    /** Requests whose usage.prompt_tokens differed from the client's count by more than 1%. */
+    promptTokenMismatch: number;
+  };
+  latency: Record<SummaryLatencyName, LatencyStats>;
+  throughput: {
+    requestsPerS: number;
+    outputTokensPerS: number;
+    totalTokensPerS: number;
+    peakOutputTokensPerS: number;
+  };
+  goodput: GoodputSummary;
+  errors: ErrorCount[];
+  load: LoadHonesty;
+  /**
+   * Mergeable histograms of the latencies (HdrHistogram, microseconds, compressed base64),
+   * so that runs from several load generators combine exactly.
+   */
+  histograms: Partial<Record<SummaryLatencyName, string>>;
+  /** The run was stopped early (Ctrl-C, --duration hit with requests in flight): what was measured. */
+  interrupted: boolean;
+  server?: ServerSummary;
+  buckets?: PromptBucket[];
+  diagnosis?: Finding[];
+}
