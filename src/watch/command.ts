@@ -128,7 +128,16 @@ const WATCH_OPTIONS: OptionSpec[] = [
     type: 'integer',
     group: 'Watch',
     valueName: 'PORT',
-    description: 'Serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 = any free port)',
+    description: 'Serve Prometheus metrics on --metrics-host:PORT/metrics (0 = any free port)',
+  },
+  {
+    name: 'metrics-host',
+    type: 'string',
+    default: '127.0.0.1',
+    group: 'Watch',
+    valueName: 'ADDR',
+    description:
+      'Address the exporter binds: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) exposes the metrics to the whole network, as a pod must for Prometheus to scrape it',
   },
   { name: 'quiet', type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
   {
@@ -241,6 +250,11 @@ export const watchCommand: CommandSpec = {
       config.rounds = o.rounds;
     }
     if (typeof o.metricsPort === 'number') config.metricsPort = o.metricsPort;
+    if (given.has('metricsHost')) {
+      if (config.metricsPort === undefined)
+        throw usage('--metrics-host needs --metrics-port', 'e.g. --metrics-port 9464 --metrics-host 0.0.0.0');
+      config.metricsHost = o.metricsHost as string;
+    }
     if (rule) config.rule = rule;
     if (typeof o.onBreach === 'string') config.onBreach = o.onBreach;
     if (typeof o.dailyTokenBudget === 'number') config.dailyTokenBudget = o.dailyTokenBudget;

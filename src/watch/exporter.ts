@@ -6,14 +6,22 @@
  * the last window; the prober's own lag; rounds and rollbacks. Labels are target and model
  * only (plus outcome / code / validity, each a small closed set).
  *
+ * Every counter and histogram series of a target exists from the first scrape, at zero
+ * (`declareTarget`): every outcome, every error code, both round validities, so `rate()` and
+ * `increase()` see the first error rather than a series appearing out of nowhere. Gauges of
+ * a measurement (attainment, lag, last round, server figures, round metrics) stay absent
+ * until a round measures them: there is no honest zero for them, and a 0 attainment would
+ * fire an alert before the first round.
+ *
  * @module
  */
 
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { REQUEST_ERRORS } from '../errors.js';
 import { METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import type { RoundServerFigures, StoredLatency } from '../store/index.js';
-import type { RequestErrorCode, RunSummary } from '../types.js';
+import type { Outcome, RequestErrorCode, RunSummary } from '../types.js';
 
 /** vLLM's time_to_first_token_seconds buckets. */
 export const TTFT_BUCKETS = [
@@ -48,6 +56,9 @@ export interface ExporterOptions {
   /** Extra bucket boundaries per latency, in ms (SLOs and ADR thresholds). */
   thresholdsMs?: Partial<Record<StoredLatency, number[]>>;
 }
+
+/** Every request outcome (`Outcome` in types.ts), each a `goodput_requests_total` series from the start. */
+const OUTCOMES = ['success', 'error', 'cancelled'] as const satisfies readonly Outcome[];
 
 /** The metrics of one watch process. */
 export class WatchExporter {
@@ -204,13 +215,19 @@ export class WatchExporter {
       this.preemptions.inc(labels, r.server.preemptions);
   }
 
-  /** Makes every series of a target exist (at zero) before its first round, so dashboards and rate() see it. */
+  /**
+   * Makes every counter and histogram series of a target exist (at zero) before its first
+   * round — each outcome, each error code, both round validities — so dashboards, `rate()`
+   * and `increase()` see the first error instead of a series that appears with it.
+   */
   declareTarget(target: string, model: string): void {
     const labels = { target, model };
     this.rollbacks.inc(labels, 0);
-    this.requests.inc({ ...labels, outcome: 'success' }, 0);
-    this.requests.inc({ ...labels, outcome: 'error' }, 0);
+    for (const outcome of OUTCOMES) this.requests.inc({ ...labels, outcome }, 0);
+    for (const code of Object.keys(REQUEST_ERRORS)) this.errors.inc({ ...labels, code }, 0);
+    for (const valid of ['true', 'false']) this.rounds.inc({ ...labels, valid }, 0);
     this.preemptions.inc(labels, 0);
+    for (const h of Object.values(this.latency)) h.zero(labels);
   }
 
   countRollback(target: string, model: string): void {
@@ -222,7 +239,7 @@ export class WatchExporter {
     return this.registry.metrics();
   }
 
-  /** Serves GET /metrics on 127.0.0.1:port (0 = a free port); resolves with the port. */
+  /** Serves GET /metrics on host:port (0 = a free port; 127.0.0.1 unless told); resolves with the port. */
   async listen(port: number, host = '127.0.0.1'): Promise<number> {
     const server = createServer((req, res) => {
       if (req.method === 'GET' && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {

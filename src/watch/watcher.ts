@@ -49,6 +49,8 @@ export interface WatchConfig {
   retainMs: number;
   /** Exporter port (0 = any free port); undefined: no exporter. */
   metricsPort?: number;
+  /** Exporter bind address (default 127.0.0.1; 0.0.0.0 exposes it on every interface, e.g. in a pod). */
+  metricsHost?: string;
   /** Extra histogram boundaries in ms (ADR and SLO thresholds). */
   thresholdsMs?: Partial<Record<'ttft' | 'tpot' | 'itl' | 'e2el', number[]>>;
   rule?: RollbackRule;
@@ -180,8 +182,17 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     } else if (config.metricsPort !== undefined) {
       exporter = new WatchExporter({ thresholdsMs: config.thresholdsMs });
       for (const l of live) exporter.declareTarget(l.probe.name, l.probe.model);
-      const port = await exporter.listen(config.metricsPort);
-      log(`exporter: http://127.0.0.1:${port}/metrics`);
+      const host = config.metricsHost ?? '127.0.0.1';
+      const port = await exporter.listen(config.metricsPort, host).catch((e: NodeJS.ErrnoException) => {
+        throw new GoodputError(
+          'E_USAGE',
+          `the exporter cannot listen on ${host}:${config.metricsPort} (${e.code ?? e.message})`,
+          e.code === 'EADDRINUSE'
+            ? 'pick another --metrics-port (0 = any free port)'
+            : '--metrics-host must be an address of this machine: 127.0.0.1, 0.0.0.0, :: or one of its interfaces',
+        );
+      });
+      log(`exporter: http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`);
       io.onListening?.(port);
     }
     const feed = io.exporter ?? exporter;
