@@ -23,6 +23,13 @@ import { METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import type { RoundServerFigures, StoredLatency } from '../store/index.js';
 import type { Outcome, RequestErrorCode, RunSummary } from '../types.js';
 
+/**
+ * Unix time at which the last valid round ended: the round whose figures
+ * `goodput_round_metric` holds. Alerts read their age (a prober that stopped, or whose rounds
+ * are all invalid, gives no fresh figures and must not be read as healthy).
+ */
+export const LAST_VALID_ROUND_SERIES = 'goodput_last_valid_round_timestamp_seconds';
+
 /** vLLM's time_to_first_token_seconds buckets. */
 export const TTFT_BUCKETS = [
   0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
@@ -75,6 +82,7 @@ export class WatchExporter {
   private readonly waiting: Gauge<'target' | 'model'>;
   private readonly preemptions: Counter<'target' | 'model'>;
   private readonly roundMetric: Gauge<'target' | 'model' | 'metric'>;
+  private readonly lastValidRound: Gauge<'target' | 'model'>;
   private server?: Server;
 
   constructor(options: ExporterOptions = {}) {
@@ -165,14 +173,21 @@ export class WatchExporter {
       labelNames: [...labels, 'metric'] as const,
       registers,
     });
+    this.lastValidRound = new Gauge({
+      name: LAST_VALID_ROUND_SERIES,
+      help: `Unix time at which the last valid round ended (the round ${ROUND_METRIC_SERIES} holds)`,
+      labelNames: labels,
+      registers,
+    });
   }
 
   /**
    * Sets every catalogue metric of a valid round's summary (`goodput_round_metric{metric=…}`),
    * the series that `emit prometheus-rules` alerts on; a metric the round did not measure is
-   * removed rather than left at an old value.
+   * removed rather than left at an old value. `endedAt` (ms epoch, default now) is when the round ended.
    */
-  setRoundMetrics(target: string, model: string, summary: RunSummary): void {
+  setRoundMetrics(target: string, model: string, summary: RunSummary, endedAt = Date.now()): void {
+    this.lastValidRound.set({ target, model }, endedAt / 1000);
     for (const def of METRICS) {
       const labels = { target, model, metric: def.id };
       const value = def.read(summary);

@@ -9,6 +9,7 @@ export {
   bucketsWithThresholds,
   E2EL_BUCKETS,
   type ExporterOptions,
+  LAST_VALID_ROUND_SERIES,
   TPOT_BUCKETS,
   TTFT_BUCKETS,
   WatchExporter,

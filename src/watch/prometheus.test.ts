@@ -165,6 +165,11 @@ test('promtool check metrics, Prometheus query API and every dashboard expressio
   expect(await one('sum(goodput_requests_total{outcome="error"})')).toBe(failed);
   expect(await one('sum(goodput_rollbacks_total)')).toBe(1);
   expect(await one('sum(goodput_rounds_total)')).toBe(6);
+  // The last valid round's end: after the last stored round's start, not after now.
+  const lastValid = Math.max(...stored.filter((r) => r.valid).map((r) => r.startedAt + r.durationMs));
+  const lastValidAt = await one('goodput_last_valid_round_timestamp_seconds');
+  expect(lastValidAt * 1000).toBeGreaterThanOrEqual(lastValid - 1);
+  expect(lastValidAt * 1000).toBeLessThanOrEqual(Date.now());
   // The SLO is a bucket boundary: bucket{le="0.1"}/count is the exact share within 100 ms.
   expect(
     await one('sum(goodput_ttft_seconds_bucket{le="0.1"}) / sum(goodput_ttft_seconds_count)'),

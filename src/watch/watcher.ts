@@ -261,15 +261,16 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           for (const name of ['ttft', 'tpot', 'itl', 'e2el'] as const) {
             for (const ms of result.values[name]) feed.observeLatency(l.probe.name, l.probe.model, name, ms);
           }
+          const endedAt = Date.now();
           feed.endRound(l.probe.name, l.probe.model, {
             valid: stored.valid,
             // The round summary's attainment, as gate and the rollback rule read it (catalogue).
             attainment: metric('attainment').read(summary) ?? Number.NaN,
             proberLagMs: stored.proberLagMs,
-            endedAt: Date.now(),
+            endedAt,
             server: stored.server,
           });
-          if (stored.valid) feed.setRoundMetrics(l.probe.name, l.probe.model, summary);
+          if (stored.valid) feed.setRoundMetrics(l.probe.name, l.probe.model, summary, endedAt);
         }
         const errs = Object.entries(stored.errors)
           .map(([c, n]) => `${c}×${n}`)
