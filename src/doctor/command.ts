@@ -9,7 +9,16 @@ import { type CommandSpec, FORCE_OPTION, resolveBenchmarkConfig, TARGET_OPTIONS 
 import { runDoctor } from './doctor.js';
 import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
 
-const TARGET_FLAGS = new Set(['url', 'model', 'api', 'config', 'api-key-file', 'timeout']);
+const TARGET_FLAGS = new Set([
+  'url',
+  'model',
+  'api',
+  'config',
+  'api-key-file',
+  'header',
+  'extra-body',
+  'timeout',
+]);
 
 export const doctorCommand: CommandSpec = {
   name: 'doctor',

@@ -92,12 +92,13 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
     const hasTarget =
       opts.target.url !== undefined ||
       opts.env.GOODPUT_BASE_URL !== undefined ||
+      opts.env.OPENAI_BASE_URL !== undefined ||
       opts.target.config !== undefined;
     if (!hasTarget) sim = await startSim({ host: '127.0.0.1', port: 0, seed: opts.seed ?? 1 });
     const cfg = await checkConfig(opts, sim?.url);
     if (sim) cfg.step.details.unshift(`no --url: checking the embedded simulated engine at ${sim.url}`);
     target = cfg.callUrl ?? '';
-    redact = makeRedactor([cfg.config?.apiKey, cfg.apiKeyRaw]);
+    redact = makeRedactor([cfg.config?.apiKey, cfg.apiKeyRaw, ...(cfg.config?.secrets ?? [])]);
     if (!add(cfg.step) || !cfg.config || !cfg.baseUrl || !cfg.callUrl) return finish();
     const config = cfg.config;
     const channel: Channel = {
@@ -106,6 +107,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorReport> {
       redact,
     };
     if (config.apiKey) channel.apiKey = config.apiKey;
+    if (config.headers) channel.headers = config.headers;
+    if (config.extraBody) channel.extraBody = config.extraBody;
     if (opts.signal) channel.signal = opts.signal;
     if (!add(await checkReachability(cfg.callUrl, opts.env))) return finish();
     const models = await checkModels(channel, config.model);

@@ -21,6 +21,10 @@ export interface Channel {
   signal?: AbortSignal;
   /** Removes the key (whole or any long part) from what the server says; applied before any cut. */
   redact: Redactor;
+  /** Extra request headers (--header), sent with every exchange. Never printed. */
+  headers?: Record<string, string>;
+  /** JSON fields merged last into every request body (--extra-body). */
+  extraBody?: Record<string, unknown>;
 }
 
 /** The most doctor reads of one answer: its answers are a model list and 16-token completions. */
@@ -55,10 +59,17 @@ export function exchangeSignal(channel: Channel): { signal: AbortSignal; failure
   };
 }
 
+/** The headers of every exchange: --header's, the JSON content type, the key as a Bearer token. */
 export function authHeaders(channel: Channel): Record<string, string> {
-  const h: Record<string, string> = { 'content-type': 'application/json' };
+  const h: Record<string, string> = { ...channel.headers, 'content-type': 'application/json' };
   if (channel.apiKey) h.authorization = `Bearer ${channel.apiKey}`;
   return h;
+}
+
+/** A request body with --extra-body's fields merged last (as run sends them). */
+export function withExtraBody(channel: Channel, body: unknown): unknown {
+  if (channel.extraBody === undefined || body === null || typeof body !== 'object') return body;
+  return { ...body, ...channel.extraBody };
 }
 
 /**
@@ -79,7 +90,7 @@ export async function httpCall(
     res = await request(url, {
       method,
       headers: authHeaders(channel),
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : JSON.stringify(withExtraBody(channel, body)),
       headersTimeout: channel.timeoutMs,
       bodyTimeout: channel.timeoutMs,
       signal: ex.signal,

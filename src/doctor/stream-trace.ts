@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { endpointUrl, SseParser } from '../client/index.js';
 import type { ApiKind } from '../types.js';
 import { type Redactor, readBounded, redactAndCut } from '../util/index.js';
-import { authHeaders, type Channel, exchangeSignal } from './http.js';
+import { authHeaders, type Channel, exchangeSignal, withExtraBody } from './http.js';
 
 /** Most bytes of a smoke stream read (a few dozen tokens take a few KiB). */
 const MAX_STREAM_BYTES = 4 * 1024 * 1024;
@@ -133,7 +133,9 @@ export async function traceStream(
     res = await request(endpointUrl(channel.baseUrl, api), {
       method: 'POST',
       headers: { ...authHeaders(channel), accept: 'text/event-stream' },
-      body: JSON.stringify({ stream: true, stream_options: { include_usage: true }, ...body }),
+      body: JSON.stringify(
+        withExtraBody(channel, { stream: true, stream_options: { include_usage: true }, ...body }),
+      ),
       headersTimeout: channel.timeoutMs,
       bodyTimeout: channel.timeoutMs,
       signal: ex.signal,

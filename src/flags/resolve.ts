@@ -6,7 +6,6 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
   parseExtraBody,
@@ -19,6 +18,7 @@ import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
+import { readTextFileBounded } from '../util/index.js';
 import type { ParsedArgs } from './spec.js';
 
 /** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
@@ -55,20 +55,22 @@ function parseBuckets(items: string[] | undefined): BenchmarkConfig['promptBucke
   return edges;
 }
 
+/** Largest --extra-body @FILE read. */
+const EXTRA_BODY_MAX_BYTES = 256 * 1024;
+
 /** --extra-body JSON, or @FILE holding it. */
 async function readExtraBody(text: string, cwd: string): Promise<Record<string, unknown>> {
   if (!text.startsWith('@')) return parseExtraBody(text);
   const path = resolvePath(cwd, text.slice(1));
-  let json: string;
-  try {
-    json = await readFile(path, 'utf8');
-  } catch (e) {
+  // Bounded: a body of extra fields is a few hundred bytes; /dev/zero or a FIFO is refused.
+  const read = await readTextFileBounded(path, { maxBytes: EXTRA_BODY_MAX_BYTES });
+  if (!read.ok) {
     throw usage(
-      `cannot read --extra-body ${text} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`,
-      'point --extra-body @FILE at a readable JSON file, or give the JSON itself',
+      `cannot read --extra-body ${text} (${read.problem})`,
+      `point --extra-body @FILE at a readable JSON file of at most ${EXTRA_BODY_MAX_BYTES / 1024} KiB, or give the JSON itself`,
     );
   }
-  return parseExtraBody(json, `--extra-body ${text}`);
+  return parseExtraBody(read.text, `--extra-body ${text}`);
 }
 
 function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {

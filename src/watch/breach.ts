@@ -2,7 +2,8 @@
  * Runs the `--on-breach` command when the rollback rule triggers: through the shell, with the
  * evidence as JSON on stdin and in GOODPUT_BREACH_* environment variables. The command gets
  * the watch's environment minus every variable that holds an API key (GOODPUT_API_KEY,
- * OPENAI_API_KEY and each target's key variable): a rollback hook has no business with them.
+ * OPENAI_API_KEY and each target's key variable) or a secret header value (--header 'K: env:NAME'):
+ * a rollback hook has no business with them.
  *
  * @module
  */
@@ -46,14 +47,17 @@ export function breachEnv(e: BreachEvidence): Record<string, string> {
   return env;
 }
 
-/** The environment without key-holding variables. */
+/** The environment without key-holding variables, nor any variable that holds a secret header value. */
 export function withoutKeys(
   env: Record<string, string | undefined>,
   keyVars: readonly string[],
+  secrets: readonly string[] = [],
 ): Record<string, string> {
   const drop = new Set(['GOODPUT_API_KEY', 'OPENAI_API_KEY', ...keyVars]);
+  const secret = new Set(secrets);
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !drop.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !drop.has(k) && !secret.has(v.trim())) out[k] = v;
   return out;
 }
 

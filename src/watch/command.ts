@@ -163,9 +163,8 @@ export const watchCommand: CommandSpec = {
     'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
   ].join('\n'),
   options: [
-    // Watching is live by nature: no virtual clock.
-    // Not --time (a watch is live), nor --header / --extra-body (the watcher's own client does not take them).
-    ...TARGET_OPTIONS.filter((o) => !['time', 'header', 'extra-body'].includes(o.name)),
+    // Watching is live by nature: no virtual clock (--time).
+    ...TARGET_OPTIONS.filter((o) => o.name !== 'time'),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,
@@ -245,6 +244,9 @@ export const watchCommand: CommandSpec = {
       serverMetrics: base.serverMetrics,
       toolVersion: toolVersion(),
     };
+    if (base.headers !== undefined) config.headers = base.headers;
+    if (base.secrets !== undefined) config.secrets = base.secrets;
+    if (base.extraBody !== undefined) config.extraBody = base.extraBody;
     if (typeof o.rounds === 'number') {
       if (o.rounds < 1) throw usage('--rounds must be at least 1', 'e.g. --rounds 3');
       config.rounds = o.rounds;

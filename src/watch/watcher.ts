@@ -59,6 +59,12 @@ export interface WatchConfig {
   dailyTokenBudget?: number;
   serverMetrics: { enabled: boolean; url?: string };
   toolVersion?: string;
+  /** Extra request headers (--header), sent to every target with every request and the model list. In memory only. */
+  headers?: Record<string, string>;
+  /** Header values that are credentials: redacted like the key, kept from the --on-breach command. In memory only. */
+  secrets?: string[];
+  /** JSON fields merged last into every request body (--extra-body). */
+  extraBody?: Record<string, unknown>;
 }
 
 export interface WatchIo {
@@ -128,6 +134,8 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         note: log,
         modelHint: 'pass --model (or model: in the targets file) so watch can start while the target is down',
         signal: io.signal,
+        headers: config.headers,
+        secrets: config.secrets,
       }).catch((e: unknown) => {
         if (e instanceof GoodputError) throw new GoodputError(e.code, `${t.name}: ${e.message}`, e.hint);
         throw e;
@@ -146,6 +154,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           maxRetries: config.load.maxRetries,
           connections: config.load.concurrency ?? config.load.maxConcurrency,
           sampling: config.sampling,
+          headers: config.headers,
+          secrets: config.secrets,
+          extraBody: config.extraBody,
           countTokens: (text) => tokenizer.count(text),
         },
         clock,
@@ -203,7 +214,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         `rollback rule: ${config.rule.condition} for ${needed} consecutive window(s)${config.onBreach ? '' : ' (no --on-breach: recorded only)'}`,
       );
     const keyVars = config.targets.flatMap((t) => (t.keyEnv ? [t.keyEnv] : []));
-    const breachEnvBase = withoutKeys(io.env, keyVars);
+    const breachEnvBase = withoutKeys(io.env, keyVars, config.secrets);
     const rng = createRng(`${config.seed}/watch-jitter`);
     const wall = { now: () => Date.now() };
     const t0 = Date.now();
