@@ -38,6 +38,19 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
     workload.datasetPath = spec.dataset.path;
     workload.outputFromDataset = false;
   }
+  if (spec.trace) {
+    // The same file (checked by its sha256 before anything is sent), read and replayed the same way.
+    const t = spec.trace;
+    workload.trace = {
+      path: t.path,
+      format: t.format,
+      blockSize: t.blockSize,
+      timeScale: t.timeScale,
+      sha256: t.sha256,
+    };
+    if (t.columns) workload.trace.columns = t.columns;
+    if (t.timeUnit) workload.trace.timeUnit = t.timeUnit;
+  }
   if (spec.cancelAfterMs !== undefined) {
     workload.cancelAfterMs = spec.cancelAfterMs;
     workload.cancelRate = spec.cancelRate ?? 1;

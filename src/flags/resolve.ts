@@ -20,6 +20,7 @@ import { resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import type { ParsedArgs } from './spec.js';
+import { resolveTraceFlags } from './trace.js';
 
 /** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
 export const LOAD_FLAG_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'maxConcurrency'] as const;
@@ -166,6 +167,7 @@ export async function resolveBenchmarkConfig(
   });
   refuseUnusableKey(target);
 
+  const trace = resolveTraceFlags(args, cwd);
   const dataset = str('dataset');
   if (dataset !== undefined && args.given.has('promptTokens')) {
     throw usage(
@@ -229,6 +231,17 @@ export async function resolveBenchmarkConfig(
   if (dataset !== undefined) {
     config.workload.datasetPath = isAbsolute(dataset) ? dataset : resolvePath(cwd, dataset);
     config.workload.outputFromDataset = !args.given.has('maxTokens');
+  }
+  if (trace !== undefined) {
+    config.workload.trace = trace;
+    config.workload.outputFromDataset = !args.given.has('maxTokens');
+    // The trace's schedule is the load: open loop, every request of the trace unless cut.
+    const load = config.load;
+    load.mode = 'open';
+    delete load.concurrency;
+    delete load.rate;
+    delete load.burstiness;
+    if (!args.given.has('requests')) delete load.requests;
   }
   if (cancelAfterMs !== undefined) {
     config.workload.cancelAfterMs = cancelAfterMs;

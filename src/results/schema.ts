@@ -120,13 +120,25 @@ export const RunMetaSchema = z.object({
   model: z.string(),
   sampling,
   workload: z.object({
-    kind: z.enum(['synthetic', 'dataset']),
+    kind: z.enum(['synthetic', 'dataset', 'trace']),
     api: apiKind,
     promptTokens: int.optional(),
     promptTokensRange: num.optional(),
     systemPromptTokens: int.optional(),
     dataset: z
       .object({ path: z.string(), format: z.enum(['jsonl', 'sharegpt']), sha256: z.string(), entries: int })
+      .optional(),
+    trace: z
+      .object({
+        path: z.string(),
+        format: z.enum(['mooncake', 'azure', 'jsonl', 'csv']),
+        sha256: z.string(),
+        entries: int,
+        blockSize: int,
+        timeScale: num,
+        columns: z.object({ timestamp: z.string(), input: z.string(), output: z.string() }).optional(),
+        timeUnit: z.enum(['ms', 's', 'us']).optional(),
+      })
       .optional(),
     maxTokens: int,
     tokenizer: z.string(),

@@ -163,17 +163,20 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
   try {
-    const { workload, tokenizer } = await buildRunWorkload(config, io.signal);
+    const built = await buildRunWorkload(config, io.signal);
+    const { workload, tokenizer } = built;
+    // A trace replay fills in its load (open loop, the trace's request count).
+    const run: BenchmarkConfig = built.load === config.load ? config : { ...config, load: built.load };
     if (target.virtualProfile) {
-      transport = createVirtualTransport(config, target.virtualProfile);
+      transport = createVirtualTransport(run, target.virtualProfile);
       note(`virtual time (${target.virtualProfile}): the load runs on the engine's simulated clock`);
     } else {
-      transport = await openLiveTransport(config, target, tokenizer, io, note);
+      transport = await openLiveTransport(run, target, tokenizer, io, note);
     }
     const { clock } = transport;
     const startedAt = new Date();
     note(`results: ${dir}`);
-    const meta = buildRunMeta(config, target, workload.spec, { runId, startedAt, version: io.version });
+    const meta = buildRunMeta(run, target, workload.spec, { runId, startedAt, version: io.version });
     const metrics = transport.metrics;
     const requestsPath = join(dir, RESULT_FILES.requests);
     const out = new JsonlWriter<RequestRecord>(
@@ -183,7 +186,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         kind: 'goodput.requests',
         runId,
         startedAt: meta.startedAt,
-        run: rebuildInfo(meta, config, metrics?.url ? redactUrl(metrics.url) : undefined),
+        run: rebuildInfo(meta, run, metrics?.url ? redactUrl(metrics.url) : undefined),
       },
       { onError: output.onWriteError(requestsPath) },
     );
@@ -195,30 +198,30 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         runId,
         startedAt: meta.startedAt,
         clock,
-        intervalMs: config.serverMetrics.intervalMs,
+        intervalMs: run.serverMetrics.intervalMs,
         baseline: metrics.baseline,
         onWriteError: output.onWriteError(join(dir, RESULT_FILES.serverMetrics)),
       });
     }
     const accumulator = RunAccumulator.fromMeta(meta, {
       lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
-      promptBuckets: config.promptBuckets,
+      promptBuckets: run.promptBuckets,
     });
     const progress =
       !io.quiet && ProgressBar.wanted(io.stderr)
-        ? new ProgressBar(io.stderr, config.load.requests, config.load.durationMs)
+        ? new ProgressBar(io.stderr, run.load.requests, run.load.durationMs)
         : undefined;
     // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
     const observations = new Reservoir<RequestObservation>(
       MAX_DIAGNOSIS_OBSERVATIONS,
       (() => {
-        const rng = createRng(config.seed).fork('diagnosis');
+        const rng = createRng(run.seed).fork('diagnosis');
         return () => rng.next();
       })(),
     );
     const scraper = recorder;
     const result = await runPipeline({
-      load: config.load,
+      load: run.load,
       workItem: (i) => workload.item(i),
       send: transport.send,
       clock,

@@ -7,7 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
-import type { ApiKind, LoadSpec, Sampling, Slo } from '../types.js';
+import type { ApiKind, LoadSpec, Sampling, Slo, TraceFormat, TraceSpec } from '../types.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -24,6 +24,23 @@ export interface BenchmarkWorkload {
   cancelAfterMs?: number;
   /** Fraction of requests (0..1) whose user gives up after cancelAfterMs. */
   cancelRate?: number;
+  /** Replay a trace (`--trace`): its requests at its times; replaces synthetic prompts and the load's rate. */
+  trace?: BenchmarkTrace;
+}
+
+/** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */
+export interface BenchmarkTrace {
+  path: string;
+  /** Default: recognised from the first line. */
+  format?: TraceFormat;
+  columns?: TraceSpec['columns'];
+  timeUnit?: TraceSpec['timeUnit'];
+  /** Tokens per hash id [default 512]. */
+  blockSize: number;
+  /** Trace times × this [default 1]. */
+  timeScale: number;
+  /** The file must have this sha256 (an ADR's rerun replays exactly the trace it recorded). */
+  sha256?: string;
 }
 
 export interface BenchmarkConfig {

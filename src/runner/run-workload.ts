@@ -7,12 +7,14 @@
  */
 
 import { join } from 'node:path';
+import { GoodputError } from '../errors.js';
 import { prepareOutDir, type RunRebuildInfo } from '../results/index.js';
-import type { RunMeta, WorkloadSpec } from '../types.js';
+import type { LoadSpec, RunMeta, WorkloadSpec } from '../types.js';
 import {
   createTokenizer,
   createWorkload,
   loadDataset,
+  loadTrace,
   type Tokenizer,
   type Workload,
 } from '../workload/index.js';
@@ -20,22 +22,42 @@ import type { BenchmarkIo } from './benchmark.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
-/** The run's workload and the tokenizer that counted its prompts; `signal` stops a dataset read. */
+/**
+ * The run's workload, the tokenizer that counted its prompts, and the load as run (a trace
+ * replay sends as many requests as the trace holds unless --requests or --duration cut it);
+ * `signal` stops a dataset or trace read.
+ */
 export async function buildRunWorkload(
   config: BenchmarkConfig,
   signal?: AbortSignal,
-): Promise<{ workload: Workload; tokenizer: Tokenizer }> {
+): Promise<{ workload: Workload; tokenizer: Tokenizer; load: LoadSpec }> {
   const tokenizer = createTokenizer();
   const dataset = config.workload.datasetPath
     ? await loadDataset(config.workload.datasetPath, undefined, signal ? { signal } : {})
     : undefined;
+  const t = config.workload.trace;
+  const trace = t
+    ? await loadTrace(t.path, {
+        ...(t.format ? { format: t.format } : {}),
+        ...(t.columns ? { columns: t.columns } : {}),
+        ...(t.timeUnit ? { timeUnit: t.timeUnit } : {}),
+        ...(signal ? { signal } : {}),
+      })
+    : undefined;
+  if (trace && t!.sha256 !== undefined && trace.sha256 !== t!.sha256) {
+    throw new GoodputError(
+      'E_DATASET',
+      `trace ${t!.path} is not the one recorded (sha256 ${trace.sha256.slice(0, 12)}…, expected ${t!.sha256.slice(0, 12)}…)`,
+      'replay the recorded trace file: restore it, or record the workload again',
+    );
+  }
   const spec: WorkloadSpec = {
-    kind: dataset ? 'dataset' : 'synthetic',
+    kind: trace ? 'trace' : dataset ? 'dataset' : 'synthetic',
     api: config.api,
     maxTokens: config.sampling.maxTokens,
     tokenizer: tokenizer.name,
   };
-  if (!dataset) spec.promptTokens = config.workload.promptTokens;
+  if (!dataset && !trace) spec.promptTokens = config.workload.promptTokens;
   if (config.workload.promptTokensRange !== undefined)
     spec.promptTokensRange = config.workload.promptTokensRange;
   if (config.workload.systemPromptTokens !== undefined)
@@ -51,8 +73,20 @@ export async function buildRunWorkload(
     dataset,
     tokenizer,
     outputFromDataset: config.workload.outputFromDataset ?? true,
+    ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
   });
-  return { workload, tokenizer };
+  return { workload, tokenizer, load: traceLoad(config.load, workload) };
+}
+
+/** A trace replay's load: open loop on the trace's schedule, as many requests as it holds unless cut. */
+function traceLoad(load: LoadSpec, workload: Workload): LoadSpec {
+  if (workload.spec.kind !== 'trace') return load;
+  const out: LoadSpec = { ...load, mode: 'open' };
+  delete out.concurrency;
+  delete out.rate;
+  delete out.burstiness;
+  out.requests = workload.total! - load.warmup;
+  return out;
 }
 
 /** "20260314-091502" in local time. */

@@ -9,8 +9,28 @@ export interface Slo {
   e2elMs?: number;
 }
 
+/** Formats of a replayed trace (`--trace`, `--trace-format`). */
+export type TraceFormat = 'mooncake' | 'azure' | 'jsonl' | 'csv';
+
+/** A replayed trace: which file, read how, replayed how (enough for `gate --adr` to replay it again). */
+export interface TraceSpec {
+  path: string;
+  format: TraceFormat;
+  sha256: string;
+  /** Requests in the trace. */
+  entries: number;
+  /** Tokens per `hash_ids` block (Mooncake: 512). */
+  blockSize: number;
+  /** Every trace time is multiplied by this: 0.5 replays twice as fast. */
+  timeScale: number;
+  /** Generic JSONL/CSV: the columns holding the timestamp and the prompt and output lengths. */
+  columns?: { timestamp: string; input: string; output: string };
+  /** Generic JSONL/CSV: unit of numeric timestamps (date-time strings are read as dates). */
+  timeUnit?: 'ms' | 's' | 'us';
+}
+
 export interface WorkloadSpec {
-  kind: 'synthetic' | 'dataset';
+  kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
   /** Synthetic: exact prompt length in tokens (user part, shared prefix excluded). */
   promptTokens?: number;
@@ -19,6 +39,8 @@ export interface WorkloadSpec {
   /** Synthetic: a shared system prompt of this many tokens before every user prompt. */
   systemPromptTokens?: number;
   dataset?: { path: string; format: 'jsonl' | 'sharegpt'; sha256: string; entries: number };
+  /** Trace replay: prompts and output lengths from the trace, sent at its times. */
+  trace?: TraceSpec;
   maxTokens: number;
   /** Name of the tokenizer that counted prompt tokens, e.g. "o200k_base". */
   tokenizer: string;

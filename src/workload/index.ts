@@ -36,4 +36,15 @@ export {
   type Tokenizer,
   type TokenizerName,
 } from './tokenizer.js';
+export { loadTrace, MAX_TRACE_BYTES, parseTrace, type TraceReadOptions } from './trace/load.js';
+export {
+  AZURE_COLUMNS,
+  DEFAULT_COLUMNS,
+  parseDateTimeMs,
+  type TraceColumns,
+  type TraceTimeUnit,
+} from './trace/parse.js';
+export { DEFAULT_TRACE_BLOCK_SIZE, TracePrompts } from './trace/prompts.js';
+export type { TraceReplayOptions } from './trace/replay.js';
+export { entryHashIds, type Trace } from './trace/trace.js';
 export { createWorkload, requestId, type Workload, type WorkloadOptions } from './workload.js';

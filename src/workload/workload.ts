@@ -17,6 +17,7 @@ import type { Dataset, DatasetEntry } from './dataset.js';
 import { createRng, type Rng } from './rng.js';
 import { promptLength, syntheticPrompt } from './synthetic.js';
 import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
+import { type TraceReplayOptions, traceReplay } from './trace/replay.js';
 
 export interface WorkloadOptions {
   /** Seed of every random choice. */
@@ -44,6 +45,12 @@ export interface WorkloadOptions {
   outputFromDataset?: boolean;
   /** Dataset only: visit entries in a seeded random order (default true), else in file order. */
   shuffle?: boolean;
+  /**
+   * Required when spec.kind is 'trace': the trace and how to replay it. Measured request k is
+   * entry k at its trace time (this replaces `rate`); outputs take the trace's lengths unless
+   * `outputFromDataset` is false.
+   */
+  trace?: TraceReplayOptions;
 }
 
 export interface Workload {
@@ -78,6 +85,12 @@ function checkOptions(spec: WorkloadSpec, options: WorkloadOptions, cancelRate: 
     throw usage(
       `--cancel-rate must be between 0 and 1, got ${cancelRate}`,
       'pass e.g. --cancel-rate 0.1 for 10%',
+    );
+  }
+  if (spec.kind === 'trace' && (spec.systemPromptTokens ?? 0) > 0) {
+    throw usage(
+      '--system-prompt-tokens cannot be used with --trace',
+      "the trace's hash ids say which prompt blocks requests share; drop --system-prompt-tokens",
     );
   }
   if (spec.kind === 'synthetic') {
@@ -157,11 +170,24 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     };
   }
 
+  const replay =
+    spec.kind === 'trace'
+      ? traceReplay(
+          options.trace ??
+            (() => {
+              throw usage('a trace workload needs a trace', 'pass --trace FILE');
+            })(),
+          tokenizer,
+          options.seed,
+        )
+      : undefined;
+  if (replay) resolved.trace = replay.spec;
+
   const systemTokens = spec.systemPromptTokens ?? 0;
   const systemText = systemTokens > 0 ? syntheticPrompt(systemTokens, root.fork('system'), tokenizer) : '';
 
   const schedule =
-    options.rate === undefined
+    options.rate === undefined || replay
       ? undefined
       : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
   const cancels = cancelRate !== undefined && cancelRate > 0 && cancelAfterMs !== undefined;
@@ -224,7 +250,13 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       promptTokens: 0,
       maxTokens: spec.maxTokens,
     };
-    if (spec.kind === 'dataset') {
+    if (replay) {
+      const r = replay.request(i, warmup);
+      toRequest(r.prompt, workItem);
+      workItem.promptTokens = r.promptTokens;
+      if (options.outputFromDataset !== false) workItem.maxTokens = r.outputTokens;
+      if (r.scheduledMs !== undefined) workItem.scheduledMs = r.scheduledMs;
+    } else if (spec.kind === 'dataset') {
       fillFromDataset(i, workItem);
     } else {
       const length = promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
@@ -238,9 +270,10 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     return workItem;
   }
 
+  const measured = replay ? Math.min(options.requests ?? replay.count, replay.count) : options.requests;
   return {
     spec: resolved,
-    total: options.requests === undefined ? undefined : warmup + options.requests,
+    total: measured === undefined ? undefined : warmup + measured,
     item,
   };
 }
