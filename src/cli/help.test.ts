@@ -30,7 +30,7 @@ describe('help', () => {
     const text = renderCommandHelp(runCommand);
     for (const opt of BENCHMARK_OPTIONS) expect(text).toContain(optionSignature(opt));
     const headings = groupOptions(BENCHMARK_OPTIONS).map(([g]) => `\n${g}:\n`);
-    expect(headings).toEqual(['\nTarget:\n', '\nWorkload:\n', '\nLoad:\n', '\nOutput:\n']);
+    expect(headings).toEqual(['\nTarget:\n', '\nWorkload:\n', '\nTrace:\n', '\nLoad:\n', '\nOutput:\n']);
     const positions = headings.map((h) => text.indexOf(h));
     expect(positions.every((p) => p > 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
