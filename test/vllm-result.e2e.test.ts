@@ -210,7 +210,7 @@ interface Delta {
   verdict: string;
 }
 interface Report {
-  baseline: { source?: string; runId?: string; vllmDate?: string };
+  baseline: { source?: string; runId?: string; sourceDate?: string };
   comparisons: Array<{ candidate: { source?: string; runId?: string }; deltas: Delta[]; notes?: string[] }>;
 }
 
@@ -228,7 +228,7 @@ describe('compare with a vLLM result', () => {
     const r = await cli(['compare', current, goodputRun, '--allow-different', '--json']);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const report = JSON.parse(r.stdout) as Report;
-    expect(report.baseline).toMatchObject({ source: 'vllm', vllmDate: '20250601-101500' });
+    expect(report.baseline).toMatchObject({ source: 'vllm', sourceDate: '20250601-101500' });
     expect(report.baseline.runId).toBeUndefined();
     const [cmp] = report.comparisons;
     const by = new Map(cmp?.deltas.map((d) => [d.key, d]));

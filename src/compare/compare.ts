@@ -7,8 +7,8 @@
  */
 
 import { GoodputError } from '../errors.js';
-import { metric, type VllmResult, vllmValue } from '../metrics/index.js';
-import { type RunSummary, SCHEMA_VERSION } from '../types.js';
+import { importedValue, metric, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
+import { type ImportedSummary, type ImportTool, type RunSummary, SCHEMA_VERSION } from '../types.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
 import { hintsFor } from './hints.js';
@@ -41,6 +41,8 @@ export interface MetricDelta {
   /** Mann–Whitney p-value (rank test only). */
   p?: number;
   verdict: Verdict;
+  /** Why there is no verdict, when a run lacks what the test needs (a figure, per-request samples). */
+  why?: string;
 }
 
 /** One run as compare sees it. */
@@ -54,30 +56,31 @@ export interface RunInput {
 }
 
 /**
- * A vLLM `bench serve --save-result` JSON as compare sees it: its figures only, read by the
- * catalogue's vLLM keys. It has no goodput meta (so comparability cannot be checked) and no
- * per-request samples goodput reads (so latency rows have no interval).
+ * Another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf; read from its file or from a
+ * directory `goodput import` wrote) as compare sees it: its figures only. It has no goodput
+ * meta (so comparability cannot be checked) and no per-request samples (so latency rows have
+ * no interval).
  */
-export interface VllmRunInput {
+export interface ImportedRunInput {
   name: string;
   path?: string;
-  vllm: VllmResult;
+  imported: ImportedSummary;
 }
 
-/** A run compare takes: a goodput run, or a vLLM result. */
-export type CompareInput = RunInput | VllmRunInput;
+/** A run compare takes: a goodput run, or another tool's result. */
+export type CompareInput = RunInput | ImportedRunInput;
 
 export interface RunRef {
   name: string;
   path?: string;
-  /** The goodput run id; absent for a vLLM result, which has none. */
+  /** The goodput run id; absent for another tool's result, which has none. */
   runId?: string;
-  /** When the run started; absent for a vLLM result (its `date` is in `vllmDate`). */
+  /** When the run started; absent for another tool's result (its own date is in `sourceDate`). */
   startedAt?: string;
-  /** "vllm" when the run is a vLLM `--save-result` JSON. */
-  source?: 'vllm';
-  /** The vLLM result's own `date` field, as the file states it. */
-  vllmDate?: string;
+  /** The tool that wrote the result, when it is not a goodput run. */
+  source?: ImportTool;
+  /** The other tool's own date or start time, as its file states it. */
+  sourceDate?: string;
   labels?: Record<string, string>;
 }
 
@@ -88,7 +91,7 @@ export interface RunComparison {
   deltas: MetricDelta[];
   /** Hypotheses about the bottleneck, from the pattern of changes. */
   hints: string[];
-  /** What the verdicts could not use (a vLLM result: no samples, figures it lacks). */
+  /** What the verdicts could not use (another tool's result: no samples, figures it lacks). */
   notes?: string[];
 }
 
@@ -128,10 +131,10 @@ export const DEFAULT_MIN_EFFECT = 0.05;
 const ALPHA = 0.05;
 
 function refOf(run: CompareInput): RunRef {
-  if ('vllm' in run) {
-    const ref: RunRef = { name: run.name, source: 'vllm' };
+  if ('imported' in run) {
+    const ref: RunRef = { name: run.name, source: run.imported.source.tool };
     if (run.path !== undefined) ref.path = run.path;
-    if (typeof run.vllm.date === 'string') ref.vllmDate = run.vllm.date;
+    if (run.imported.date !== undefined) ref.sourceDate = run.imported.date;
     return ref;
   }
   const ref: RunRef = {
@@ -166,34 +169,69 @@ function floored(move: -1 | 0 | 1, change: number | undefined, minEffect: number
   return change !== undefined && Math.abs(change) < minEffect ? 0 : move;
 }
 
-/** A row's figure: the summary's, or the vLLM result's under the catalogue's vLLM key. */
+/** A row's figure: the summary's, or the imported result's as its source states it. */
 function figureOf(def: CompareMetric, run: CompareInput): number | undefined {
-  return 'vllm' in run ? vllmValue(run.vllm, metric(def.key)) : def.value(run.summary);
+  return 'imported' in run ? importedValue(run.imported, metric(def.key)) : def.value(run.summary);
 }
 
 /**
- * A rate's relative variance. For a vLLM result only request counts give one (1/completed, the
- * file's `completed`); output tokens are taken as equal per request, as for a goodput run
- * without records. Goodput needs the count of good requests, which vLLM does not state.
+ * A rate's relative variance. For another tool's result only request counts give one
+ * (1/completed, as the file states `completed`); output tokens are taken as equal per request,
+ * as for a goodput run without records. Goodput needs the count of good requests, which the
+ * other tools do not state.
  */
 function rateVarianceOf(key: string, run: CompareInput): number | undefined {
-  if (!('vllm' in run)) return rateRelativeVariance(key, run.summary, run.samples);
-  const completed = run.vllm.completed;
+  if (!('imported' in run)) return rateRelativeVariance(key, run.summary, run.samples);
+  const completed = run.imported.figures.completed;
   if (key !== 'request_throughput' && key !== 'output_throughput') return undefined;
   return typeof completed === 'number' && completed > 0 ? 1 / completed : undefined;
 }
 
-/** What a vLLM result cannot give the verdicts, said once per run. */
-function vllmNotes(run: CompareInput): string[] {
-  if (!('vllm' in run)) return [];
+/** What another tool's result cannot give the verdicts, said once per run. */
+function importedNotes(run: CompareInput): string[] {
+  if (!('imported' in run)) return [];
   const where = run.path ?? run.name;
   return [
-    `${run.name} is a vLLM result (${where}): no per-request samples goodput reads, so its latency rows have no interval; ` +
+    `${run.name} is ${resultNoun(run.imported.source.tool)} (${where}): no per-request samples goodput reads, so its latency rows have no interval; ` +
       'figures it does not state are shown as —, never estimated',
   ];
 }
 
+/** Why a row has no verdict: the run that lacks the figure, or what the test needs and lacks. */
+function whyUntested(def: CompareMetric, base: CompareInput, cand: CompareInput, delta: MetricDelta): string {
+  const sides = [
+    [base, delta.baseline],
+    [cand, delta.candidate],
+  ] as const;
+  for (const [run, value] of sides) {
+    if (value !== undefined) continue;
+    if ('imported' in run)
+      return `${run.name} (${TOOL_DESCRIPTIONS[run.imported.source.tool]}) does not state it`;
+    return `${run.name} did not measure it`;
+  }
+  if (def.test === 'none') return 'a single figure per run: shown, not tested';
+  const imported = [base, cand].find((r) => 'imported' in r)?.name ?? '';
+  if (def.test === 'proportion') return `${imported} states no counts behind it: no interval`;
+  if (def.test === 'rate') return `${imported} states no count of the requests behind it: no interval`;
+  return `${imported} has no per-request samples: no interval`;
+}
+
 function deltaFor(
+  def: CompareMetric,
+  base: CompareInput,
+  cand: CompareInput,
+  random: () => number,
+  resamples: number,
+  minEffect: number,
+): MetricDelta {
+  const delta = testedDelta(def, base, cand, random, resamples, minEffect);
+  if (delta.verdict === 'untested' && ('imported' in base || 'imported' in cand)) {
+    delta.why = whyUntested(def, base, cand, delta);
+  }
+  return delta;
+}
+
+function testedDelta(
   def: CompareMetric,
   base: CompareInput,
   cand: CompareInput,
@@ -215,8 +253,8 @@ function deltaFor(
   if (baseValue !== undefined) delta.baseline = baseValue;
   if (candValue !== undefined) delta.candidate = candValue;
   if (def.test === 'proportion') {
-    const a = 'vllm' in base ? undefined : proportionCounts(def.key, base.summary);
-    const b = 'vllm' in cand ? undefined : proportionCounts(def.key, cand.summary);
+    const a = 'imported' in base ? undefined : proportionCounts(def.key, base.summary);
+    const b = 'imported' in cand ? undefined : proportionCounts(def.key, cand.summary);
     if (baseValue !== undefined && candValue !== undefined) delta.change = candValue - baseValue;
     if (a && b && a.n > 0 && b.n > 0) {
       delta.ci = newcombeDifference(a.x, a.n, b.x, b.n);
@@ -242,8 +280,8 @@ function deltaFor(
     return delta;
   }
   if ((def.test === 'rank' || def.test === 'bootstrap') && def.sample && def.quantile !== undefined) {
-    const a = 'vllm' in base ? undefined : base.samples?.[def.sample];
-    const b = 'vllm' in cand ? undefined : cand.samples?.[def.sample];
+    const a = 'imported' in base ? undefined : base.samples?.[def.sample];
+    const b = 'imported' in cand ? undefined : cand.samples?.[def.sample];
     if (!a || !b || a.length === 0 || b.length === 0) return delta;
     const boot = bootstrapQuantileChange(a, b, def.quantile, { random, resamples });
     if (!boot) return delta;
@@ -284,16 +322,16 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
   const resamples = options.resamples ?? 2000;
   const seed = options.seed ?? 1;
   const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
-  const foreign = runs.find((r) => 'vllm' in r);
-  if (foreign && !options.allowDifferent) {
+  const foreign = runs.find((r) => 'imported' in r);
+  if (foreign && 'imported' in foreign && !options.allowDifferent) {
     throw new GoodputError(
       'E_INCOMPARABLE',
-      `${foreign.path ?? foreign.name} is a vLLM result: its sampling, workload and load cannot be checked against the other runs'`,
+      `${foreign.path ?? foreign.name} is ${resultNoun(foreign.imported.source.tool)}: its sampling, workload and load cannot be checked against the other runs'`,
       'make sure the runs were measured under the same workload and load, then pass --allow-different',
     );
   }
   const differencesByRun = candidates.map((c) =>
-    'vllm' in base || 'vllm' in c ? [] : comparabilityDiffs(base.summary.meta, c.summary.meta),
+    'imported' in base || 'imported' in c ? [] : comparabilityDiffs(base.summary.meta, c.summary.meta),
   );
   if (!options.allowDifferent) {
     const lines = differencesByRun.flatMap((diffs, i) =>
@@ -307,7 +345,7 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
       );
     }
   }
-  const hasServer = runs.some((r) => !('vllm' in r) && r.summary.server !== undefined);
+  const hasServer = runs.some((r) => !('imported' in r) && r.summary.server !== undefined);
   const defs = COMPARE_METRICS.filter((m) => hasServer || !m.server);
   const comparisons = candidates.map((cand, i): RunComparison => {
     const random = seededRandom(seed + i);
@@ -316,9 +354,9 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
       candidate: refOf(cand),
       differences: differencesByRun[i] ?? [],
       deltas,
-      hints: 'vllm' in base || 'vllm' in cand ? [] : hintsFor(deltas, base.summary, cand.summary),
+      hints: 'imported' in base || 'imported' in cand ? [] : hintsFor(deltas, base.summary, cand.summary),
     };
-    const notes = [...(i === 0 ? vllmNotes(base) : []), ...vllmNotes(cand)];
+    const notes = [...(i === 0 ? importedNotes(base) : []), ...importedNotes(cand)];
     if (notes.length > 0) comparison.notes = notes;
     return comparison;
   });

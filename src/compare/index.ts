@@ -21,15 +21,24 @@ export {
   type CompareReport,
   compareRuns,
   DEFAULT_MIN_EFFECT,
+  type ImportedRunInput,
   type MetricDelta,
   type RunComparison,
   type RunInput,
   type RunRef,
   type Verdict,
-  type VllmRunInput,
 } from './compare.js';
 export { hintsFor } from './hints.js';
-export { loadCompareInput, loadCompareInputs, loadRun, loadRuns } from './load.js';
+export {
+  type ImportedSource,
+  importedRun,
+  importedRunName,
+  importedRuns,
+  loadCompareInput,
+  loadCompareInputs,
+  loadRun,
+  loadRuns,
+} from './load.js';
 export {
   COMPARE_METRIC_KEYS,
   COMPARE_METRICS,

@@ -6,7 +6,16 @@
 
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { collect, readRecords, readRunSource, readSummary, runPaths } from '../results/index.js';
+import { importedName, importResult, pickBenchmark } from '../metrics/index.js';
+import {
+  collect,
+  type RunSource,
+  readRecords,
+  readRunSource,
+  readSummary,
+  runPaths,
+} from '../results/index.js';
+import type { ImportedSummary } from '../types.js';
 import type { CompareInput, RunInput } from './compare.js';
 import { samplesFromRecords } from './samples.js';
 
@@ -22,14 +31,38 @@ export async function loadRun(dirOrSummary: string, name?: string): Promise<RunI
   return run;
 }
 
+/** A source that is not a goodput run: another tool's file, or a directory `goodput import` wrote. */
+export type ImportedSource = Exclude<RunSource, { kind: 'goodput' }>;
+
+/** Every benchmark of another tool's file (a guidellm sweep holds several), or the imported summary. */
+export function importedRuns(source: ImportedSource): ImportedSummary[] {
+  if (source.kind === 'imported') return [source.summary];
+  return importResult(source.tool, source.value, { path: source.path, sha256: source.sha256 });
+}
+
+/** The one benchmark a command reads: the only one, or the one `FILE#N` selects (else refused, listing them). */
+export function importedRun(source: ImportedSource): ImportedSummary {
+  if (source.kind === 'imported') return source.summary;
+  return pickBenchmark(importedRuns(source), source.benchmark, source.path);
+}
+
+/** How an imported result is named in tables: its file (or directory) name, `#N` for a sweep's benchmark. */
+export function importedRunName(source: ImportedSource, imported: ImportedSummary): string {
+  const base = source.kind === 'imported' ? basename(runPaths(source.path).dir) : basename(source.path);
+  return importedName(imported, base);
+}
+
 /**
- * Reads a run as {@link loadRun} does, or a vLLM `--save-result` JSON as its figures (named by
- * its file name), for compare.
+ * Reads a run as {@link loadRun} does, or another tool's result (vLLM, guidellm, AIPerf,
+ * GenAI-Perf; `FILE#N` for one benchmark of a sweep) or an imported directory as its figures,
+ * for compare.
  */
 export async function loadCompareInput(dirOrFile: string, name?: string): Promise<CompareInput> {
   const source = await readRunSource(dirOrFile);
-  if (source.kind === 'vllm')
-    return { name: name ?? basename(source.path), path: source.path, vllm: source.result };
+  if (source.kind !== 'goodput') {
+    const imported = importedRun(source);
+    return { name: name ?? importedRunName(source, imported), path: source.path, imported };
+  }
   return loadRun(dirOrFile, name);
 }
 

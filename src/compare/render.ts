@@ -60,10 +60,22 @@ function buildTable(report: CompareReport): Table {
   return { header, rows };
 }
 
+/** "no verdict on TTFT p50, TTFT p99: vllm.json has no per-request samples: no interval", one line per reason. */
+function whyLines(c: CompareReport['comparisons'][number], prefix: string): string[] {
+  const byWhy = new Map<string, string[]>();
+  for (const d of c.deltas) {
+    if (d.why === undefined) continue;
+    byWhy.set(d.why, [...(byWhy.get(d.why) ?? []), d.label]);
+  }
+  return [...byWhy].map(([why, labels]) => `${prefix}no verdict on ${labels.join(', ')}: ${why}`);
+}
+
 function notes(report: CompareReport, bullet: string): string[] {
   const lines: string[] = [];
   for (const c of report.comparisons) {
     for (const n of c.notes ?? []) lines.push(`${bullet}${n}`);
+    const prefix = report.comparisons.length > 1 ? `${c.candidate.name}: ` : '';
+    for (const w of whyLines(c, prefix)) lines.push(`${bullet}${w}`);
     for (const d of c.differences) lines.push(`${bullet}${c.candidate.name} differs: ${describeDiff(d)}`);
     for (const h of c.hints) lines.push(`${bullet}${c.candidate.name}: ${h}`);
   }

@@ -9,7 +9,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type AdrDocument, adrWorkloadAsMeta, applyAdrWorkload, readAdr } from '../adr/index.js';
-import { comparabilityDiffs, describeDiff } from '../compare/index.js';
+import { comparabilityDiffs, describeDiff, importedRun } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
   BENCHMARK_OPTIONS,
@@ -18,10 +18,10 @@ import {
   type OptionSpec,
   resolveBenchmarkConfig,
 } from '../flags/index.js';
-import { type VllmResult, vllmValue } from '../metrics/index.js';
+import { importedValue, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
 import { readRunSource, readSummary } from '../results/index.js';
 import { runBenchmark, unmeasurableError } from '../runner/index.js';
-import { type RunSummary, SCHEMA_VERSION } from '../types.js';
+import { type ImportedSummary, type RunSummary, SCHEMA_VERSION } from '../types.js';
 import { toolVersion } from '../util/index.js';
 import {
   evaluateThresholds,
@@ -173,42 +173,41 @@ async function measuredSummary(
 }
 
 /**
- * `gate --from` a vLLM `bench serve --save-result` JSON: each threshold reads the file's own
- * figure (the catalogue's vLLM key); a figure the file does not hold fails the threshold and
- * is named, since a gate that cannot see a figure must not pass it.
+ * `gate --from` another tool's result (a vLLM `--save-result` JSON, a guidellm benchmark, an
+ * AIPerf or GenAI-Perf export, or a directory `goodput import` wrote): each threshold reads the
+ * figure the file states; a figure it does not hold fails the threshold and is named, since a
+ * gate that cannot see a figure must not pass it.
  */
-async function gateVllm(
+async function gateImported(
   ctx: CommandContext,
   path: string,
-  result: VllmResult,
+  imported: ImportedSummary,
   thresholds: readonly Threshold[],
   adr: AdrDocument | undefined,
 ): Promise<ExitCode> {
   const o = ctx.args.options;
+  const noun = resultNoun(imported.source.tool);
   if (typeof o.junit === 'string') {
-    // JUnit wants the run's start time, which a vLLM result states in a format of its own.
-    throw new GoodputError(
-      'E_USAGE',
-      '--junit needs a goodput run',
-      'drop --junit when gating a vLLM result',
-    );
+    // JUnit wants the run's start time, which other tools state in formats of their own.
+    throw new GoodputError('E_USAGE', '--junit needs a goodput run', `drop --junit when gating ${noun}`);
   }
   if (adr?.frontMatter.workload && o.allowDifferent !== true) {
     throw new GoodputError(
       'E_INCOMPARABLE',
-      `${path} is a vLLM result: its workload cannot be checked against ${adr.frontMatter.id}'s`,
+      `${path} is ${noun}: its workload cannot be checked against ${adr.frontMatter.id}'s`,
       'pass --allow-different to gate it on the ADR thresholds anyway, or run the gate without --from',
     );
   }
-  const gate = evaluateThresholdsWith(thresholds, (t) => vllmValue(result, t.metric));
+  const gate = evaluateThresholdsWith(thresholds, (t) => importedValue(imported, t.metric));
   const missing = gate.outcomes.filter((x) => x.value === undefined).map((x) => formatThreshold(x.threshold));
   if (o.json === true) {
     const report = {
       schemaVersion: SCHEMA_VERSION,
       kind: 'goodput.gate',
       passed: gate.passed,
-      source: 'vllm',
+      source: imported.source.tool,
       file: path,
+      ...(imported.source.benchmark ? { benchmark: imported.source.benchmark } : {}),
       adr: adr?.frontMatter.id,
       outcomes: gateOutcomesJson(gate),
     };
@@ -218,11 +217,14 @@ async function gateVllm(
   }
   for (const m of missing) {
     ctx.stderr.write(
-      `warning: ${m}: ${path} (a vLLM --save-result file) does not hold this figure, so the threshold fails\n`,
+      `warning: ${m}: ${path} (${TOOL_DESCRIPTIONS[imported.source.tool]}) does not hold this figure, so the threshold fails\n`,
     );
   }
   const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
-  if (stepSummary) await appendFile(stepSummary, renderGateMarkdown(gate, `vLLM result ${path}`));
+  if (stepSummary) {
+    const name = `${noun.replace(/^an? /, '')} ${path}${imported.source.benchmark ? `#${imported.source.benchmark.index}` : ''}`;
+    await appendFile(stepSummary, renderGateMarkdown(gate, name));
+  }
   return gate.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;
 }
 
@@ -250,7 +252,8 @@ export const gateCommand: CommandSpec = {
     const thresholds = collectThresholds(o, ctx.args.positionals, adr); // invalid thresholds fail before any load runs
     if (typeof o.from === 'string') {
       const source = await readRunSource(resolve(ctx.cwd, o.from));
-      if (source.kind === 'vllm') return gateVllm(ctx, source.path, source.result, thresholds, adr);
+      if (source.kind !== 'goodput')
+        return gateImported(ctx, source.path, importedRun(source), thresholds, adr);
     }
     const { summary, dir } = await measuredSummary(ctx, adr);
     if (ctx.signal.aborted) {

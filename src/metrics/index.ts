@@ -40,6 +40,18 @@ export {
   LatencyHistogram,
   STAT_PERCENTILES,
 } from './histogram.js';
+export { finite, type ImportedFigures, putLatency, record, toMs } from './import-common.js';
+export {
+  type ImportFile,
+  importedName,
+  importedValue,
+  importResult,
+  missingIds,
+  pickBenchmark,
+  resultNoun,
+  TOOL_DESCRIPTIONS,
+  TOOL_NAMES,
+} from './imported.js';
 export { mergeSummaries } from './merge.js';
 export {
   normaliseEdges,

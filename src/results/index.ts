@@ -15,6 +15,7 @@ export {
 } from './outdir.js';
 export { type SavedSummary, saveSummary, type WriteFailure, writeFailedError } from './save.js';
 export {
+  ImportedSummarySchema,
   JsonlHeaderSchema,
   RequestRecordSchema,
   RunMetaSchema,
@@ -30,4 +31,4 @@ export {
   readSummary,
   writeSummary,
 } from './summary.js';
-export { isVllmResult, recogniseForeign } from './validate.js';
+export { foreignTool, recogniseForeign } from './validate.js';

@@ -13,6 +13,8 @@ import { z } from 'zod';
 import { REQUEST_ERRORS } from '../errors.js';
 import {
   type ErrorCount,
+  IMPORT_TOOLS,
+  type ImportedSummary,
   type LatencyStats,
   type RequestErrorCode,
   type RequestRecord,
@@ -319,6 +321,25 @@ export const RunSummarySchema = z.object({
     .optional(),
 });
 
+/** summary.json written by `goodput import`: another tool's figures, the missing ones listed. */
+export const ImportedSummarySchema = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal('goodput.imported'),
+  source: z.object({
+    tool: z.enum(IMPORT_TOOLS),
+    path: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    benchmark: z.object({ index: int, count: int, label: z.string() }).optional(),
+  }),
+  importedAt: z.string().optional(),
+  model: z.string().optional(),
+  date: z.string().optional(),
+  figures: z.record(z.string(), num),
+  missing: z.array(z.string()),
+  notes: z.array(z.string()),
+  context: z.array(z.tuple([z.string(), z.string()])),
+});
+
 export const ServerSampleSchema = z.object({
   tMs: num,
   engine,
@@ -346,6 +367,7 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 
 const sameTypes: [
   Same<z.infer<typeof RunSummarySchema>, RunSummary>,
   Same<z.infer<typeof RunMetaSchema>, RunMeta>,
+  Same<z.infer<typeof ImportedSummarySchema>, ImportedSummary>,
   Same<z.infer<typeof RequestRecordSchema>, RequestRecord>,
   Same<z.infer<typeof ServerSampleSchema>, ServerSample>,
   Same<z.infer<typeof serverSummary>, ServerSummary>,
@@ -354,5 +376,5 @@ const sameTypes: [
   Same<z.infer<typeof requestErrorCode>, RequestErrorCode>,
   Same<(typeof SERVER_SERIES)[number], ServerSeriesName>,
   Same<ErrorCount, z.infer<typeof RunSummarySchema>['errors'][number]>,
-] = [true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void sameTypes;

@@ -4,20 +4,33 @@
  * @module
  */
 
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
-import { type RequestRecord, type RunSummary, SCHEMA_VERSION, type ServerSample } from '../types.js';
+import {
+  type ImportedSummary,
+  type ImportTool,
+  type RequestRecord,
+  type RunSummary,
+  SCHEMA_VERSION,
+  type ServerSample,
+} from '../types.js';
 import { runPaths } from './files.js';
 import { type JsonlReadOptions, readJsonl } from './jsonl.js';
-import { RequestRecordSchema, RunSummarySchema, ServerSampleSchema } from './schema.js';
-import { isVllmResult, parseJsonFile, validateValue } from './validate.js';
+import {
+  ImportedSummarySchema,
+  RequestRecordSchema,
+  RunSummarySchema,
+  ServerSampleSchema,
+} from './schema.js';
+import { foreignTool, parseJsonFile, recogniseForeign, validateValue } from './validate.js';
 
 /**
  * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
  * target, so a reader (or a crash) never meets a half-written or empty summary.json.
  */
-export async function writeSummary(path: string, summary: RunSummary): Promise<void> {
+export async function writeSummary(path: string, summary: RunSummary | ImportedSummary): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     const handle = await open(tmp, 'w');
@@ -37,30 +50,52 @@ export async function writeSummary(path: string, summary: RunSummary): Promise<v
 /**
  * Reads a run's summary from its directory or a summary file, validated against the schema:
  * E_RESULT (exit 2) names the file, the field path and what was found, or what the file
- * looks like when another tool wrote it.
+ * looks like when another tool wrote it (or `goodput import` did).
  */
 export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
   const source = await readRunSource(dirOrSummary);
   if (source.kind === 'goodput') return source.summary;
-  // Throws E_RESULT naming the file as a vLLM result: a reader that takes only goodput runs.
-  return validateValue(RunSummarySchema, source.result, source.path, 'a goodput run summary');
+  const what =
+    source.kind === 'imported'
+      ? `a goodput imported file (kind goodput.imported, from ${source.summary.source.tool})`
+      : (recogniseForeign(source.value) ?? source.tool);
+  throw new GoodputError(
+    'E_RESULT',
+    `${source.path} is not a goodput run summary: this looks like ${what}`,
+    "it holds another tool's figures only, no per-request records or histograms: compare, gate --from and report read it; " +
+      'this command needs a result directory written by goodput run --out DIR',
+  );
 }
 
-/** A result file read back: a goodput run summary, or a vLLM `--save-result` JSON as its flat object. */
+/**
+ * A result file read back: a goodput run summary; another tool's result (vLLM, guidellm,
+ * AIPerf, GenAI-Perf) as its parsed value untouched, with the file's sha256 and the benchmark
+ * a `FILE#N` suffix selects; or a summary `goodput import` wrote.
+ */
 export type RunSource =
   | { kind: 'goodput'; path: string; summary: RunSummary }
-  | { kind: 'vllm'; path: string; result: Readonly<Record<string, unknown>> };
+  | { kind: 'foreign'; path: string; tool: ImportTool; sha256: string; value: unknown; benchmark?: number }
+  | { kind: 'imported'; path: string; summary: ImportedSummary };
+
+/** `sweep.json#2` → the file and benchmark 2, when `sweep.json#2` itself does not exist. */
+function splitSelector(arg: string): { path: string; benchmark?: number } {
+  const m = /^(.*)#(\d+)$/.exec(arg);
+  if (!m || existsSync(arg)) return { path: arg };
+  return { path: m[1] as string, benchmark: Number(m[2]) };
+}
 
 /**
- * Reads a run's summary (as {@link readSummary}), or, when the file is a vLLM `bench serve
- * --save-result` JSON, that file's object untouched, for readers that take vLLM results.
+ * Reads a run's summary (as {@link readSummary}), or another tool's result file untouched, or
+ * an imported summary, for the readers that take them (compare, gate, report, import).
+ * `FILE#N` names the N-th benchmark of a file holding several (a guidellm sweep).
  */
-export async function readRunSource(dirOrSummary: string): Promise<RunSource> {
+export async function readRunSource(arg: string): Promise<RunSource> {
+  const { path: dirOrSummary, benchmark } = splitSelector(arg);
   const paths = runPaths(dirOrSummary);
   const path = paths.summary;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch {
     if (existsSync(paths.requests)) {
       throw new GoodputError(
@@ -75,10 +110,11 @@ export async function readRunSource(dirOrSummary: string): Promise<RunSource> {
       'pass a result directory written by goodput run --out DIR, or its summary.json',
     );
   }
-  const value = parseJsonFile(text, path, 'run the benchmark again');
+  const value = parseJsonFile(bytes.toString('utf8'), path, 'run the benchmark again');
+  const kind = (value as { kind?: unknown } | null)?.kind;
   const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (
-    (value as { kind?: unknown } | null)?.kind === 'goodput.run' &&
+    (kind === 'goodput.run' || kind === 'goodput.imported') &&
     typeof version === 'number' &&
     version > SCHEMA_VERSION
   ) {
@@ -88,7 +124,27 @@ export async function readRunSource(dirOrSummary: string): Promise<RunSource> {
       'upgrade goodput',
     );
   }
-  if (isVllmResult(value)) return { kind: 'vllm', path, result: value };
+  const tool = kind === undefined ? foreignTool(value, path) : undefined;
+  if (benchmark !== undefined && tool !== 'guidellm') {
+    throw new GoodputError(
+      'E_USAGE',
+      `${arg}: #${benchmark} selects a benchmark of a file holding several (a guidellm sweep), and ${path} is not one`,
+      `pass ${dirOrSummary} without #${benchmark}`,
+    );
+  }
+  if (tool) {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const source: RunSource = { kind: 'foreign', path, tool, sha256, value };
+    if (benchmark !== undefined) source.benchmark = benchmark;
+    return source;
+  }
+  if (kind === 'goodput.imported') {
+    return {
+      kind: 'imported',
+      path,
+      summary: validateValue(ImportedSummarySchema, value, path, 'a goodput imported summary'),
+    };
+  }
   return {
     kind: 'goodput',
     path,

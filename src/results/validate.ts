@@ -8,6 +8,7 @@
 
 import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
+import type { ImportTool } from '../types.js';
 
 const GOODPUT_RUN_HINT = 'pass a result directory written by goodput run --out DIR, or its summary.json';
 
@@ -117,26 +118,45 @@ export function recogniseForeign(value: unknown): string | undefined {
   }
   if (
     v.kind === undefined &&
-    (has(v, 'mean_ttft_ms') || has(v, 'request_throughput') || has(v, 'backend', 'model_id'))
+    (has(v, 'mean_ttft_ms') ||
+      has(v, 'request_throughput') ||
+      has(v, 'request_inthroughput') ||
+      has(v, 'backend', 'model_id'))
   ) {
     return 'a vLLM --save-result file (vllm bench serve)';
   }
   return undefined;
 }
 
-/** Whether a parsed value is a vLLM `bench serve --save-result` JSON (and not a goodput run). */
-export function isVllmResult(value: unknown): value is Readonly<Record<string, unknown>> {
-  return recogniseForeign(value)?.startsWith('a vLLM') === true;
+/**
+ * The tool that wrote a parsed result file, for the tools goodput reads (vLLM, guidellm, AIPerf,
+ * GenAI-Perf), or undefined. AIPerf and GenAI-Perf exports share their layout: the file name
+ * tells them apart (`profile_export_aiperf.json`, `profile_export_genai_perf.json`), else
+ * AIPerf's own fields (`benchmark_duration`, `error_summary`, `was_cancelled`).
+ */
+export function foreignTool(value: unknown, path = ''): ImportTool | undefined {
+  const what = recogniseForeign(value);
+  if (what === undefined) return undefined;
+  if (what.startsWith('a vLLM')) return 'vllm';
+  if (what.startsWith('a guidellm')) return 'guidellm';
+  if (!what.startsWith('a GenAI-Perf')) return undefined;
+  const name = path.split(/[\\/]/).pop() ?? '';
+  if (/genai[_-]?perf/i.test(name)) return 'genai-perf';
+  if (/aiperf/i.test(name)) return 'aiperf';
+  const v = value as Record<string, unknown>;
+  return has(v, 'benchmark_duration') || has(v, 'error_summary') || has(v, 'was_cancelled')
+    ? 'aiperf'
+    : 'genai-perf';
 }
 
 /** The hint for a file that is not a goodput run, by what it looks like. */
 function foreignHint(what: string): string {
   if (what.startsWith('a goodput sweep'))
     return "pass one of the sweep's point directories (or use goodput report on the sweep directory)";
+  if (what.startsWith('a goodput imported'))
+    return `it holds another tool's figures only, no records or histograms: compare, gate --from and report read it; this command needs a goodput run: ${GOODPUT_RUN_HINT}`;
   if (what.startsWith('a goodput')) return GOODPUT_RUN_HINT;
-  if (what.startsWith('a vLLM'))
-    return `goodput gate --from and goodput compare read a vLLM result; here pass a goodput run: ${GOODPUT_RUN_HINT}`;
-  return `goodput reads only its own results for now: ${GOODPUT_RUN_HINT}`;
+  return `compare, gate --from, report and import read it as it is; this command needs a goodput run: ${GOODPUT_RUN_HINT}`;
 }
 
 /**
