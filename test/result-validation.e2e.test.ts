@@ -132,7 +132,7 @@ describe('damaged and foreign result files', () => {
     expect(report.stderr).toContain(
       `${file} is not a goodput run summary: this looks like a vLLM --save-result file`,
     );
-    expect(report.stderr).toContain('goodput gate --from and goodput compare read a vLLM result');
+    expect(report.stderr).toContain('compare, gate --from and report read it');
     // compare reads it, but cannot check its workload against the goodput run's.
     const compare = await cli(['compare', good, file]);
     expect(compare.code, compare.stderr).toBe(ExitCode.USAGE);
@@ -148,21 +148,26 @@ describe('damaged and foreign result files', () => {
   });
 
   it('guidellm and GenAI-Perf exports and a goodput sweep.json are recognised too', async () => {
+    // compare reads the other tools' results (and asks for --allow-different); a sweep.json is refused.
     const cases: Array<[string, unknown, string]> = [
-      ['guidellm.json', { benchmarks: [{ type_: 'benchmark' }] }, 'a guidellm benchmarks file'],
+      ['guidellm.json', { benchmarks: [{ type_: 'benchmark' }] }, 'is a guidellm result: its sampling'],
       [
         'profile_export_genai_perf.json',
         { time_to_first_token: { unit: 'ms', avg: 12 }, input_config: {} },
-        'a GenAI-Perf / AIPerf profile export',
+        'is a GenAI-Perf result: its sampling',
       ],
-      ['sweep.json', { schemaVersion: 1, kind: 'goodput.sweep', points: [] }, 'a goodput sweep file'],
+      [
+        'sweep.json',
+        { schemaVersion: 1, kind: 'goodput.sweep', points: [] },
+        'this looks like a goodput sweep file',
+      ],
     ];
     for (const [fileName, content, expected] of cases) {
       const file = join(work, fileName);
       writeFileSync(file, JSON.stringify(content));
       const r = await cli(['compare', good, file]);
       expect(r.code, r.stderr).toBe(ExitCode.USAGE);
-      expect(r.stderr).toContain(`this looks like ${expected}`);
+      expect(r.stderr).toContain(expected);
     }
   });
 
