@@ -14,3 +14,4 @@ export * from './types/imported.js';
 export * from './types/request.js';
 export * from './types/run.js';
 export * from './types/summary.js';
+export * from './types/sweep.js';

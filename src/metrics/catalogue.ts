@@ -56,18 +56,42 @@ export function promqlOf(def: MetricDef): string {
   return `max by (target, model) (${ROUND_METRIC_SERIES}{metric="${def.id}"})`;
 }
 
-/** Latency names as written in thresholds and ids → the RunSummary latency. */
-export const LATENCY_NAMES: ReadonlyArray<readonly [text: string, name: SummaryLatencyName, label: string]> =
+/** Latency names as written in thresholds and ids → the RunSummary latency, its short label and its title. */
+export const LATENCY_NAMES: ReadonlyArray<
+  readonly [text: string, name: SummaryLatencyName, label: string, title: string]
+> = [
+  ['ttft', 'ttft', 'TTFT', 'Time to first token'],
+  ['tpot', 'tpot', 'TPOT', 'Time per output token'],
+  ['itl', 'itl', 'ITL', 'Inter-token latency'],
+  ['itl_per_token', 'itlPerToken', 'ITL per token', 'Inter-token latency per token'],
+  ['e2el', 'e2el', 'E2EL', 'End-to-end latency'],
+  ['queue_wait', 'queueWait', 'Queue wait', 'Wait in the client queue'],
   [
-    ['ttft', 'ttft', 'TTFT'],
-    ['tpot', 'tpot', 'TPOT'],
-    ['itl', 'itl', 'ITL'],
-    ['itl_per_token', 'itlPerToken', 'ITL per token'],
-    ['e2el', 'e2el', 'E2EL'],
-    ['queue_wait', 'queueWait', 'Queue wait'],
-    ['ttft_from_scheduled', 'ttftFromScheduled', 'TTFT from scheduled'],
-    ['e2el_from_scheduled', 'e2elFromScheduled', 'E2EL from scheduled'],
-  ];
+    'ttft_from_scheduled',
+    'ttftFromScheduled',
+    'TTFT from scheduled',
+    'Time to first token from the scheduled send',
+  ],
+  [
+    'e2el_from_scheduled',
+    'e2elFromScheduled',
+    'E2EL from scheduled',
+    'End-to-end latency from the scheduled send',
+  ],
+];
+
+/** A latency's chart title, e.g. "Time to first token (TTFT)". */
+export function latencyTitle(name: SummaryLatencyName): string {
+  const entry = LATENCY_NAMES.find(([, n]) => n === name);
+  if (!entry) return name;
+  const [, , label, title] = entry;
+  return title.includes(label) || label.includes(' ') ? title : `${title} (${label})`;
+}
+
+/** A metric's axis or column label with its unit, e.g. "TTFT p99 (ms)", "Output throughput (tok/s)". */
+export function labelWithUnit(def: MetricDef): string {
+  return def.unit === 'ratio' || def.unit === 'count' ? def.label : `${def.label} (${def.unit})`;
+}
 
 /** Statistics as written in ids and thresholds (canonical spelling) → LatencyStats field and label. */
 export const LATENCY_STATS: ReadonlyArray<readonly [text: string, stat: LatencyStatKey, label: string]> = [

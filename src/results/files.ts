@@ -20,6 +20,9 @@ export const RESULT_FILES = {
   serverMetrics: 'server-metrics.jsonl',
 } as const;
 
+/** Name of the file a sweep leaves in its directory (beside one result directory per point). */
+export const SWEEP_FILE = 'sweep.json';
+
 /** First line of every JSONL file we write. */
 export interface JsonlHeader {
   schemaVersion: number;

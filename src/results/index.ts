@@ -31,4 +31,5 @@ export {
   readSummary,
   writeSummary,
 } from './summary.js';
+export { parseSweepResult, readSweepResult, SWEEP_FILE, SweepResultSchema } from './sweep-file.js';
 export { foreignTool, recogniseForeign } from './validate.js';

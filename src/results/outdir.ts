@@ -11,18 +11,18 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
-import { RESULT_FILES } from './files.js';
+import { RESULT_FILES, SWEEP_FILE } from './files.js';
 import { describeFsError } from './fs-error.js';
 
 /** Files whose presence marks a folder as holding an earlier run (or sweep). */
-export const RUN_MARKERS: readonly string[] = [RESULT_FILES.summary, RESULT_FILES.requests, 'sweep.json'];
+export const RUN_MARKERS: readonly string[] = [RESULT_FILES.summary, RESULT_FILES.requests, SWEEP_FILE];
 
 /** Files of an earlier run that `--force` removes (anything else in the folder is left alone). */
 export const RUN_FILES: readonly string[] = [
   RESULT_FILES.summary,
   RESULT_FILES.requests,
   RESULT_FILES.serverMetrics,
-  'sweep.json',
+  SWEEP_FILE,
 ];
 
 /** Bytes written and fsync'd by the probe: enough to meet a full disk, small enough to be free. */

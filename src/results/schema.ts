@@ -98,7 +98,7 @@ export const RequestRecordSchema = z.object({
   resends: int.optional(),
 });
 
-const slo = z.object({ ttftMs: num.optional(), tpotMs: num.optional(), e2elMs: num.optional() });
+export const sloSchema = z.object({ ttftMs: num.optional(), tpotMs: num.optional(), e2elMs: num.optional() });
 
 const sampling = z.object({
   temperature: num,
@@ -160,7 +160,7 @@ export const RunMetaSchema = z.object({
     ttftTimeoutMs: num.optional(),
     maxRetries: int,
   }),
-  slo,
+  slo: sloSchema,
   seed: z.number().int(),
   labels: z.record(z.string(), z.string()).optional(),
 });
@@ -214,6 +214,25 @@ const latencyRecord = z.object(
   >,
 );
 
+/** One diagnosis finding (Finding), also kept in sweep.json. */
+export const findingSchema = z.object({
+  kind: z.enum([
+    'queueing',
+    'kv-pressure',
+    'prefill-bound',
+    'decode-bound',
+    'client-bound',
+    'wasted-work',
+    'errors',
+  ]),
+  score: num,
+  title: z.string(),
+  evidence: z.string(),
+  knob: z.string(),
+  fromMs: num.optional(),
+  toMs: num.optional(),
+});
+
 export const RunSummarySchema = z.object({
   ...vllmLatencyShape(),
   duration: num,
@@ -251,7 +270,7 @@ export const RunSummarySchema = z.object({
     peakOutputTokensPerS: num,
   }),
   goodput: z.object({
-    slo,
+    slo: sloSchema,
     goodRequests: int,
     attempted: int,
     attainment: num,
@@ -298,27 +317,7 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
-  diagnosis: z
-    .array(
-      z.object({
-        kind: z.enum([
-          'queueing',
-          'kv-pressure',
-          'prefill-bound',
-          'decode-bound',
-          'client-bound',
-          'wasted-work',
-          'errors',
-        ]),
-        score: num,
-        title: z.string(),
-        evidence: z.string(),
-        knob: z.string(),
-        fromMs: num.optional(),
-        toMs: num.optional(),
-      }),
-    )
-    .optional(),
+  diagnosis: z.array(findingSchema).optional(),
 });
 
 /** summary.json written by `goodput import`: another tool's figures, the missing ones listed. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SweepPointSummary } from '../types.js';
 import {
   bisectNext,
   capacityAtSlo,
@@ -7,7 +8,6 @@ import {
   explosion,
   findKnee,
   round3,
-  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 import { resolveSweepPlan } from './command.js';

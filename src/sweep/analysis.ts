@@ -18,55 +18,15 @@
  * @module
  */
 
-import { errorRate, metric } from '../metrics/index.js';
-import type { RunSummary } from '../types.js';
-
-export type SweepMode = 'concurrency' | 'rate';
-
-/** What a sweep keeps of each point's summary. */
-export interface SweepPointSummary {
-  /** step: a planned load; synchronous / throughput: guidellm's anchors of a rate sweep; bisect: the capacity search. */
-  phase: 'step' | 'synchronous' | 'throughput' | 'bisect';
-  /** Closed loop: concurrency; open loop: requests per second. */
-  mode: SweepMode;
-  load: number;
-  /** The point's result directory. */
-  dir: string;
-  runId: string;
-  completed: number;
-  failed: number;
-  errorRate: number;
-  requestThroughput: number;
-  outputThroughput: number;
-  meanTtftMs: number;
-  p99TtftMs: number;
-  meanTpotMs: number;
-  meanE2elMs: number;
-  p99E2elMs: number;
-  attainment: number;
-  requestGoodput: number;
-  /** attainment ≥ the sweep's minimum attainment. */
-  passes: boolean;
-}
-
-export interface Knee {
-  load: number;
-  mode: SweepMode;
-  requestThroughput: number;
-  meanE2elMs: number;
-  method: 'kneedle: max of normalised throughput minus normalised mean E2EL';
-}
-
-export interface Capacity {
-  mode: SweepMode;
-  /** Highest load meeting the SLO attainment target. */
-  load: number;
-  attainment: number;
-  /** Lowest load seen to miss it (undefined: none missed, capacity is at least `load`). */
-  firstFailingLoad?: number;
-  /** True when the search narrowed the gap to its resolution. */
-  resolved: boolean;
-}
+import { metric } from '../metrics/index.js';
+import {
+  type Capacity,
+  type Knee,
+  type RunSummary,
+  SWEEP_POINT_FIGURES,
+  type SweepMode,
+  type SweepPointSummary,
+} from '../types.js';
 
 /** Latency must rise by at least this factor over the sweep for a knee to mean anything. */
 export const MIN_LATENCY_RISE = 1.25;
@@ -80,7 +40,13 @@ export function pointFromSummary(
   load: number,
   minAttainment: number,
 ): SweepPointSummary {
-  // Read through the catalogue, so capacity-at-SLO judges exactly what gate and compare show.
+  // Every figure read through the catalogue, so a sweep judges exactly what gate and compare show;
+  // a figure the run did not measure (no successful request) is 0 in the point.
+  const figure = (id: string) => metric(id).read(summary) ?? 0;
+  const figures = Object.fromEntries(SWEEP_POINT_FIGURES.map(([field, id]) => [field, figure(id)])) as Record<
+    (typeof SWEEP_POINT_FIGURES)[number][0],
+    number
+  >;
   const attainment = metric('attainment').read(summary);
   return {
     phase,
@@ -90,16 +56,7 @@ export function pointFromSummary(
     runId: summary.meta.runId,
     completed: summary.counts.completed,
     failed: summary.counts.failed,
-    errorRate: errorRate(summary) ?? 0,
-    requestThroughput: summary.request_throughput,
-    outputThroughput: summary.output_throughput,
-    meanTtftMs: summary.mean_ttft_ms,
-    p99TtftMs: summary.p99_ttft_ms,
-    meanTpotMs: summary.mean_tpot_ms,
-    meanE2elMs: summary.mean_e2el_ms,
-    p99E2elMs: summary.p99_e2el_ms,
-    attainment: attainment ?? 0,
-    requestGoodput: summary.request_goodput,
+    ...figures,
     passes: attainment !== undefined && attainment >= minAttainment,
   };
 }

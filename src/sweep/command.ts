@@ -19,7 +19,7 @@ import {
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
-import { prepareOutDir } from '../results/index.js';
+import { prepareOutDir, SWEEP_FILE } from '../results/index.js';
 import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
 import type { LoadSpec } from '../types.js';
 import { toolVersion } from '../util/index.js';
@@ -276,10 +276,10 @@ export const sweepCommand: CommandSpec = {
         },
       },
     );
-    await writeFile(join(dir, 'sweep.json'), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(join(dir, SWEEP_FILE), `${JSON.stringify(result, null, 2)}\n`);
     if (o.json === true) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (!quiet) ctx.stdout.write(renderSweep(result));
-    if (!quiet) ctx.stderr.write(`sweep: ${dir}/sweep.json\n`);
+    if (!quiet) ctx.stderr.write(`sweep: ${join(dir, SWEEP_FILE)}\n`);
     if (result.interrupted) return ExitCode.INTERRUPTED;
     if (!result.points.some((p) => p.completed > 0)) {
       throw new GoodputError(

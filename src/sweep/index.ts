@@ -5,20 +5,18 @@
  *
  * @module
  */
+
+export type { Capacity, Knee, SweepMode, SweepPointSummary, SweepResult } from '../types.js';
 export {
   bisectNext,
-  type Capacity,
   capacityAtSlo,
   doublingConcurrencies,
   evenlySpacedRates,
   explosion,
   findKnee,
-  type Knee,
   MIN_LATENCY_RISE,
   pointFromSummary,
   round3,
-  type SweepMode,
-  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 export { renderSweep } from './render.js';
@@ -28,5 +26,4 @@ export {
   runSweep,
   type SweepIo,
   type SweepPlan,
-  type SweepResult,
 } from './run.js';

@@ -6,7 +6,7 @@
  */
 
 import { renderFindings } from '../diagnosis/index.js';
-import type { SweepResult } from './run.js';
+import type { SweepResult } from '../types.js';
 
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);

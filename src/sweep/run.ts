@@ -14,19 +14,22 @@
  * @module
  */
 
-import { type Finding, type RunSummary, SCHEMA_VERSION, type Slo } from '../types.js';
+import {
+  type RunSummary,
+  SCHEMA_VERSION,
+  type Slo,
+  type SweepMode,
+  type SweepPointSummary,
+  type SweepResult,
+} from '../types.js';
 import {
   bisectNext,
-  type Capacity,
   capacityAtSlo,
   evenlySpacedRates,
   explosion,
   findKnee,
-  type Knee,
   pointFromSummary,
   round3,
-  type SweepMode,
-  type SweepPointSummary,
   sloBracket,
 } from './analysis.js';
 
@@ -60,29 +63,6 @@ export interface PointRequest {
 }
 
 export type RunPoint = (req: PointRequest) => Promise<{ summary: RunSummary; dir: string }>;
-
-/** sweep.json */
-export interface SweepResult {
-  schemaVersion: typeof SCHEMA_VERSION;
-  kind: 'goodput.sweep';
-  mode: SweepMode;
-  startedAt: string;
-  slo: Slo;
-  minAttainment: number;
-  /** The points of the sweep's own mode (steps and bisection), in the order run. */
-  points: SweepPointSummary[];
-  /** Rate sweep: the closed-loop anchor runs (synchronous, throughput) the rates were spaced between. */
-  anchors?: SweepPointSummary[];
-  knee?: Knee;
-  capacity?: Capacity;
-  /** Why the sweep stopped rising before its last planned load. */
-  stoppedEarly?: string;
-  /** Findings of the first point that missed the SLO (else the highest load). */
-  diagnosis?: Finding[];
-  /** The point whose findings are in `diagnosis`. */
-  diagnosisOf?: string;
-  interrupted: boolean;
-}
 
 export interface SweepIo {
   signal?: AbortSignal;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { labelWithUnit, latencyTitle, metric } from '../../metrics/index.js';
 import type { XY } from './lttb.js';
 import { CDF_LATENCIES, type CdfLatency, type ReportRun, type SweepView } from './model.js';
 import { runColor } from './sections.js';
@@ -44,13 +45,6 @@ export interface ChartSpec {
   series: ChartSeries[];
   markers: ChartMarker[];
 }
-
-const CDF_TITLES: Record<CdfLatency, string> = {
-  ttft: 'Time to first token (TTFT)',
-  tpot: 'Time per output token (TPOT)',
-  itl: 'Inter-token latency (ITL)',
-  e2el: 'End-to-end latency (E2EL)',
-};
 
 const SLO_KEY: Partial<Record<CdfLatency, 'ttftMs' | 'tpotMs' | 'e2elMs'>> = {
   ttft: 'ttftMs',
@@ -113,7 +107,7 @@ export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
     const slo = sloKey ? runs[0]!.summary.goodput.slo[sloKey] : undefined;
     specs.push({
       id: `chart-cdf-${name}`,
-      title: CDF_TITLES[name],
+      title: latencyTitle(name),
       group: 'cdf',
       xLabel: `${name.toUpperCase()} (ms${xLog ? ', log scale' : ''})`,
       yLabel: name === 'itl' ? 'token gaps at or below (%)' : 'requests at or below (%)',
@@ -213,26 +207,34 @@ export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
   return specs.filter((s) => s.series.length > 0);
 }
 
+/** The sweep chart's series: catalogue metric, colour, axis (0 throughput, 1 latency). */
+export const SWEEP_CHART_SERIES: ReadonlyArray<{ id: string; color: string; axis: 0 | 1 }> = [
+  { id: 'output_throughput', color: '#16a34a', axis: 0 },
+  { id: 'ttft_p99', color: '#2563eb', axis: 1 },
+  { id: 'tpot_p99', color: '#9333ea', axis: 1 },
+  { id: 'e2el_p99', color: '#ea580c', axis: 1 },
+];
+
 /** Sweep: throughput and p99 latency against load, saturation and capacity at SLO marked. */
 export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
   if (!sweep || sweep.points.length === 0) return [];
   const pts = sweep.points.slice().sort((a, b) => a.load - b.load);
-  const col = (f: (p: (typeof pts)[number]) => number | undefined): XY => {
+  const col = (id: string): XY => {
     const out: XY = { x: [], y: [] };
     for (const p of pts) {
-      const v = f(p);
+      const v = p.values[id];
       if (v === undefined || !Number.isFinite(v)) continue;
       out.x.push(p.load);
       out.y.push(v);
     }
     return out;
   };
-  const series: ChartSeries[] = [
-    { label: 'output tokens/s', color: '#16a34a', data: compact(col((p) => p.outputTokensPerS)) },
-    { label: 'p99 TTFT (ms)', color: '#2563eb', data: compact(col((p) => p.p99TtftMs)), axis: 1 },
-    { label: 'p99 TPOT (ms)', color: '#9333ea', data: compact(col((p) => p.p99TpotMs)), axis: 1 },
-    { label: 'p99 E2EL (ms)', color: '#ea580c', data: compact(col((p) => p.p99E2elMs)), axis: 1 },
-  ];
+  const series: ChartSeries[] = SWEEP_CHART_SERIES.map(({ id, color, axis }) => ({
+    label: labelWithUnit(metric(id)),
+    color,
+    data: compact(col(id)),
+    ...(axis === 1 ? { axis } : {}),
+  }));
   const markers: ChartMarker[] = [];
   if (sweep.saturationLoad !== undefined) {
     markers.push({ x: sweep.saturationLoad, label: 'saturation', color: '#dc2626' });
@@ -246,7 +248,7 @@ export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
       title: 'Throughput and p99 latency against load',
       group: 'sweep',
       xLabel: sweep.loadLabel,
-      yLabel: 'output tokens/s',
+      yLabel: labelWithUnit(metric('output_throughput')),
       y2Label: 'p99 latency (ms)',
       series: series.filter(nonEmpty),
       markers,

@@ -6,10 +6,14 @@
  * @module
  */
 
+import { labelWithUnit, metric } from '../../metrics/index.js';
 import { markdownCell } from '../../util/index.js';
 import { renderRunMarkdown } from '../markdown.js';
 import { fmtNum, headlines } from './format.js';
 import type { HtmlReportInput } from './model.js';
+
+/** The sweep table's columns after the load, by catalogue id. */
+const SWEEP_TABLE_IDS = ['output_throughput', 'request_throughput', 'ttft_p99', 'e2el_p99'] as const;
 
 /** Moves every ATX heading one level down (## → ###), so that a run nests under its label. */
 export function demoteHeadings(markdown: string): string {
@@ -58,14 +62,8 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
     out.push('## Sweep', '');
     out.push(
       table(
-        [s.loadLabel, 'output tok/s', 'req/s', 'p99 TTFT (ms)', 'p99 E2EL (ms)'],
-        s.points.map((p) => [
-          fmtNum(p.load),
-          fmtNum(p.outputTokensPerS),
-          fmtNum(p.requestsPerS),
-          fmtNum(p.p99TtftMs),
-          fmtNum(p.p99E2elMs),
-        ]),
+        [s.loadLabel, ...SWEEP_TABLE_IDS.map((id) => labelWithUnit(metric(id)))],
+        s.points.map((p) => [fmtNum(p.load), ...SWEEP_TABLE_IDS.map((id) => fmtNum(p.values[id]))]),
       ),
       '',
     );

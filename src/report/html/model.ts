@@ -40,15 +40,10 @@ export interface ReportRun {
   samples?: LatencySamples;
 }
 
-/** One load step of a sweep. */
+/** One load step of a sweep: its load and its figures by catalogue metric id (e.g. "ttft_p99"). */
 export interface SweepPoint {
   load: number;
-  requestsPerS: number;
-  outputTokensPerS: number;
-  requestGoodput?: number;
-  p99TtftMs?: number;
-  p99TpotMs?: number;
-  p99E2elMs?: number;
+  values: Readonly<Record<string, number>>;
 }
 
 /** A sweep: throughput and tail latency against load, with its two conclusions marked. */

@@ -7,18 +7,24 @@
  */
 
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { GoodputError } from '../../errors.js';
-import { readRecords, readServerSamples, readSummary, runPaths } from '../../results/index.js';
-import type { RunSummary } from '../../types.js';
+import {
+  readRecords,
+  readServerSamples,
+  readSummary,
+  readSweepResult,
+  runPaths,
+  SWEEP_FILE,
+} from '../../results/index.js';
+import type { RunSummary, SweepPointSummary } from '../../types.js';
 import type { ChartAssets, ReportRun, SweepView } from './model.js';
 import { RunChartBuilder } from './prepare.js';
-import { stepDir, sweepSteps, sweepView } from './sweep.js';
+import { sweepView } from './sweep.js';
 
-/** Name of the file a sweep leaves in its directory. */
-export const SWEEP_FILE = 'sweep.json';
+export { SWEEP_FILE };
 
 /** uPlot's minified script and stylesheet, read from the installed package. */
 export async function loadChartAssets(): Promise<ChartAssets> {
@@ -69,54 +75,24 @@ export function isSweepDir(path: string): boolean {
 }
 
 /**
- * Reads a sweep directory: the sweep file, and each step's run (from the directories the file
- * names, else the subdirectories that hold a summary.json, in name order).
+ * Reads a sweep directory: sweep.json (validated: a damaged or foreign file is refused naming
+ * the field) and each point's run from the directory the file names (absolute, relative to the
+ * sweep, or relative to where the sweep ran: the point's own name under the sweep directory wins).
  */
 export async function readSweep(dir: string): Promise<{ view: SweepView; runs: ReportRun[] }> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(join(dir, SWEEP_FILE), 'utf8'));
-  } catch (e) {
-    throw new GoodputError(
-      'E_RESULT',
-      `${join(dir, SWEEP_FILE)} is not valid JSON: ${(e as Error).message}`,
-      'the file is damaged: run the sweep again',
-    );
+  const sweep = await readSweepResult(join(dir, SWEEP_FILE));
+  const byPoint = new Map<SweepPointSummary, ReportRun>();
+  for (const point of sweep.points) {
+    const candidates = [join(dir, basename(point.dir)), resolve(dir, point.dir), resolve(point.dir)];
+    const found = candidates.find((c) => existsSync(runPaths(c).summary));
+    if (found !== undefined) byPoint.set(point, await readReportRun(found));
   }
-  const steps = sweepSteps(raw);
-  // The file may name a step's directory absolutely, relative to the sweep, or relative to
-  // the directory the sweep ran from: the step's own name under the sweep directory wins.
-  let stepDirs: Array<string | undefined> = steps.map((s) => {
-    const d = stepDir(s);
-    if (d === undefined) return undefined;
-    const candidates = [join(dir, basename(d)), resolve(dir, d), resolve(d)];
-    return candidates.find((c) => existsSync(runPaths(c).summary)) ?? undefined;
-  });
-  if (stepDirs.every((d) => d === undefined)) {
-    const entries = await readdir(dir, { withFileTypes: true });
-    const found = entries
-      .filter((e) => e.isDirectory() && existsSync(join(dir, e.name, 'summary.json')))
-      .map((e) => join(dir, e.name))
-      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-    // Without names in the file, steps and directories pair up only when the counts agree.
-    stepDirs = steps.length === 0 || found.length === steps.length ? found : [];
-  }
-  const runs: ReportRun[] = [];
-  const summaries: Array<RunSummary | undefined> = [];
-  for (const d of stepDirs) {
-    if (d === undefined || !existsSync(runPaths(d).summary)) {
-      summaries.push(undefined);
-      continue;
-    }
-    const run = await readReportRun(d);
-    runs.push(run);
-    summaries.push(run.summary);
-  }
-  // Runs in load order (bisection points were run last but belong between their neighbours).
-  const loadOf = (r: ReportRun) =>
-    (r.summary.meta.load.mode === 'open' ? r.summary.meta.load.rate : r.summary.meta.load.concurrency) ?? 0;
-  return {
-    view: sweepView(steps.length > 0 ? raw : runs.map((r) => ({ summary: r.summary })), summaries),
-    runs: runs.slice().sort((a, b) => loadOf(a) - loadOf(b)),
-  };
+  const runs = sweep.points
+    .slice()
+    .sort((a, b) => a.load - b.load)
+    .flatMap((p) => {
+      const run = byPoint.get(p);
+      return run ? [run] : [];
+    });
+  return { view: sweepView(sweep, (p) => byPoint.get(p)?.summary), runs };
 }
