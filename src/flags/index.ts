@@ -29,4 +29,5 @@ export {
   type ParsedArgs,
   type PositionalSpec,
 } from './spec.js';
+export { parseTraceColumns } from './trace.js';
 export { convertOptionValue, EXPECTED_FORM } from './values.js';

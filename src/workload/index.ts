@@ -36,6 +36,14 @@ export {
   type Tokenizer,
   type TokenizerName,
 } from './tokenizer.js';
+export {
+  type AnalyzeOptions,
+  analyzeTrace,
+  type LengthDistribution,
+  prefixCacheBound,
+  type RateBin,
+  type TraceAnalysis,
+} from './trace/analyze.js';
 export { loadTrace, MAX_TRACE_BYTES, parseTrace, type TraceReadOptions } from './trace/load.js';
 export {
   AZURE_COLUMNS,
@@ -45,6 +53,7 @@ export {
   type TraceTimeUnit,
 } from './trace/parse.js';
 export { DEFAULT_TRACE_BLOCK_SIZE, TracePrompts } from './trace/prompts.js';
+export { renderTraceAnalysis, traceAnalysisJson } from './trace/render.js';
 export type { TraceReplayOptions } from './trace/replay.js';
 export { entryHashIds, type Trace } from './trace/trace.js';
 export { createWorkload, requestId, type Workload, type WorkloadOptions } from './workload.js';

@@ -73,6 +73,11 @@ export const COMMANDS: LazyCommand[] = [
     load: async () => (await import('../../watch/history-command.js')).historyCommand,
   },
   {
+    name: 'trace',
+    summary: 'Look at a trace before replaying it with run --trace (analyze)',
+    load: async () => (await import('../../workload/trace-command.js')).traceCommand,
+  },
+  {
     name: 'emit',
     summary: 'Generate artefacts from an ADR (prometheus-rules)',
     load: async () => (await import('../../emit/command.js')).emitCommand,

@@ -1,0 +1,116 @@
+/**
+ * `goodput trace analyze FILE`: what a trace holds before it is replayed (request count,
+ * duration, rate over time, length distributions, the best possible prefix-cache hit rate).
+ *
+ * @module
+ */
+
+import { resolve as resolvePath } from 'node:path';
+import { ExitCode, GoodputError } from '../errors.js';
+import { type CommandSpec, parseTraceColumns } from '../flags/index.js';
+import type { TraceFormat } from '../types.js';
+import {
+  analyzeTrace,
+  loadTrace,
+  renderTraceAnalysis,
+  type TraceReadOptions,
+  traceAnalysisJson,
+} from './index.js';
+
+const analyzeCommand: CommandSpec = {
+  name: 'analyze',
+  summary: 'Request count, duration, rate over time, length distributions and the best prefix-cache hit rate',
+  positionals: [
+    {
+      name: 'FILE',
+      description: 'The trace (Mooncake JSONL, Azure CSV, or mapped JSONL/CSV)',
+      required: true,
+    },
+  ],
+  options: [
+    {
+      name: 'trace-format',
+      type: 'string',
+      choices: ['auto', 'mooncake', 'azure', 'jsonl', 'csv'],
+      default: 'auto',
+      description: 'Format of the trace; auto recognises it from the first line',
+    },
+    {
+      name: 'trace-columns',
+      type: 'list',
+      valueName: 'K=COL',
+      description: 'Generic JSONL/CSV: the fields holding timestamp, input and output tokens',
+    },
+    {
+      name: 'trace-time-unit',
+      type: 'string',
+      choices: ['ms', 's', 'us'],
+      description: 'Generic JSONL/CSV: unit of numeric timestamps [default: ms]',
+    },
+    {
+      name: 'trace-block-size',
+      type: 'integer',
+      valueName: 'N',
+      default: 512,
+      description: 'Tokens per hash id of the trace',
+    },
+    {
+      name: 'block-size',
+      type: 'integer',
+      valueName: 'N',
+      default: 16,
+      description: "The server's KV-cache block size: only whole blocks are reused",
+    },
+    {
+      name: 'bins',
+      type: 'integer',
+      valueName: 'N',
+      default: 20,
+      description: 'About this many bins of the rate over time',
+    },
+    { name: 'json', type: 'boolean', description: 'Print the analysis as one JSON document on stdout' },
+  ],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const file = ctx.args.positionals[0];
+    if (file === undefined)
+      throw new GoodputError(
+        'E_USAGE',
+        'trace analyze needs a FILE',
+        'e.g. goodput trace analyze trace.jsonl',
+      );
+    for (const key of ['traceBlockSize', 'blockSize', 'bins'] as const) {
+      if (!((o[key] as number) >= 1)) {
+        throw new GoodputError(
+          'E_USAGE',
+          `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be at least 1`,
+          'e.g. --block-size 16',
+        );
+      }
+    }
+    const read: TraceReadOptions = { signal: ctx.signal };
+    if (typeof o.traceFormat === 'string' && o.traceFormat !== 'auto')
+      read.format = o.traceFormat as TraceFormat;
+    const columns = o.traceColumns as string[] | undefined;
+    if (columns && columns.length > 0) read.columns = parseTraceColumns(columns);
+    if (typeof o.traceTimeUnit === 'string') read.timeUnit = o.traceTimeUnit as TraceReadOptions['timeUnit'];
+    const trace = await loadTrace(resolvePath(ctx.cwd, file), read);
+    const analysis = analyzeTrace(trace, {
+      blockSize: o.blockSize as number,
+      traceBlockSize: o.traceBlockSize as number,
+      bins: o.bins as number,
+    });
+    ctx.stdout.write(o.json === true ? traceAnalysisJson(analysis) : renderTraceAnalysis(analysis));
+    return ExitCode.OK;
+  },
+};
+
+export const traceCommand: CommandSpec = {
+  name: 'trace',
+  summary: 'Look at a trace before replaying it with run --trace (analyze)',
+  options: [],
+  subcommands: [analyzeCommand],
+  async run() {
+    throw new GoodputError('E_USAGE', 'trace needs a subcommand', 'e.g. goodput trace analyze trace.jsonl');
+  },
+};
