@@ -24,7 +24,9 @@ describe('prefixCacheBound', () => {
   });
 
   it('is undefined without hash ids', () => {
-    expect(prefixCacheBound(trace([{ timestamp: 0, input_length: 8, output_length: 1 }]), 16, 512)).toBeUndefined();
+    expect(
+      prefixCacheBound(trace([{ timestamp: 0, input_length: 8, output_length: 1 }]), 16, 512),
+    ).toBeUndefined();
   });
 });
 
