@@ -43,4 +43,5 @@ export {
   redact,
   redactUrl,
 } from './secrets.js';
+export { parseStartAt } from './start-at.js';
 export { type NormalizedBaseUrl, normalizeBaseUrl } from './url.js';

@@ -13,6 +13,7 @@ export {
   FORCE_OPTION,
   LOAD_OPTIONS,
   OUTPUT_OPTIONS,
+  SHARD_OPTIONS,
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from './options.js';

@@ -372,6 +372,26 @@ export const OUTPUT_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** `goodput run`'s sharding: one share of a workload that several processes run together. */
+export const SHARD_OPTIONS: OptionSpec[] = [
+  {
+    name: 'shard',
+    type: 'string',
+    valueName: 'i/N',
+    group: 'Sharding',
+    description:
+      "Run shard i (0 to N-1) of the workload given by the other flags (the whole run's --requests, --concurrency, --rate): every Nth request, 1/N of the concurrency; `goodput merge` of the N result folders is the whole run",
+  },
+  {
+    name: 'start-at',
+    type: 'string',
+    valueName: 'TIME',
+    group: 'Sharding',
+    description:
+      'Start the measured load at this wall-clock instant, the same for every shard: ISO time with zone, Unix ms, or +DURATION (+2s); the start skew is recorded',
+  },
+];
+
 /** Every flag a benchmark-running command accepts. */
 export const BENCHMARK_OPTIONS: OptionSpec[] = [
   ...TARGET_OPTIONS,

@@ -10,12 +10,14 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
   parseExtraBody,
   parseHeaders,
+  parseStartAt,
   refuseUnusableKey,
   resolveTarget,
   type TargetConfig,
 } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
+import { parseShard } from '../runner/shard.js';
 import { resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
@@ -278,6 +280,10 @@ export async function resolveBenchmarkConfig(
     }
     config.sim = { ...config.sim, timeMode: 'virtual' };
   }
+  const shard = str('shard');
+  if (shard !== undefined) config.shard = parseShard(shard);
+  const startAt = str('startAt');
+  if (startAt !== undefined) config.startAtMs = parseStartAt(startAt, Date.now());
   const buckets = parseBuckets(o.buckets as string[] | undefined);
   if (buckets !== undefined) config.promptBuckets = buckets;
   const scrapeInterval = num('scrapeInterval');

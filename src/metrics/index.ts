@@ -79,4 +79,5 @@ export {
 } from './run-state.js';
 export { RunningStats } from './running-stats.js';
 export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
+export { checkShardSet, shardOutcomes, shardSpanS, startSkewSpreadMs } from './shards.js';
 export { type VllmResult, vllmValue } from './vllm.js';

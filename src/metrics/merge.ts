@@ -15,6 +15,10 @@
  *   URL (each saw the whole server), else the sum.
  * - meta: the first run's, runId joined with '+'; server: the block with the most samples;
  *   interrupted / clientBound: any; diagnosis: dropped (recompute it on the merged run).
+ * - Shards of one `--shard i/N` run (shards.ts): refused unless they are every shard of one
+ *   workload once; the duration spans every shard's window on the shared clock (as the one
+ *   run's would), `meta.shard` is dropped (the merge is the whole run) and `shards` lists each
+ *   shard's achieved load and start skew.
  *
  * @module
  */
@@ -30,6 +34,7 @@ import {
   SUMMARY_LATENCIES,
   type SummaryExtras,
 } from './run-state.js';
+import { checkShardSet, shardOutcomes, shardSpanS } from './shards.js';
 
 function decodeOrThrow(encoded: string | undefined, stats: LatencyStats, what: string, runId: string) {
   if (encoded) return LatencyHistogram.decode(encoded, stats);
@@ -65,6 +70,7 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
       );
     }
   }
+  const sharded = checkShardSet(summaries);
   const anyBuckets = summaries.some((s) => s.buckets && s.buckets.length > 0);
   const state: RunState = newRunState(first.goodput.slo, anyBuckets ? new PromptBuckets() : undefined);
   let peakTokens = 0;
@@ -105,7 +111,7 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     extras.interrupted = extras.interrupted || s.interrupted;
     if (s.server && (!extras.server || s.server.samples > extras.server.samples)) extras.server = s.server;
   }
-  extras.durationS = duration;
+  extras.durationS = (sharded ? shardSpanS(summaries) : undefined) ?? duration;
   if (summaries.every((s) => s.goodput.tokenSource === 'server')) {
     const urls = new Set(summaries.map((s) => s.server?.metricsUrl ?? ''));
     // Each run's total left its interrupted work out; buildSummary takes the merged amount out again.
@@ -119,10 +125,13 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     delete extras.server.generatedTokens;
   }
   const meta = { ...first.meta, runId: summaries.map((s) => s.meta.runId).join('+') };
-  return buildSummary(
+  delete meta.shard;
+  const merged = buildSummary(
     state,
     { outputTokensPerS: peakTokens, concurrentRequests: peakConcurrent },
     meta,
     extras,
   );
+  if (sharded) merged.shards = shardOutcomes(summaries);
+  return merged;
 }

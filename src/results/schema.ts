@@ -163,6 +163,7 @@ export const RunMetaSchema = z.object({
   slo: sloSchema,
   seed: z.number().int(),
   labels: z.record(z.string(), z.string()).optional(),
+  shard: z.object({ index: int, count: int, startAt: z.string().optional() }).optional(),
 });
 
 const latencyStats = z.object({
@@ -301,6 +302,8 @@ export const RunSummarySchema = z.object({
         reason: z.enum(['budget', 'aborted', 'errors']).optional(),
       })
       .optional(),
+    startSkewMs: num.optional(),
+    shardWindow: z.object({ firstSendMs: num, lastEndMs: num }).optional(),
   }),
   histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
   interrupted: z.boolean(),
@@ -318,6 +321,18 @@ export const RunSummarySchema = z.object({
     )
     .optional(),
   diagnosis: z.array(findingSchema).optional(),
+  shards: z
+    .array(
+      z.object({
+        index: int,
+        runId: z.string(),
+        attempted: int,
+        requestsPerS: num,
+        outputTokensPerS: num,
+        startSkewMs: num.optional(),
+      }),
+    )
+    .optional(),
 });
 
 /** summary.json written by `goodput import`: another tool's figures, the missing ones listed. */

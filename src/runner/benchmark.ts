@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
+import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
@@ -33,10 +34,11 @@ import { createRng, type Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
-import { buildRunMeta, runPipeline } from './pipeline.js';
+import { buildRunMeta, type RecordSinkFn, runPipeline } from './pipeline.js';
 import { ProgressBar, type ProgressStream } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
+import { checkShard, inShard, peakInFlight, shardItem, shardLoad } from './shard.js';
 import { type PreparedTarget, prepareTarget } from './target.js';
 import { RunClock } from './timer.js';
 import { createVirtualTransport } from './virtual.js';
@@ -137,12 +139,26 @@ async function openLiveTransport(
   }
 }
 
+/** `--shard` / `--start-at` refused before anything starts when they cannot work. */
+function checkShardedRun(config: BenchmarkConfig, virtual: boolean): void {
+  if (config.shard) checkShard(config.load, config.shard, virtual);
+  if (config.startAtMs !== undefined && virtual) {
+    throw new GoodputError(
+      'E_USAGE',
+      '--start-at with --time virtual: a simulated clock has no wall-clock instant to meet',
+      'leave out --start-at (virtual shards need no common start), or run in live time',
+    );
+  }
+}
+
 /** Runs one benchmark and writes its result directory; see the module comment. */
 export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Promise<BenchmarkResult> {
   const note = (text: string) => {
     if (!io.quiet) io.stderr?.write(`${text}\n`);
   };
   const runId = randomBytes(4).toString('hex');
+  const virtual = config.sim?.timeMode === 'virtual' && config.url === undefined;
+  checkShardedRun(config, virtual);
   // The result folder is checked (created, written, fsync'd) before anything reaches the server.
   const dir = await prepareRunDir(config, io, runId);
   // A write that fails mid-run stops the load (output.signal) and the summary is still saved.
@@ -167,16 +183,31 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const { workload, tokenizer } = built;
     // A trace replay fills in its load (open loop, the trace's request count).
     const run: BenchmarkConfig = built.load === config.load ? config : { ...config, load: built.load };
+    // What this process sends: the whole load, or its shard's share (in virtual time the engine
+    // serves the whole workload, as a shared server serves every shard, and only the share is kept).
+    const shard = config.shard;
+    const split = shard !== undefined && !target.virtualProfile;
+    const own = split ? { ...run, load: shardLoad(run.load, shard) } : run;
+    const keep =
+      shard !== undefined && !split
+        ? (r: RequestRecord) => inShard(r.index, run.load.warmup, shard)
+        : undefined;
+    const spans: Array<[number, number]> = [];
+    const window = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
     if (target.virtualProfile) {
       transport = createVirtualTransport(run, target.virtualProfile);
       note(`virtual time (${target.virtualProfile}): the load runs on the engine's simulated clock`);
     } else {
-      transport = await openLiveTransport(run, target, tokenizer, io, note);
+      transport = await openLiveTransport(own, target, tokenizer, io, note);
     }
     const { clock } = transport;
     const startedAt = new Date();
     note(`results: ${dir}`);
     const meta = buildRunMeta(run, target, workload.spec, { runId, startedAt, version: io.version });
+    if (shard) {
+      meta.shard = { index: shard.index, count: shard.count };
+      if (config.startAtMs !== undefined) meta.shard.startAt = new Date(config.startAtMs).toISOString();
+    }
     const metrics = transport.metrics;
     const requestsPath = join(dir, RESULT_FILES.requests);
     const out = new JsonlWriter<RequestRecord>(
@@ -209,7 +240,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     });
     const progress =
       !io.quiet && ProgressBar.wanted(io.stderr)
-        ? new ProgressBar(io.stderr, run.load.requests, run.load.durationMs)
+        ? new ProgressBar(io.stderr, own.load.requests, run.load.durationMs)
         : undefined;
     // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
     const observations = new Reservoir<RequestObservation>(
@@ -220,23 +251,39 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       })(),
     );
     const scraper = recorder;
+    // --start-at, on this run's clock: the wall-clock instant as it stands now.
+    const startAtMs =
+      config.startAtMs === undefined ? undefined : clock.now() + (config.startAtMs - Date.now());
+    if (startAtMs !== undefined && startAtMs < clock.now())
+      note(
+        `--start-at was ${(clock.now() - startAtMs).toFixed(0)} ms ago when the load was ready: it starts late (give a later instant)`,
+      );
+    const sinks: Array<RecordSinkFn | undefined> = [
+      (record) => out.write(record),
+      (record) => accumulator.add(record),
+      scraper && ((record) => scraper.observe(record)),
+      (record) => {
+        if (!record.warmup) observations.offer(() => observe(record));
+      },
+      progress && ((record) => progress.add(record)),
+      io.onRecord,
+      shard &&
+        ((record) => {
+          if (record.warmup) return;
+          if (keep) spans.push([record.sentMs, record.endMs]);
+          window.first = Math.min(window.first, record.firstSentMs ?? record.sentMs);
+          window.last = Math.max(window.last, record.endMs);
+        }),
+    ];
     const result = await runPipeline({
-      load: run.load,
-      workItem: (i) => workload.item(i),
+      load: own.load,
+      workItem: split ? shardItem(workload, run.load.warmup, shard) : (i) => workload.item(i),
       send: transport.send,
       clock,
       signal: output.signal,
       writer: out,
-      sinks: [
-        (record) => out.write(record),
-        (record) => accumulator.add(record),
-        scraper && ((record) => scraper.observe(record)),
-        (record) => {
-          if (!record.warmup) observations.offer(() => observe(record));
-        },
-        progress && ((record) => progress.add(record)),
-        io.onRecord,
-      ],
+      ...(startAtMs !== undefined ? { startAtMs } : {}),
+      sinks: keep ? sinks.map((s) => s && ((r: RequestRecord) => keep(r) && s(r))) : sinks,
     });
     progress?.finish();
 
@@ -256,7 +303,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         : undefined;
     const summary = accumulator.summarize(meta, {
       dropped: result.dropped,
-      peakInFlight: result.peakInFlight,
+      peakInFlight: keep ? peakInFlight(spans) : result.peakInFlight,
       clientBound: result.clientBound,
       clientBoundReason: result.clientBoundReason,
       interrupted: result.interrupted,
@@ -264,6 +311,16 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       serverGeneratedTokens,
     });
     if (transport.connectionWarmup) summary.load.connectionWarmup = transport.connectionWarmup;
+    if (shard && window.first <= window.last) {
+      const at = (ms: number) => Math.round((ms - result.measuredStartMs) * 1000) / 1000;
+      summary.load.shardWindow = { firstSendMs: at(window.first), lastEndMs: at(window.last) };
+    }
+    if (result.startSkewMs !== undefined) {
+      summary.load.startSkewMs = Math.round(result.startSkewMs * 1000) / 1000;
+      note(
+        `start skew: ${summary.load.startSkewMs >= 0 ? '+' : ''}${summary.load.startSkewMs.toFixed(1)} ms after --start-at`,
+      );
+    }
     recorder = undefined;
     const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;

@@ -8,6 +8,7 @@
 
 import type { PromptBucketing } from '../metrics/index.js';
 import type { ApiKind, LoadSpec, Sampling, Slo, TraceFormat, TraceSpec } from '../types.js';
+import type { Part } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -80,6 +81,10 @@ export interface BenchmarkConfig {
     /** 'virtual': run the workload through the engine with a simulated clock, no sockets (`--time virtual`). */
     timeMode?: 'live' | 'virtual';
   };
+  /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
+  shard?: Part;
+  /** `--start-at`: Unix ms at which the measured load starts (live time only). */
+  startAtMs?: number;
 }
 
 /** The default load of `goodput run` with no load flags: about ten seconds on the embedded engine. */

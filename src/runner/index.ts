@@ -39,6 +39,7 @@ export {
 } from './pipeline.js';
 export { ProgressBar } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
+export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
 export { createVirtualTransport, type VirtualEnd, virtualRecord } from './virtual.js';

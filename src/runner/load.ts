@@ -53,6 +53,11 @@ export interface RunLoadOptions {
   signal?: AbortSignal;
   /** Awaited by closed-loop workers between sends when the record sink is backlogged. */
   backpressure?: () => Promise<void> | undefined;
+  /**
+   * Clock time at which the measured phase starts (`--start-at`, the instant shared by every
+   * shard): after the warmup, the load waits for it; its lateness is `startSkewMs`.
+   */
+  startAtMs?: Ms;
 }
 
 export type StopReason = 'requests' | 'duration' | 'signal';
@@ -82,6 +87,8 @@ export interface LoadResult {
   clientBound: boolean;
   /** Why the client counts as the bottleneck, in words (set when clientBound). */
   clientBoundReason?: string;
+  /** With startAtMs: measuredStartMs − startAtMs (late is positive; early only when the wait was cut short). */
+  startSkewMs?: number;
 }
 
 /** A record for a sender that threw (a bug: the client must not throw), so the run keeps going. */
@@ -171,6 +178,8 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     );
   }
 
+  // A shared start instant: every shard's measured load begins together, after its own warmup.
+  if (opts.startAtMs !== undefined) await clock.sleepUntil(opts.startAtMs, stopSending.signal);
   // Virtual time has no event loop to lag behind: the client cannot be the bottleneck there.
   const loopDelay = clock.realTime ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   loopDelay?.enable();
@@ -262,6 +271,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     clientQueueWait,
     clientBound,
     ...(clientBoundReason !== undefined ? { clientBoundReason } : {}),
+    ...(opts.startAtMs !== undefined ? { startSkewMs: measuredStartMs - opts.startAtMs } : {}),
   };
 }
 

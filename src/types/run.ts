@@ -92,4 +92,19 @@ export interface RunMeta {
   seed: number;
   /** Optional free-form labels (--label k=v), e.g. the serving configuration under test. */
   labels?: Record<string, string>;
+  /**
+   * `--shard index/count`: this run sent only its share of the workload above (items whose
+   * measured position ≡ index mod count, concurrency split), which `load` describes whole;
+   * `startAt` is the shared instant its measured load was told to start at (ISO 8601).
+   */
+  shard?: ShardSpec;
+}
+
+/** Which share of a sharded run's workload a run sent, and when all shards were told to start. */
+export interface ShardSpec {
+  /** 0-based. */
+  index: number;
+  count: number;
+  /** The shared start instant (`--start-at`), ISO 8601 UTC. */
+  startAt?: string;
 }

@@ -123,6 +123,24 @@ export interface LoadHonesty {
   dispatchLagHistogram?: string;
   /** Live runs: the bounded connection warm-up before the clock started. */
   connectionWarmup?: ConnectionWarmup;
+  /** `--start-at`: the measured load's actual start − the instant asked (ms; late is positive). */
+  startSkewMs?: number;
+  /**
+   * `--shard`: the first measured send and the last measured end, ms after the measured start
+   * (the shared instant), so that a merge of the shards spans the whole run as one run would.
+   */
+  shardWindow?: { firstSendMs: number; lastEndMs: number };
+}
+
+/** One shard of a merged sharded run: what it achieved and how far from the shared instant it started. */
+export interface ShardOutcome {
+  index: number;
+  runId: string;
+  /** Measured requests it sent, and their rate over its own duration. */
+  attempted: number;
+  requestsPerS: number;
+  outputTokensPerS: number;
+  startSkewMs?: number;
 }
 
 /** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */
@@ -261,4 +279,9 @@ export interface RunSummary extends VllmKeys {
   server?: ServerSummary;
   buckets?: PromptBucket[];
   diagnosis?: Finding[];
+  /**
+   * A merge of the shards of one sharded run (`goodput merge` of every `--shard i/N`): each
+   * shard's achieved load and start skew, by index. Absent for a single run.
+   */
+  shards?: ShardOutcome[];
 }

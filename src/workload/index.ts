@@ -19,6 +19,15 @@ export {
   parseJsonlDataset,
   parseShareGptDataset,
 } from './dataset.js';
+export {
+  MAX_PARTS,
+  type Part,
+  parseShard,
+  partItemIndex,
+  partPosition,
+  partShare,
+  splitBudget,
+} from './partition.js';
 export { createRng, type Rng } from './rng.js';
 export {
   promptLength,

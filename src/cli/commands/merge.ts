@@ -7,11 +7,12 @@
  * @module
  */
 
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { comparabilityDiffs, describeDiff, targetDiffs } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { type CommandSpec, FORCE_OPTION } from '../../flags/index.js';
-import { mergeSummaries } from '../../metrics/index.js';
+import { mergeSummaries, startSkewSpreadMs } from '../../metrics/index.js';
 import { renderRunTable } from '../../report/index.js';
 import {
   JsonlWriter,
@@ -22,7 +23,33 @@ import {
   runPaths,
   writeSummary,
 } from '../../results/index.js';
-import { type RequestRecord, SCHEMA_VERSION } from '../../types.js';
+import { type RequestRecord, SCHEMA_VERSION, type ShardOutcome } from '../../types.js';
+
+/** Per-shard achieved load and the start skew across shards, for a merge of shards. */
+export function renderShards(shards: readonly ShardOutcome[]): string {
+  const ms = (v: number | undefined) => (v === undefined ? '—' : `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`);
+  const lines = [
+    '',
+    `Shards (${shards.length})     requests   req/s    output tok/s   start skew`,
+    ...shards.map(
+      (s) =>
+        `  ${String(s.index).padEnd(18)}${String(s.attempted).padStart(8)}${s.requestsPerS.toFixed(2).padStart(8)}${s.outputTokensPerS.toFixed(1).padStart(16)}   ${ms(s.startSkewMs)}`,
+    ),
+  ];
+  const spread = startSkewSpreadMs(shards);
+  lines.push(
+    spread === undefined
+      ? '  start skew across shards: not recorded (run the shards with --start-at)'
+      : `  start skew across shards: ${spread.toFixed(1)} ms (latest − earliest start after --start-at)`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Whether a run input has its records beside it (a result folder, not a summary snapshot from stdout). */
+function hasRecords(run: string): boolean {
+  const paths = runPaths(run);
+  return basename(paths.summary) === RESULT_FILES.summary && existsSync(paths.requests);
+}
 
 /** Copies every run's records into one requests.jsonl, ids prefixed with the run's position. */
 async function mergeRecords(runs: string[], out: string, runId: string, startedAt: string): Promise<number> {
@@ -35,6 +62,7 @@ async function mergeRecords(runs: string[], out: string, runId: string, startedA
   let n = 0;
   try {
     for (const [i, run] of runs.entries()) {
+      if (!hasRecords(run)) continue;
       for await (const record of readRecords(run)) {
         // Times stay on each generator's own clock: latencies are differences, so they hold.
         writer.write({ ...record, id: `g${i + 1}-${record.id}` });
@@ -52,7 +80,8 @@ export const mergeCommand: CommandSpec = {
   name: 'merge',
   summary: 'Combine the runs of several load generators (same target, same time) into one, percentiles exact',
   description: [
-    'Each RUN is a result directory (or its summary.json) written by goodput run; all must share the SLOs.',
+    'Each RUN is a result directory (or its summary.json, or a summary printed by `run --json`) written by goodput run; all must share the SLOs.',
+    'The N shards of one `run --shard i/N` merge into the whole run: every shard exactly once, same workload and seed; per-shard load and start skew are shown.',
     'Writes OUT/summary.json (the merged summary) and OUT/requests.jsonl (every record, ids prefixed g1-, g2-, …).',
   ].join('\n'),
   positionals: [{ name: 'RUN', description: 'result directories to merge', required: true, variadic: true }],
@@ -118,10 +147,12 @@ export const mergeCommand: CommandSpec = {
       ctx.stderr.write(`--force: removed the earlier run's ${removed.join(', ')} from ${out}\n`);
     const records = await mergeRecords(runs, out, merged.meta.runId, merged.meta.startedAt);
     await writeSummary(join(out, RESULT_FILES.summary), merged);
-    ctx.stderr.write(`merged ${runs.length} runs (${records} records) into ${out}\n`);
-    ctx.stdout.write(
-      ctx.args.options.json === true ? `${JSON.stringify(merged, null, 2)}\n` : renderRunTable(merged),
+    const snapshots = runs.filter((r) => !hasRecords(r)).length;
+    ctx.stderr.write(
+      `merged ${runs.length} ${merged.shards ? 'shards' : 'runs'} (${records} records${snapshots > 0 ? `; ${snapshots} summary snapshot(s) without records` : ''}) into ${out}\n`,
     );
+    if (ctx.args.options.json === true) ctx.stdout.write(`${JSON.stringify(merged, null, 2)}\n`);
+    else ctx.stdout.write(renderRunTable(merged) + (merged.shards ? renderShards(merged.shards) : ''));
     return ExitCode.OK;
   },
 };

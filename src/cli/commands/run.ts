@@ -7,7 +7,12 @@
 
 import { renderFindings } from '../../diagnosis/index.js';
 import { ExitCode } from '../../errors.js';
-import { BENCHMARK_OPTIONS, type CommandSpec, resolveBenchmarkConfig } from '../../flags/index.js';
+import {
+  BENCHMARK_OPTIONS,
+  type CommandSpec,
+  resolveBenchmarkConfig,
+  SHARD_OPTIONS,
+} from '../../flags/index.js';
 import { renderRunTable } from '../../report/index.js';
 import { runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
@@ -21,7 +26,7 @@ export const runCommand: CommandSpec = {
     'Writes DIR/summary.json (vLLM-compatible keys) and DIR/requests.jsonl (one record per request, streamed).',
     'Ctrl-C stops the load, writes what was measured and exits 130.',
   ].join('\n'),
-  options: BENCHMARK_OPTIONS,
+  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS],
   async run(ctx) {
     const config = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
     const quiet = ctx.args.options.quiet === true;
