@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseAdr, serializeAdr } from '../src/adr/index.js';
 import { compareRuns, loadRuns, type MetricDelta } from '../src/compare/index.js';
-import { alertsFromAdr, renderRulesYaml } from '../src/emit/index.js';
+import { alertsFromAdr, DEFAULT_CADENCE, renderRulesYaml } from '../src/emit/index.js';
 import { ExitCode } from '../src/errors.js';
 import { gateSpecThresholds, parseThreshold, thresholdValue } from '../src/gate/index.js';
 import { COMPARE_ROW_IDS, metric, ROUND_METRIC_SERIES } from '../src/metrics/index.js';
@@ -119,9 +119,24 @@ describe('every metric compare prints, in every place a metric can be named', ()
       expect(fromAdr?.metric).toBe(def);
       expect(thresholdValue(fromAdr!, summary)).toBe(v);
 
-      // emit prometheus-rules: the alert reads the exporter series that holds the same value
-      const [alert] = alertsFromAdr(gateDoc.frontMatter);
-      expect(alert?.expr).toContain(`${ROUND_METRIC_SERIES}{metric="${id}"}`);
+      // emit prometheus-rules: the alert reads the exporter series that holds the same value;
+      // what a watch round cannot measure (server figures, whole-run counts) is named, not dropped
+      const emitted = alertsFromAdr(
+        { ...gateDoc.frontMatter, rollback: { metric: 'ttft_p99_ms', above: 500, for: '5m' } },
+        { cadence: DEFAULT_CADENCE },
+      );
+      const gateAlerts = emitted.alerts.filter(
+        (a) => a.kind === 'threshold' && a.alert !== 'GoodputRollback',
+      );
+      if (def.server || def.unit === 'count') {
+        expect(gateAlerts).toEqual([]);
+        expect(emitted.skipped).toEqual([
+          { threshold: fromAdr!.source, reason: expect.stringContaining(id) },
+        ]);
+      } else {
+        expect(gateAlerts[0]?.expr).toContain(`${ROUND_METRIC_SERIES}{metric="${id}"}`);
+        expect(emitted.skipped).toEqual([]);
+      }
       expect(exported(id)).toBe(v);
 
       // watch rollback from the ADR's rollback block: above the value is quiet, below it is bad
@@ -146,9 +161,11 @@ describe('every metric compare prints, in every place a metric can be named', ()
       adrWith({ gate, rollback: { metric: 'ttft_p99_ms', above: 500, for: '5m' } }),
       'a.md',
     );
-    const alerts = alertsFromAdr(doc.frontMatter);
-    expect(alerts).toHaveLength(COMPARE_ROW_IDS.length + 1);
-    writeFileSync(join(work, 'rules.yml'), renderRulesYaml(doc.frontMatter, alerts));
+    const emitted = alertsFromAdr(doc.frontMatter, { cadence: DEFAULT_CADENCE });
+    // one alert per threshold watch can judge, the rollback and the staleness alert; the rest named
+    expect(emitted.alerts.length + emitted.skipped.length).toBe(COMPARE_ROW_IDS.length + 2);
+    expect(emitted.skipped.length).toBeGreaterThan(0);
+    writeFileSync(join(work, 'rules.yml'), renderRulesYaml(doc.frontMatter, emitted));
     const r = spawnSync(PROMTOOL, ['check', 'rules', 'rules.yml'], { cwd: work, encoding: 'utf8' });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(readFileSync(join(work, 'rules.yml'), 'utf8')).toContain('GoodputRollback');

@@ -1,6 +1,8 @@
 /**
- * `goodput emit prometheus-rules --adr FILE [-o rules.yml]`: alerting rules from an ADR's
- * gate and rollback, and beside them (FILE.test.yml) a `promtool test rules` case.
+ * `goodput emit prometheus-rules --adr FILE [--every 5m] [--jitter 0.1] [-o rules.yml [--tests]]`:
+ * alerting rules from an ADR's gate and rollback for watch's cadence, and (--tests)
+ * FILE.test.yml for `promtool test rules`. `goodput emit grafana-dashboard --adr FILE`: the
+ * dashboard of the same series, with the ADR's thresholds as lines.
  *
  * @module
  */
@@ -9,59 +11,108 @@ import { writeFile } from 'node:fs/promises';
 import { basename, resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
-import type { CommandSpec } from '../flags/index.js';
-import { alertsFromAdr, renderRulesTest, renderRulesYaml } from './rules.js';
+import type { CommandContext, CommandSpec, OptionSpec } from '../flags/index.js';
+import { type Cadence, cadenceOf, promDuration } from './cadence.js';
+import { renderDashboard } from './dashboard.js';
+import { alertsFromAdr, renderRulesYaml } from './rules.js';
+import { renderRulesTest } from './rules-test.js';
 
 /** rules.yml → rules.test.yml */
 export function testFileFor(rulesPath: string): string {
   return rulesPath.replace(/(\.ya?ml)?$/, '.test.yml');
 }
 
+const ADR_OPTION: OptionSpec = {
+  name: 'adr',
+  type: 'string',
+  valueName: 'FILE',
+  description: 'The ADR to read (gate thresholds and rollback)',
+};
+
+/** watch's cadence: the same flags and defaults as `goodput watch`. */
+const CADENCE_OPTIONS: OptionSpec[] = [
+  {
+    name: 'every',
+    type: 'duration',
+    default: '5m',
+    valueName: 'DURATION',
+    description: "watch's --every: time between two probe rounds (windows and for: derive from it)",
+  },
+  {
+    name: 'jitter',
+    type: 'number',
+    default: 0.1,
+    valueName: 'FRACTION',
+    description: "watch's --jitter (at most 0.2 here)",
+  },
+];
+
+const OUT_OPTION = (what: string): OptionSpec => ({
+  name: 'out',
+  type: 'string',
+  short: 'o',
+  valueName: 'FILE',
+  description: `${what} to write [default: stdout]`,
+});
+
+async function adrOf(ctx: CommandContext, sub: string) {
+  const adr = ctx.args.options.adr;
+  if (typeof adr !== 'string') {
+    throw new GoodputError(
+      'E_USAGE',
+      `emit ${sub} needs --adr FILE`,
+      `e.g. goodput emit ${sub} --adr docs/adr/ADR-20250102-001-x.md --every 5m`,
+    );
+  }
+  return readAdr(resolvePath(ctx.cwd, adr));
+}
+
+function cadenceFrom(ctx: CommandContext): Cadence {
+  return cadenceOf(ctx.args.options.every, ctx.args.options.jitter);
+}
+
 const prometheusRules: CommandSpec = {
   name: 'prometheus-rules',
-  summary: "Prometheus alerting rules from an ADR's gate and rollback, with a promtool test",
+  summary: "Prometheus alerting rules from an ADR's gate and rollback, for watch's cadence",
   description:
-    'Writes the rules (stdout without -o) and, with -o FILE, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it.',
+    'Writes the rules (stdout without -o) and, with --tests, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it. "for D" is ceil(D / --every) consecutive bad rounds, as in the rollback rule; GoodputProbesStale fires when no valid round came for 3 intervals.',
   options: [
-    {
-      name: 'adr',
-      type: 'string',
-      valueName: 'FILE',
-      description: 'The ADR to read (gate thresholds and rollback)',
-    },
-    {
-      name: 'out',
-      type: 'string',
-      short: 'o',
-      valueName: 'FILE',
-      description: 'Rules file to write [default: stdout]',
-    },
+    ADR_OPTION,
+    OUT_OPTION('Rules file'),
+    ...CADENCE_OPTIONS,
     {
       name: 'gate-for',
       type: 'string',
       default: '5m',
       valueName: 'DURATION',
-      description: 'for: of the gate-threshold alerts',
+      description: 'How long a gate threshold must be breached before its alert fires',
+    },
+    {
+      name: 'tests',
+      type: 'boolean',
+      description: 'Also write FILE.test.yml (needs -o): promtool test cases at this cadence',
     },
     {
       name: 'json',
       type: 'boolean',
       description:
-        'Print {schemaVersion: 1, kind: "goodput.emit", artefact, adrId, alerts, files} on stdout (without -o, `rules` holds the YAML)',
+        'Print {schemaVersion: 1, kind: "goodput.emit", artefact, adrId, every, jitter, alerts, skipped, files} on stdout (without -o, `rules` holds the YAML)',
     },
   ],
   async run(ctx) {
     const o = ctx.args.options;
-    if (typeof o.adr !== 'string') {
+    if (o.tests === true && typeof o.out !== 'string')
       throw new GoodputError(
         'E_USAGE',
-        'emit prometheus-rules needs --adr FILE',
-        'e.g. goodput emit prometheus-rules --adr docs/adr/ADR-20250102-001-x.md',
+        '--tests needs -o FILE (the test file names the rules file)',
+        'e.g. goodput emit prometheus-rules --adr ADR.md -o rules.yml --tests',
       );
-    }
-    const doc = await readAdr(resolvePath(ctx.cwd, o.adr));
-    const alerts = alertsFromAdr(doc.frontMatter, { gateFor: o.gateFor as string });
-    const rules = renderRulesYaml(doc.frontMatter, alerts);
+    const doc = await adrOf(ctx, 'prometheus-rules');
+    const cadence = cadenceFrom(ctx);
+    const emitted = alertsFromAdr(doc.frontMatter, { cadence, gateFor: o.gateFor as string });
+    for (const s of emitted.skipped)
+      ctx.stderr.write(`note: no alert for gate ${s.threshold}: ${s.reason}\n`);
+    const rules = renderRulesYaml(doc.frontMatter, emitted);
     const json = (files: string[], extra: Record<string, unknown> = {}) =>
       `${JSON.stringify(
         {
@@ -69,16 +120,31 @@ const prometheusRules: CommandSpec = {
           kind: 'goodput.emit',
           artefact: 'prometheus-rules',
           adrId: doc.frontMatter.id,
-          alerts: alerts.map((a) => ({
-            alert: a.alert,
-            metric: a.metric.id,
-            op: a.op,
-            limit: a.limit,
-            for: a.for,
-            severity: a.severity,
-            expr: a.expr,
-            summary: a.summary,
-          })),
+          every: promDuration(cadence.everyMs),
+          jitter: cadence.jitter,
+          alerts: emitted.alerts.map((a) =>
+            a.kind === 'threshold'
+              ? {
+                  alert: a.alert,
+                  metric: a.metric.id,
+                  op: a.op,
+                  limit: a.limit,
+                  adrFor: a.adrFor,
+                  rounds: a.rounds,
+                  for: a.for,
+                  severity: a.severity,
+                  expr: a.expr,
+                  summary: a.summary,
+                }
+              : {
+                  alert: a.alert,
+                  staleAfter: promDuration(a.staleAfterMs),
+                  severity: a.severity,
+                  expr: a.expr,
+                  summary: a.summary,
+                },
+          ),
+          skipped: emitted.skipped,
           files,
           ...extra,
         },
@@ -90,25 +156,53 @@ const prometheusRules: CommandSpec = {
       return ExitCode.OK;
     }
     const out = resolvePath(ctx.cwd, o.out);
-    const testOut = testFileFor(out);
     await writeFile(out, rules);
-    await writeFile(testOut, renderRulesTest(basename(out), alerts, doc.frontMatter));
-    if (o.json === true) ctx.stdout.write(json([out, testOut]));
-    else ctx.stderr.write(`rules: ${out}\ntest: ${testOut} (promtool test rules ${basename(testOut)})\n`);
+    const files = [out];
+    if (o.tests === true) {
+      const testOut = testFileFor(out);
+      await writeFile(testOut, renderRulesTest(basename(out), emitted, doc.frontMatter));
+      files.push(testOut);
+    }
+    if (o.json === true) ctx.stdout.write(json(files));
+    else
+      ctx.stderr.write(
+        `rules: ${out}\n${files[1] ? `test: ${files[1]} (promtool test rules ${basename(files[1])})\n` : ''}`,
+      );
+    return ExitCode.OK;
+  },
+};
+
+const grafanaDashboard: CommandSpec = {
+  name: 'grafana-dashboard',
+  summary: "A Grafana dashboard of watch's series, with the ADR's thresholds as lines",
+  description:
+    "Panels read the goodput watch exporter: per-round figures (goodput_round_metric) with the ADR's gate and rollback limits drawn as threshold lines, ranges of two probe intervals so every step has data, a datasource variable to import it anywhere.",
+  options: [ADR_OPTION, OUT_OPTION('Dashboard JSON'), ...CADENCE_OPTIONS],
+  async run(ctx) {
+    const doc = await adrOf(ctx, 'grafana-dashboard');
+    const text = renderDashboard(doc.frontMatter, cadenceFrom(ctx));
+    const out = ctx.args.options.out;
+    if (typeof out !== 'string') {
+      ctx.stdout.write(text);
+      return ExitCode.OK;
+    }
+    const path = resolvePath(ctx.cwd, out);
+    await writeFile(path, text);
+    ctx.stderr.write(`dashboard: ${path}\n`);
     return ExitCode.OK;
   },
 };
 
 export const emitCommand: CommandSpec = {
   name: 'emit',
-  summary: 'Generate artefacts from an ADR (prometheus-rules)',
+  summary: 'Generate artefacts from an ADR (prometheus-rules, grafana-dashboard)',
   options: [],
-  subcommands: [prometheusRules],
+  subcommands: [prometheusRules, grafanaDashboard],
   async run() {
     throw new GoodputError(
       'E_USAGE',
       'emit needs a subcommand',
-      'e.g. goodput emit prometheus-rules --adr FILE',
+      'e.g. goodput emit prometheus-rules --adr FILE, or goodput emit grafana-dashboard --adr FILE',
     );
   },
 };

@@ -1,6 +1,28 @@
 /**
- * emit: artefacts generated from an ADR — Prometheus alerting rules and their promtool test.
+ * emit: artefacts generated from an ADR for watch's cadence — Prometheus alerting rules, their
+ * promtool test, and a Grafana dashboard.
  *
  * @module
  */
-export { alertsFromAdr, type EmittedAlert, renderRulesTest, renderRulesYaml } from './rules.js';
+export {
+  alertForMs,
+  type Cadence,
+  cadenceOf,
+  DEFAULT_CADENCE,
+  promDuration,
+  roundRangeMs,
+  roundsFor,
+  STALE_ROUNDS,
+  staleAfterMs,
+} from './cadence.js';
+export { GRAFANA_UNIT, renderDashboard } from './dashboard.js';
+export {
+  alertsFromAdr,
+  type EmittedAlert,
+  type EmittedRules,
+  renderRulesYaml,
+  type SkippedThreshold,
+  type StaleAlert,
+  type ThresholdAlert,
+} from './rules.js';
+export { renderRulesTest, testInterval } from './rules-test.js';

@@ -1,13 +1,16 @@
 /**
- * Prometheus alerting rules from an ADR: one alert per gate threshold and one for the rollback
- * rule with its `for:`, plus a `promtool test rules` file that shows each alert firing on series
- * that breach it and staying quiet on series that do not. Pure: returns YAML text.
+ * Prometheus alerting rules from an ADR, for the probe cadence of `goodput watch`: one alert per
+ * gate threshold and one for the rollback rule, each firing after the ADR's duration of bad
+ * rounds (see cadence.ts for how "for 5m" becomes rounds and a `for:`), plus an alert that fires
+ * when valid rounds stop arriving, so a dead prober is not read as a healthy target. A gate
+ * threshold watch cannot judge is left out with the reason, never silently. Pure: returns data
+ * and YAML text.
  *
- * Every metric comes from the catalogue (src/metrics/catalogue.ts): an alert reads the
- * catalogue metric's series of watch's exporter, `goodput_round_metric{metric="<id>"}`, which
- * holds the value of the last valid round's summary, the same value `gate` and watch's
- * rollback rule read from that summary. So any metric a gate or rollback can name has an alert,
- * and the alert, the gate and the rollback agree on what they judge.
+ * Every metric comes from the catalogue (src/metrics/catalogue.ts): an alert reads the catalogue
+ * metric's series of watch's exporter, `goodput_round_metric{metric="<id>"}`, which holds the
+ * value of the last valid round's summary until the next valid round, the same value `gate` and
+ * watch's rollback rule read from that summary. As in the rollback rule, a round in which every
+ * request failed is bad for a latency alert (it has no latency to compare).
  *
  * @module
  */
@@ -17,19 +20,60 @@ import type { AdrFrontMatter } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { gateSpecThresholds, type ThresholdOp } from '../gate/index.js';
-import { type MetricDef, metricByAdrName, promqlOf, ROUND_METRIC_SERIES } from '../metrics/index.js';
+import { type MetricDef, metric, metricByAdrName, promqlOf } from '../metrics/index.js';
+import { LAST_VALID_ROUND_SERIES } from '../watch/index.js';
+import {
+  alertForMs,
+  type Cadence,
+  promDuration,
+  roundRangeMs,
+  roundsFor,
+  STALE_ROUNDS,
+  staleAfterMs,
+} from './cadence.js';
 
-/** One generated alert, with what its test needs. */
-export interface EmittedAlert {
+/** One generated threshold alert, with what its test needs. */
+export interface ThresholdAlert {
+  kind: 'threshold';
   alert: string;
   expr: string;
+  /** Prometheus `for:` ((rounds − ½) × every). */
   for: string;
+  /** The ADR's duration, as written or given (--gate-for). */
+  adrFor: string;
+  /** Consecutive bad rounds that make the ADR's duration at the cadence. */
+  rounds: number;
   severity: 'warning' | 'critical';
   summary: string;
   /** The catalogue metric, and the bad state: `metric op limit` (limit in the metric's unit). */
   metric: MetricDef;
   op: ThresholdOp;
   limit: number;
+}
+
+/** The alert that fires when no valid round arrived for STALE_ROUNDS intervals. */
+export interface StaleAlert {
+  kind: 'stale';
+  alert: string;
+  expr: string;
+  severity: 'warning';
+  summary: string;
+  /** No valid round for this long (ms). */
+  staleAfterMs: number;
+}
+
+export type EmittedAlert = ThresholdAlert | StaleAlert;
+
+/** A gate threshold that has no alert, and why. */
+export interface SkippedThreshold {
+  threshold: string;
+  reason: string;
+}
+
+export interface EmittedRules {
+  alerts: EmittedAlert[];
+  skipped: SkippedThreshold[];
+  cadence: Cadence;
 }
 
 /** The bad side of a gate comparison: `<= 350` holds, so `> 350` alerts. */
@@ -39,16 +83,41 @@ function camel(s: string): string {
   return s.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase());
 }
 
-const above = (op: ThresholdOp) => op === '>' || op === '>=';
+export const above = (op: ThresholdOp) => op === '>' || op === '>=';
 
 function describe(def: MetricDef, op: ThresholdOp, limit: number): string {
   return `${def.label} ${above(op) ? 'above' : 'below'} ${limit}${def.unit === 'ms' ? ' ms' : ''}`;
 }
 
-/** The alerts of an ADR. Throws E_ADR when it has neither gate thresholds nor a rollback rule. */
-export function alertsFromAdr(fm: AdrFrontMatter, opts: { gateFor?: string } = {}): EmittedAlert[] {
+/** Why watch's rounds cannot judge a metric, or undefined when they can. */
+export function unjudgeable(def: MetricDef): string | undefined {
+  if (def.server)
+    return `watch's rounds do not measure server-side figures (${def.id} comes from a run's /metrics series), so goodput_round_metric has no ${def.id} to alert on`;
+  if (def.unit === 'count')
+    return `${def.id} is a count over the ADR's whole workload; a watch round is a small sample, so its count says nothing about this limit`;
+  return undefined;
+}
+
+/** The bad-state expression of a metric: its round value on the bad side; for latencies also a round with no success. */
+function badExpr(def: MetricDef, op: ThresholdOp, limit: number): string {
+  const value = `${promqlOf(def)} ${op} ${limit}`;
+  if (!def.latency) return value;
+  return `${value} or ${promqlOf(metric('completed'))} == 0`;
+}
+
+/**
+ * The alerts of an ADR at a cadence. Throws E_ADR when it has neither a gate threshold watch
+ * can judge nor a rollback rule.
+ */
+export function alertsFromAdr(
+  fm: AdrFrontMatter,
+  opts: { cadence: Cadence; gateFor?: string },
+): EmittedRules {
+  const { cadence } = opts;
   const gateFor = opts.gateFor ?? '5m';
+  const gateRounds = roundsFor(parseDuration(gateFor, '--gate-for'), cadence);
   const alerts: EmittedAlert[] = [];
+  const skipped: SkippedThreshold[] = [];
   const names = new Set<string>();
   const unique = (name: string) => {
     let n = name;
@@ -56,22 +125,40 @@ export function alertsFromAdr(fm: AdrFrontMatter, opts: { gateFor?: string } = {
     names.add(n);
     return n;
   };
+  const threshold = (
+    def: MetricDef,
+    op: ThresholdOp,
+    limit: number,
+    a: Pick<ThresholdAlert, 'alert' | 'adrFor' | 'rounds' | 'severity' | 'summary'>,
+  ): ThresholdAlert => ({
+    kind: 'threshold',
+    ...a,
+    expr: badExpr(def, op, limit),
+    for: promDuration(alertForMs(a.rounds, cadence)),
+    metric: def,
+    op,
+    limit,
+  });
   for (const t of gateSpecThresholds(fm.gate ?? {})) {
+    const why = unjudgeable(t.metric);
+    if (why) {
+      skipped.push({ threshold: t.source, reason: why });
+      continue;
+    }
     const op = NEGATED[t.op];
-    alerts.push({
-      alert: unique(`Goodput${camel(t.metric.id)}${above(op) ? 'Above' : 'Below'}Gate`),
-      expr: `${promqlOf(t.metric)} ${op} ${t.limit}`,
-      for: gateFor,
-      severity: 'warning',
-      summary: `${describe(t.metric, op, t.limit)} (gate of ${fm.id})`,
-      metric: t.metric,
-      op,
-      limit: t.limit,
-    });
+    alerts.push(
+      threshold(t.metric, op, t.limit, {
+        alert: unique(`Goodput${camel(t.metric.id)}${above(op) ? 'Above' : 'Below'}Gate`),
+        adrFor: gateFor,
+        rounds: gateRounds,
+        severity: 'warning',
+        summary: `${describe(t.metric, op, t.limit)} for ${gateFor} (gate of ${fm.id})`,
+      }),
+    );
   }
   const rb = fm.rollback;
   if (rb) {
-    parseDuration(rb.for, 'rollback.for');
+    const forMs = parseDuration(rb.for, 'rollback.for');
     const def = metricByAdrName(rb.metric);
     if (!def) {
       throw new GoodputError(
@@ -82,99 +169,69 @@ export function alertsFromAdr(fm: AdrFrontMatter, opts: { gateFor?: string } = {
     }
     const op: ThresholdOp = rb.above !== undefined ? '>' : '<';
     const limit = (rb.above ?? rb.below)!;
-    alerts.push({
-      alert: unique('GoodputRollback'),
-      expr: `${promqlOf(def)} ${op} ${limit}`,
-      for: rb.for,
-      severity: 'critical',
-      summary: `${describe(def, op, limit)} for ${rb.for}: roll back (${fm.id})`,
-      metric: def,
-      op,
-      limit,
-    });
+    alerts.push(
+      threshold(def, op, limit, {
+        alert: unique('GoodputRollback'),
+        adrFor: rb.for,
+        rounds: roundsFor(forMs, cadence),
+        severity: 'critical',
+        summary: `${describe(def, op, limit)} for ${rb.for}: roll back (${fm.id})`,
+      }),
+    );
   }
   if (alerts.length === 0) {
+    const why =
+      skipped.length > 0 ? ` (${skipped.map((s) => `${s.threshold}: ${s.reason}`).join('; ')})` : '';
     throw new GoodputError(
       'E_ADR',
-      `${fm.id}: no gate threshold and no rollback rule to turn into alerts`,
+      `${fm.id}: no gate threshold watch can judge and no rollback rule to turn into alerts${why}`,
       'add gate: { ttft_p99_ms: … } or rollback: { metric: ttft_p99_ms, above: 500, for: 5m } to the ADR',
     );
   }
-  return alerts;
+  alerts.push(staleAlert(cadence, unique('GoodputProbesStale'), fm.id));
+  return { alerts, skipped, cadence };
+}
+
+/** The staleness alert: the last valid round is older than STALE_ROUNDS intervals, or no round series at all. */
+function staleAlert(cadence: Cadence, name: string, adrId: string): StaleAlert {
+  const after = staleAfterMs(cadence);
+  // last_over_time skips the stale markers Prometheus writes when the exporter disappears, so a
+  // watch that died still has its targets here, with an age that grows, for the whole range.
+  const range = promDuration(Math.max(3_600_000, 4 * (after + roundRangeMs(cadence))));
+  const ts = `${LAST_VALID_ROUND_SERIES}[${range}]`;
+  return {
+    kind: 'stale',
+    alert: name,
+    expr: `time() - max by (target, model) (last_over_time(${ts})) > ${after / 1000} or absent_over_time(${ts})`,
+    severity: 'warning',
+    summary: `no valid probe round for ${promDuration(after)} (${STALE_ROUNDS} × every): goodput watch stopped, cannot reach Prometheus, or its rounds are invalid; the alerts of ${adrId} see no fresh figures`,
+    staleAfterMs: after,
+  };
 }
 
 /** The rules file (YAML) for `rule_files:`. */
-export function renderRulesYaml(fm: AdrFrontMatter, alerts: EmittedAlert[]): string {
+export function renderRulesYaml(fm: AdrFrontMatter, rules: EmittedRules): string {
   const doc = {
     groups: [
       {
         name: `goodput-${fm.id}`,
-        rules: alerts.map((a) => ({
+        rules: rules.alerts.map((a) => ({
           alert: a.alert,
           expr: a.expr,
-          for: a.for,
+          ...(a.kind === 'threshold' ? { for: a.for } : {}),
           labels: { severity: a.severity, adr: fm.id },
           annotations: { summary: `{{ $labels.target }}: ${a.summary}`, adr: fm.id },
         })),
       },
     ],
   };
-  return `# Generated by goodput emit prometheus-rules from ${fm.id}. schemaVersion: 1\n${stringify(doc, { lineWidth: 0 })}`;
-}
-
-/** Minutes (whole, at least 1) in a Prometheus duration such as 5m or 90s. */
-function minutes(d: string): number {
-  return Math.max(1, Math.ceil(parseDuration(d, 'for') / 60_000));
-}
-
-/** A step away from a limit that is large enough to matter whatever the limit's scale. */
-const step = (limit: number) => Math.max(Math.abs(limit), 1);
-
-/**
- * A `promtool test rules` file. Each metric gets two targets: "high", above every limit on it,
- * and "low", below every limit. An alert on the high side must fire for "high" only, one on
- * the low side for "low" only, once its `for:` has passed (and not before).
- */
-export function renderRulesTest(rulesFile: string, alerts: EmittedAlert[], fm: AdrFrontMatter): string {
-  const series: Array<{ series: string; values: string }> = [];
-  const steps = 40;
-  const values = new Map<string, { high: number; low: number }>();
-  for (const a of alerts) {
-    const v = values.get(a.metric.id) ?? { high: Number.NEGATIVE_INFINITY, low: Number.POSITIVE_INFINITY };
-    v.high = Math.max(v.high, a.limit + step(a.limit));
-    v.low = Math.min(v.low, a.limit - step(a.limit));
-    values.set(a.metric.id, v);
-  }
-  for (const [id, v] of values) {
-    for (const target of ['high', 'low'] as const) {
-      series.push({
-        series: `${ROUND_METRIC_SERIES}{target="${target}",model="m",metric="${id}"}`,
-        values: `${v[target]}x${steps}`,
-      });
-    }
-  }
-  const alertTests = alerts.flatMap((a) => {
-    const at = minutes(a.for) + 7;
-    const before = Math.max(0, minutes(a.for) - 1);
-    const target = above(a.op) ? 'high' : 'low';
-    const firing = {
-      eval_time: `${at}m`,
-      alertname: a.alert,
-      exp_alerts: [
-        {
-          exp_labels: { severity: a.severity, adr: fm.id, target, model: 'm' },
-          exp_annotations: { summary: `${target}: ${a.summary}`, adr: fm.id },
-        },
-      ],
-    };
-    // Before `for:` has passed since the first breach (at 0m), nothing fires.
-    const quiet = { eval_time: `${before}m`, alertname: a.alert, exp_alerts: [] };
-    return [quiet, firing];
-  });
-  const doc = {
-    rule_files: [rulesFile],
-    evaluation_interval: '1m',
-    tests: [{ interval: '1m', input_series: series, alert_rule_test: alertTests }],
-  };
-  return `# Generated by goodput emit prometheus-rules from ${fm.id}: run with promtool test rules\n${stringify(doc, { lineWidth: 0 })}`;
+  const c = rules.cadence;
+  const head = [
+    `# Generated by goodput emit prometheus-rules from ${fm.id}. schemaVersion: 1`,
+    `# For goodput watch --every ${promDuration(c.everyMs)} --jitter ${c.jitter}: "for D" is ceil(D / every) consecutive bad`,
+    '# rounds; an alert fires half an interval after the last of them (its for: is (rounds - 1/2) x every).',
+    `# Needs scrape_interval + 2 x evaluation_interval <= ${promDuration((0.5 - 2 * c.jitter) * c.everyMs)}.`,
+    ...rules.skipped.map((s) => `# No alert for gate ${s.threshold}: ${s.reason}.`),
+  ];
+  return `${head.join('\n')}\n${stringify(doc, { lineWidth: 0 })}`;
 }

@@ -25,6 +25,7 @@ export {
   rollbackFromAdr,
   stepRollback,
   windowIsBad,
+  windowsForDuration,
   windowsNeeded,
 } from './rollback.js';
 export { type ProbeTarget, type RoundOptions, type RoundResult, runRound } from './round.js';

@@ -95,10 +95,19 @@ export function rollbackFromAdr(rollback: AdrRollback, adrId: string): RollbackR
   };
 }
 
+/**
+ * How many consecutive windows (rounds) a duration spans at the watch interval: ceil(duration /
+ * every), at least 1. The one reading of "for 5m" with sparse probes, used by the rollback rule
+ * and by the alerts `emit prometheus-rules` writes.
+ */
+export function windowsForDuration(forMs: number, everyMs: number): number {
+  return Math.max(1, Math.ceil(forMs / everyMs - 1e-9));
+}
+
 /** Consecutive bad windows that trigger the rule, given the watch interval. */
 export function windowsNeeded(rule: RollbackRule, everyMs: number): number {
   if (rule.windows !== undefined) return rule.windows;
-  return Math.max(1, Math.ceil((rule.forMs ?? 0) / everyMs - 1e-9));
+  return windowsForDuration(rule.forMs ?? 0, everyMs);
 }
 
 /** Whether a round's summary is in the bad state, and the value read (undefined: not measured). */
