@@ -79,7 +79,7 @@ export const COMMANDS: LazyCommand[] = [
   },
   {
     name: 'emit',
-    summary: 'Generate artefacts from an ADR (prometheus-rules)',
+    summary: 'Generate artefacts from an ADR (prometheus-rules, grafana-dashboard)',
     load: async () => (await import('../../emit/command.js')).emitCommand,
   },
   {
