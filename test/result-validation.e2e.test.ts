@@ -127,12 +127,15 @@ describe('damaged and foreign result files', () => {
         p99_ttft_ms: 300.1,
       }),
     );
+    // report draws it from the figures it states; summarize needs a goodput run's records.
     const report = await cli(['report', file, '-o', join(work, 'v.html')]);
-    expect(report.code, report.stderr).toBe(ExitCode.USAGE);
-    expect(report.stderr).toContain(
+    expect(report.code, report.stderr).toBe(ExitCode.OK);
+    const merge = await cli(['merge', good, file, '--out', join(work, 'm')]);
+    expect(merge.code).toBe(ExitCode.USAGE);
+    expect(merge.stderr).toContain(
       `${file} is not a goodput run summary: this looks like a vLLM --save-result file`,
     );
-    expect(report.stderr).toContain('compare, gate --from and report read it');
+    expect(merge.stderr).toContain('compare, gate --from and report read it');
     // compare reads it, but cannot check its workload against the goodput run's.
     const compare = await cli(['compare', good, file]);
     expect(compare.code, compare.stderr).toBe(ExitCode.USAGE);

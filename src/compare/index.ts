@@ -38,6 +38,7 @@ export {
   loadCompareInputs,
   loadRun,
   loadRuns,
+  pickedRuns,
 } from './load.js';
 export {
   COMPARE_METRIC_KEYS,

@@ -40,16 +40,23 @@ export function importedRuns(source: ImportedSource): ImportedSummary[] {
   return importResult(source.tool, source.value, { path: source.path, sha256: source.sha256 });
 }
 
+/** What a report draws of a source: the benchmark `FILE#N` selects, else every one (a whole sweep). */
+export function pickedRuns(source: ImportedSource): ImportedSummary[] {
+  if (source.kind === 'foreign' && source.benchmark !== undefined) return [importedRun(source)];
+  return importedRuns(source);
+}
+
 /** The one benchmark a command reads: the only one, or the one `FILE#N` selects (else refused, listing them). */
 export function importedRun(source: ImportedSource): ImportedSummary {
   if (source.kind === 'imported') return source.summary;
   return pickBenchmark(importedRuns(source), source.benchmark, source.path);
 }
 
-/** How an imported result is named in tables: its file (or directory) name, `#N` for a sweep's benchmark. */
+/** How an imported result is named in tables: its file name (`#N` for a sweep's benchmark), or its directory's. */
 export function importedRunName(source: ImportedSource, imported: ImportedSummary): string {
-  const base = source.kind === 'imported' ? basename(runPaths(source.path).dir) : basename(source.path);
-  return importedName(imported, base);
+  // An imported directory holds one benchmark already: its name is the directory's.
+  if (source.kind === 'imported') return basename(runPaths(source.path).dir);
+  return importedName(imported, basename(source.path));
 }
 
 /**

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { METRICS, meetsSlo, requestMetrics } from '../metrics/index.js';
-import type { RequestRecord, RunSummary, Slo } from '../types.js';
+import { importedValue, METRICS, meetsSlo, requestMetrics } from '../metrics/index.js';
+import type { ImportedSummary, RequestRecord, RunSummary, Slo } from '../types.js';
 
 export type CsvValue = string | number | boolean | undefined | null;
 
@@ -38,12 +38,26 @@ export function summaryMetrics(summary: RunSummary): Record<string, number | nul
   return out;
 }
 
-/** The summary CSV of labelled runs, header included. */
-export function renderSummaryCsv(runs: ReadonlyArray<{ label: string; summary: RunSummary }>): string {
+/** An imported result's row: each catalogue metric it states, null for each it does not (never 0). */
+export function importedMetrics(imported: ImportedSummary): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const m of METRICS) out[m.id] = importedValue(imported, m) ?? null;
+  return out;
+}
+
+/** The summary CSV of labelled runs (and other tools' results, with an empty run id), header included. */
+export function renderSummaryCsv(
+  runs: ReadonlyArray<{ label: string; summary: RunSummary }>,
+  imported: ReadonlyArray<{ label: string; summary: ImportedSummary }> = [],
+): string {
   let out = csvLine(SUMMARY_CSV_COLUMNS);
   for (const { label, summary } of runs) {
     const metrics = summaryMetrics(summary);
     out += csvLine([label, summary.meta.runId, summary.meta.model, ...METRICS.map((m) => metrics[m.id])]);
+  }
+  for (const { label, summary } of imported) {
+    const metrics = importedMetrics(summary);
+    out += csvLine([label, '', summary.model ?? '', ...METRICS.map((m) => metrics[m.id])]);
   }
   return out;
 }

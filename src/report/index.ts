@@ -9,6 +9,7 @@ export {
   type CsvValue,
   csvField,
   csvLine,
+  importedMetrics,
   RECORD_CSV_COLUMNS,
   recordCsvLine,
   renderSummaryCsv,
@@ -16,6 +17,13 @@ export {
   summaryMetrics,
 } from './csv.js';
 export * from './html/index.js';
+export {
+  buildImportedView,
+  fmtFigure,
+  type ImportedView,
+  renderImportedMarkdown,
+  renderImportedTable,
+} from './imported.js';
 export { renderRunJson } from './json.js';
 export { renderRunMarkdown } from './markdown.js';
 export { buildRunView, describeSloText, type ErrorView, type RunView, type ViewTable } from './run-view.js';

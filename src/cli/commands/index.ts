@@ -42,6 +42,12 @@ export const COMMANDS: LazyCommand[] = [
     load: async () => (await import('./summarize.js')).summarizeCommand,
   },
   {
+    name: 'import',
+    summary:
+      "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf) as a result directory every command reads",
+    load: async () => (await import('./import.js')).importCommand,
+  },
+  {
     name: 'compare',
     summary:
       'Compare runs against a baseline: deltas with 95% confidence intervals, verdicts, bottleneck hints',

@@ -5,9 +5,16 @@
  * @module
  */
 
-import { labelWithUnit, latencyTitle, metric } from '../../metrics/index.js';
+import { importedValue, labelWithUnit, latencyTitle, metric } from '../../metrics/index.js';
+import type { ImportedSummary } from '../../types.js';
 import type { XY } from './lttb.js';
-import { CDF_LATENCIES, type CdfLatency, type ReportRun, type SweepView } from './model.js';
+import {
+  CDF_LATENCIES,
+  type CdfLatency,
+  type ImportedReportRun,
+  type ReportRun,
+  type SweepView,
+} from './model.js';
 import { runColor } from './sections.js';
 
 export interface ChartSeries {
@@ -86,25 +93,59 @@ export function wantsLogAxis(series: XY[]): boolean {
 
 const nonEmpty = (s: ChartSeries) => s.data.x.length > 0;
 
-/** Latency CDFs, several runs overlaid, with the SLO marked where one is set. */
-export function cdfCharts(runs: ReportRun[]): ChartSpec[] {
+const STATED_PERCENTILES: ReadonlyArray<[stat: 'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'max', pct: number]> =
+  [
+    ['p50', 50],
+    ['p90', 90],
+    ['p95', 95],
+    ['p99', 99],
+    ['p999', 99.9],
+    ['max', 100],
+  ];
+
+/**
+ * Another tool's result on a CDF: each percentile it states is a point (p50 at 50 %, …, max
+ * at 100 %); nothing between them is drawn, since the file says nothing about it.
+ */
+export function statedCdfPoints(imported: ImportedSummary, latency: CdfLatency): XY {
+  const out: XY = { x: [], y: [] };
+  for (const [stat, pct] of STATED_PERCENTILES) {
+    const v = importedValue(imported, metric(`${latency}_${stat}`));
+    if (v === undefined) continue;
+    out.x.push(v);
+    out.y.push(pct);
+  }
+  return out;
+}
+
+/**
+ * Latency CDFs, several runs overlaid, with the SLO marked where one is set; other tools'
+ * results as points at the percentiles they state.
+ */
+export function cdfCharts(runs: ReportRun[], imported: readonly ImportedReportRun[] = []): ChartSpec[] {
   const specs: ChartSpec[] = [];
   for (const name of CDF_LATENCIES) {
     const raw = runs.map((r) => r.charts.cdf[name]);
-    const xLog = wantsLogAxis(raw);
-    const series = runs
-      .map((run, i) => ({
-        label: run.label,
-        color: runColor(i),
-        data: compact(raw[i]!, xLog ? (x) => x > 0 : undefined),
-      }))
-      .filter(nonEmpty);
+    const stated = imported.map((r) => statedCdfPoints(r.summary, name));
+    const xLog = wantsLogAxis([...raw, ...stated]);
+    const keep = xLog ? (x: number) => x > 0 : undefined;
+    const series: ChartSeries[] = [
+      ...runs.map((run, i) => ({ label: run.label, color: runColor(i), data: compact(raw[i]!, keep) })),
+      ...imported.map(
+        (run, j): ChartSeries => ({
+          label: `${run.label} (stated percentiles)`,
+          color: runColor(runs.length + j),
+          data: compact(stated[j]!, keep),
+          style: 'points',
+        }),
+      ),
+    ].filter(nonEmpty);
     if (series.length === 0) continue;
     const p1 = Math.min(
       ...series.map((s) => s.data.x[s.data.y.findIndex((y) => y >= 1)] ?? Number.POSITIVE_INFINITY),
     );
     const sloKey = SLO_KEY[name];
-    const slo = sloKey ? runs[0]!.summary.goodput.slo[sloKey] : undefined;
+    const slo = sloKey ? runs[0]?.summary.goodput.slo[sloKey] : undefined;
     specs.push({
       id: `chart-cdf-${name}`,
       title: latencyTitle(name),
@@ -257,6 +298,10 @@ export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
 }
 
 /** Every chart of the report, in page order. */
-export function allCharts(runs: ReportRun[], sweep?: SweepView): ChartSpec[] {
-  return [...sweepChart(sweep), ...cdfCharts(runs), ...scatterChart(runs), ...timelineCharts(runs)];
+export function allCharts(
+  runs: ReportRun[],
+  sweep?: SweepView,
+  imported: readonly ImportedReportRun[] = [],
+): ChartSpec[] {
+  return [...sweepChart(sweep), ...cdfCharts(runs, imported), ...scatterChart(runs), ...timelineCharts(runs)];
 }

@@ -8,14 +8,24 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { importedRunName, pickedRuns } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import type { CommandContext, CommandSpec } from '../../flags/index.js';
-import { readRecords, runPaths } from '../../results/index.js';
-import { csvLine, RECORD_CSV_COLUMNS, recordCsvLine, renderSummaryCsv, summaryMetrics } from '../csv.js';
+import { readRecords, readRunSource, runPaths } from '../../results/index.js';
+import {
+  csvLine,
+  importedMetrics,
+  RECORD_CSV_COLUMNS,
+  recordCsvLine,
+  renderSummaryCsv,
+  summaryMetrics,
+} from '../csv.js';
+import { buildImportedView, renderImportedTable } from '../imported.js';
+import { renderRunTable } from '../terminal.js';
 import { buildComparison } from './compare-view.js';
 import { deltaComparison } from './comparison.js';
 import { renderReportMarkdown } from './markdown.js';
-import type { ComparisonView, HtmlReportInput, ReportRun, SweepView } from './model.js';
+import type { ComparisonView, HtmlReportInput, ImportedReportRun, ReportRun, SweepView } from './model.js';
 import { isSweepDir, loadChartAssets, readReportRun, readSweep } from './read.js';
 import { renderHtmlReport } from './render.js';
 
@@ -30,21 +40,31 @@ export function uniqueLabels(labels: string[]): string[] {
 }
 
 /** A default title: the run's model and label, or the number of runs. */
-export function defaultTitle(runs: ReportRun[], sweep: SweepView | undefined): string {
+export function defaultTitle(
+  runs: ReportRun[],
+  sweep: SweepView | undefined,
+  imported: readonly ImportedReportRun[] = [],
+): string {
   if (sweep) return `goodput sweep — ${runs[0]?.summary.meta.model ?? ''}`.trim();
-  if (runs.length === 1) return `goodput report — ${runs[0]!.label} (${runs[0]!.summary.meta.model})`;
-  return `goodput report — ${runs.length} runs`;
+  if (runs.length === 1 && imported.length === 0)
+    return `goodput report — ${runs[0]!.label} (${runs[0]!.summary.meta.model})`;
+  if (runs.length === 0 && imported.length === 1) {
+    const only = imported[0]!;
+    return `goodput report — ${only.label}${only.summary.model ? ` (${only.summary.model})` : ''}`;
+  }
+  return `goodput report — ${runs.length + imported.length} runs`;
 }
 
 export const reportCommand: CommandSpec = {
   name: 'report',
   summary: 'Write a self-contained HTML report (charts) or Markdown tables of one or more runs',
   description:
-    'Reads result directories written by goodput run --out (or a sweep directory holding sweep.json) and writes one HTML file that opens with no network: latency CDFs, TTFT against prompt length, the run timeline with server metrics, sweep curves, the comparison, errors and diagnosis. The first run is the baseline of the comparison.',
+    "Reads result directories written by goodput run --out (or a sweep directory holding sweep.json) and writes one HTML file that opens with no network: latency CDFs, TTFT against prompt length, the run timeline with server metrics, sweep curves, the comparison, errors and diagnosis. The first run is the baseline of the comparison. Other tools' results (vLLM --save-result, guidellm benchmarks — every benchmark of a sweep, or FILE#N —, AIPerf and GenAI-Perf exports, or a directory goodput import wrote) are drawn from the figures they state: points on the latency CDFs and their tables, with what they do not state named.",
   positionals: [
     {
       name: 'RUN',
-      description: 'Result directory (or its summary.json), or a sweep directory',
+      description:
+        "Result directory (or its summary.json), a sweep directory, or another tool's result file (FILE#N: one benchmark of a guidellm sweep)",
       required: true,
       variadic: true,
     },
@@ -61,11 +81,11 @@ export const reportCommand: CommandSpec = {
     {
       name: 'format',
       type: 'string',
-      choices: ['html', 'markdown', 'csv', 'json'],
+      choices: ['html', 'markdown', 'text', 'csv', 'json'],
       default: 'html',
       group: 'Output',
       description:
-        'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1)',
+        'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; text: the terminal tables of each run; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1)',
     },
     {
       name: 'records',
@@ -98,6 +118,7 @@ export const reportCommand: CommandSpec = {
       );
     }
     const runs: ReportRun[] = [];
+    const imported: ImportedReportRun[] = [];
     let sweep: SweepView | undefined;
     for (const d of dirs) {
       const path = resolve(ctx.cwd, d);
@@ -108,31 +129,52 @@ export const reportCommand: CommandSpec = {
         sweep ??= read.view;
         runs.push(...read.runs);
       } else {
-        runs.push(await readReportRun(path));
+        const source = await readRunSource(path);
+        if (source.kind === 'goodput') runs.push(await readReportRun(path));
+        else {
+          // Every benchmark of a guidellm sweep, or the one FILE#N selects.
+          const all = pickedRuns(source);
+          for (const summary of all) imported.push({ label: importedRunName(source, summary), summary });
+        }
       }
     }
-    if (runs.length === 0) {
+    if (runs.length === 0 && imported.length === 0) {
       throw new GoodputError(
         'E_RESULT',
         `no runs found in ${dirs.join(', ')}`,
         'pass result directories written by goodput run --out DIR',
       );
     }
-    uniqueLabels(runs.map((r) => r.label)).forEach((label, i) => {
-      runs[i]!.label = label;
+    uniqueLabels([...runs, ...imported].map((r) => r.label)).forEach((label, i) => {
+      const run = i < runs.length ? runs[i] : imported[i - runs.length];
+      run!.label = label;
     });
     const out = typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
     if (format === 'csv' || format === 'json') {
-      await writeData(ctx, runs, format, ctx.args.options.records === true, out);
+      await writeData(ctx, runs, imported, format, ctx.args.options.records === true, out);
       if (out) ctx.stderr.write(`wrote ${out}\n`);
       return ExitCode.OK;
     }
     const comparison = runs.length > 1 && !sweep ? comparisonOf(runs) : undefined;
     if (comparison?.note) ctx.stderr.write(`${comparison.note}\n`);
+    if (format === 'text') {
+      const text = [
+        ...runs.map((r) => renderRunTable(r.summary)),
+        ...imported.map((r) => renderImportedTable(buildImportedView(r.summary, r.label))),
+      ].join('\n');
+      if (out) await writeOut(out, text);
+      else ctx.stdout.write(text);
+      if (out) ctx.stderr.write(`wrote ${out}\n`);
+      return ExitCode.OK;
+    }
     const input: HtmlReportInput = {
-      title: typeof ctx.args.options.title === 'string' ? ctx.args.options.title : defaultTitle(runs, sweep),
+      title:
+        typeof ctx.args.options.title === 'string'
+          ? ctx.args.options.title
+          : defaultTitle(runs, sweep, imported),
       generatedAt: new Date().toISOString(),
       runs,
+      ...(imported.length > 0 ? { imported } : {}),
       ...(sweep ? { sweep } : {}),
       ...(comparison ? { comparison } : {}),
     };
@@ -177,6 +219,7 @@ function outputFormat(ctx: CommandContext): string {
 async function writeData(
   ctx: CommandContext,
   runs: ReportRun[],
+  imported: readonly ImportedReportRun[],
   format: 'csv' | 'json',
   records: boolean,
   out: string | undefined,
@@ -184,17 +227,26 @@ async function writeData(
   if (!records) {
     const text =
       format === 'csv'
-        ? renderSummaryCsv(runs)
+        ? renderSummaryCsv(runs, imported)
         : `${JSON.stringify(
             {
               schemaVersion: 1,
               kind: 'goodput.report',
-              runs: runs.map((r) => ({
-                label: r.label,
-                runId: r.summary.meta.runId,
-                model: r.summary.meta.model,
-                metrics: summaryMetrics(r.summary),
-              })),
+              runs: [
+                ...runs.map((r) => ({
+                  label: r.label,
+                  runId: r.summary.meta.runId,
+                  model: r.summary.meta.model,
+                  metrics: summaryMetrics(r.summary),
+                })),
+                ...imported.map((r) => ({
+                  label: r.label,
+                  source: r.summary.source,
+                  model: r.summary.model,
+                  metrics: importedMetrics(r.summary),
+                  missing: r.summary.missing,
+                })),
+              ],
             },
             null,
             2,
@@ -210,6 +262,10 @@ async function writeData(
   };
   try {
     await write(csvLine(RECORD_CSV_COLUMNS));
+    for (const run of imported)
+      ctx.stderr.write(
+        `warning: ${run.label} is another tool's summary, with no request records; no rows for it\n`,
+      );
     for (const run of runs) {
       if (run.dir === undefined || !existsSync(runPaths(run.dir).requests)) {
         ctx.stderr.write(`warning: ${run.label} has no requests.jsonl; no rows for it\n`);

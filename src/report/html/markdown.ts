@@ -8,6 +8,7 @@
 
 import { labelWithUnit, metric } from '../../metrics/index.js';
 import { markdownCell } from '../../util/index.js';
+import { buildImportedView, renderImportedMarkdown } from '../imported.js';
 import { renderRunMarkdown } from '../markdown.js';
 import { fmtNum, headlines } from './format.js';
 import type { HtmlReportInput } from './model.js';
@@ -32,15 +33,17 @@ function table(head: string[], rows: string[][]): string {
 export function renderReportMarkdown(input: HtmlReportInput): string {
   const { runs } = input;
   const out: string[] = [`# ${mdCell(input.title)}`, ''];
-  const heads = headlines(runs[0]!.summary).map((h) => h.label);
-  out.push('## Headline numbers', '');
-  out.push(
-    table(
-      ['Run', ...heads],
-      runs.map((r) => [r.label, ...headlines(r.summary).map((h) => h.text)]),
-    ),
-    '',
-  );
+  if (runs.length > 0) {
+    const heads = headlines(runs[0]!.summary).map((h) => h.label);
+    out.push('## Headline numbers', '');
+    out.push(
+      table(
+        ['Run', ...heads],
+        runs.map((r) => [r.label, ...headlines(r.summary).map((h) => h.text)]),
+      ),
+      '',
+    );
+  }
 
   if (input.comparison) {
     const c = input.comparison;
@@ -94,6 +97,10 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
   // fix, server, prompt buckets): the run renderer's own Markdown, one heading level down.
   for (const r of runs) {
     out.push(`## ${mdCell(r.label)}`, '', demoteHeadings(renderRunMarkdown(r.summary)).trimEnd(), '');
+  }
+  // Other tools' results: the figures they state, what they do not, and how they were read.
+  for (const r of input.imported ?? []) {
+    out.push(renderImportedMarkdown(buildImportedView(r.summary, r.label)).trimEnd(), '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }

@@ -6,7 +6,7 @@
  */
 
 import type { RunSamples } from '../../compare/index.js';
-import type { RunSummary } from '../../types.js';
+import type { ImportedSummary, RunSummary } from '../../types.js';
 import type { XY } from './lttb.js';
 
 /** The latencies charted as CDFs. */
@@ -38,6 +38,12 @@ export interface ReportRun {
   charts: RunChartData;
   /** Per-request samples for the comparison's statistics (not embedded in the page). */
   samples?: LatencySamples;
+}
+
+/** Another tool's result (or one benchmark of a guidellm sweep) as the report shows it: its stated figures only. */
+export interface ImportedReportRun {
+  label: string;
+  summary: ImportedSummary;
 }
 
 /** One load step of a sweep: its load and its figures by catalogue metric id (e.g. "ttft_p99"). */
@@ -76,6 +82,8 @@ export interface HtmlReportInput {
   /** ISO time the report was generated. */
   generatedAt: string;
   runs: ReportRun[];
+  /** Other tools' results: drawn from the figures they state (points on the CDFs, tables). */
+  imported?: ImportedReportRun[];
   sweep?: SweepView;
   comparison?: ComparisonView;
 }
