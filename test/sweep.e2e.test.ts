@@ -61,6 +61,8 @@ describe('sweep against the simulator', () => {
     const result = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')) as SweepResult;
     expect(result).toMatchObject({ schemaVersion: 1, kind: 'goodput.sweep', mode: 'concurrency' });
     expect(ctx.stdout.text).toMatch(/Capacity at SLO: concurrency \d+/);
+    // Progress names each point against the most the plan can run (3 loads + 3 bisections).
+    expect(ctx.stderr.text).toContain('sweep: point 1 of up to 6: 01-c2 (step)');
     const cap = result.capacity!;
     expect(cap.resolved).toBe(true);
     // Every point is a normal result directory.

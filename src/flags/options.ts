@@ -370,6 +370,15 @@ export const OUTPUT_OPTIONS: OptionSpec[] = [
     group: 'Output',
     description: 'No progress or table on stderr/stdout',
   },
+  {
+    name: 'progress',
+    type: 'string',
+    valueName: 'MODE',
+    group: 'Output',
+    choices: ['bar', 'lines', 'none'],
+    description:
+      'Progress on stderr: bar (redrawn, with rate and ETA), lines (one every 10 s) or none [default: bar on a terminal, else lines]',
+  },
 ];
 
 /** `goodput run`'s sharding: one share of a workload that several processes run together. */

@@ -35,7 +35,7 @@ import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
 import { buildRunMeta, type RecordSinkFn, runPipeline } from './pipeline.js';
-import { ProgressBar, type ProgressStream } from './progress.js';
+import { Progress, type ProgressMode, type ProgressStream, progressMode } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
 import { checkShard, inShard, peakInFlight, shardItem, shardLoad } from './shard.js';
@@ -53,8 +53,10 @@ export interface BenchmarkIo {
   signal?: AbortSignal;
   /** Base of the default result directory. */
   cwd: string;
-  /** No notes, no progress bar. */
+  /** No notes, no progress. */
   quiet?: boolean;
+  /** Progress form (default: a bar on a terminal, a line every 10 s elsewhere). */
+  progress?: ProgressMode;
   /** Tool version recorded in the summary. */
   version?: string;
   /** Called with every record (warmup included) as it completes. */
@@ -238,10 +240,12 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
       promptBuckets: run.promptBuckets,
     });
+    // An explicit form wins over quiet (a sweep keeps its points' notes quiet but shows their progress).
+    const shown = io.progress ?? (io.quiet ? 'none' : progressMode(undefined, io.stderr));
     const progress =
-      !io.quiet && ProgressBar.wanted(io.stderr)
-        ? new ProgressBar(io.stderr, own.load.requests, run.load.durationMs)
-        : undefined;
+      shown === 'none' || !io.stderr
+        ? undefined
+        : new Progress(io.stderr, shown, own.load.requests, run.load.durationMs).start();
     // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
     const observations = new Reservoir<RequestObservation>(
       MAX_DIAGNOSIS_OBSERVATIONS,
@@ -285,7 +289,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       ...(startAtMs !== undefined ? { startAtMs } : {}),
       sinks: keep ? sinks.map((s) => s && ((r: RequestRecord) => keep(r) && s(r))) : sinks,
     });
-    progress?.finish();
+    progress?.stop();
 
     const samples = recorder?.scraper.samples ?? [];
     const scraped = recorder ? await recorder.finish() : undefined;

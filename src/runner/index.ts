@@ -37,7 +37,7 @@ export {
   type RunMetaParts,
   runPipeline,
 } from './pipeline.js';
-export { ProgressBar } from './progress.js';
+export { PROGRESS_MODES, type ProgressMode, progressMode } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';

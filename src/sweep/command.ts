@@ -20,12 +20,12 @@ import {
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
 import { prepareOutDir, SWEEP_FILE } from '../results/index.js';
-import { type BenchmarkConfig, runBenchmark } from '../runner/index.js';
+import { type BenchmarkConfig, type ProgressMode, progressMode, runBenchmark } from '../runner/index.js';
 import type { LoadSpec } from '../types.js';
 import { toolVersion } from '../util/index.js';
 import { doublingConcurrencies } from './analysis.js';
 import { renderSweep } from './render.js';
-import { type PointRequest, runSweep, type SweepPlan } from './run.js';
+import { maxPoints, type PointRequest, runSweep, type SweepPlan } from './run.js';
 
 const S = 'Sweep';
 
@@ -246,6 +246,7 @@ export const sweepCommand: CommandSpec = {
       ctx.stderr.write(`--force: removed the earlier sweep's ${removed.join(', ')} from ${dir}\n`);
     }
     const requestsGiven = ctx.args.given.has('requests');
+    const planned = maxPoints(plan);
     const result = await runSweep(
       plan,
       (req) => {
@@ -256,12 +257,14 @@ export const sweepCommand: CommandSpec = {
           outDir: join(dir, name),
           labels: { ...base.labels, 'sweep.phase': req.phase, 'sweep.point': name },
         };
-        if (!quiet) ctx.stderr.write(`sweep: ${name} (${req.phase}) …\n`);
+        if (!quiet)
+          ctx.stderr.write(`sweep: point ${req.ordinal} of up to ${planned}: ${name} (${req.phase}) …\n`);
         return runBenchmark(config, {
           stderr: ctx.stderr,
           signal: ctx.signal,
           cwd: ctx.cwd,
           quiet: true,
+          progress: quiet ? 'none' : progressMode(o.progress as ProgressMode | undefined, ctx.stderr),
           version: toolVersion(),
         });
       },

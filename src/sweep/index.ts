@@ -21,6 +21,7 @@ export {
 } from './analysis.js';
 export { renderSweep } from './render.js';
 export {
+  maxPoints,
   type PointRequest,
   type RunPoint,
   runSweep,

@@ -70,6 +70,24 @@ export interface SweepIo {
   onPoint?: (point: SweepPointSummary) => void;
 }
 
+const DEFAULT_CONCURRENCIES = [1, 2, 4, 8];
+
+/** The concurrencies a concurrency sweep rises through, ascending, each once. */
+function planConcurrencies(plan: SweepPlan): number[] {
+  return [...new Set(plan.concurrencies ?? DEFAULT_CONCURRENCIES)].sort((a, b) => a - b);
+}
+
+/**
+ * The most points the plan can run (for "point k of up to N"): its rising loads, a rate
+ * sweep's anchor runs, and the bisection budget. Fewer run when the sweep stops early.
+ */
+export function maxPoints(plan: SweepPlan): number {
+  const bisect = plan.bisectSteps ?? 3;
+  if (plan.mode === 'concurrency') return planConcurrencies(plan).length + bisect;
+  const anchors = plan.rateMax === undefined ? 2 : 1;
+  return anchors + (plan.steps ?? 5) + bisect;
+}
+
 /** Runs the sweep; see the module comment. */
 export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo = {}): Promise<SweepResult> {
   const points: SweepPointSummary[] = [];
@@ -103,7 +121,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
   // Rising load.
   let loads: number[];
   if (plan.mode === 'concurrency') {
-    loads = [...new Set(plan.concurrencies ?? [1, 2, 4, 8])].sort((a, b) => a - b);
+    loads = planConcurrencies(plan);
   } else {
     syncPoint = await run('synchronous', 'concurrency', 1);
     const low = syncPoint.requestThroughput;

@@ -14,7 +14,7 @@ import {
   SHARD_OPTIONS,
 } from '../../flags/index.js';
 import { renderRunTable } from '../../report/index.js';
-import { runBenchmark, unmeasurableError } from '../../runner/index.js';
+import { type ProgressMode, runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
 
 export const runCommand: CommandSpec = {
@@ -37,6 +37,9 @@ export const runCommand: CommandSpec = {
       signal: ctx.signal,
       cwd: ctx.cwd,
       quiet,
+      ...(typeof ctx.args.options.progress === 'string'
+        ? { progress: ctx.args.options.progress as ProgressMode }
+        : {}),
       version: toolVersion(),
     });
     if (json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
