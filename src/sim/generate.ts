@@ -11,7 +11,7 @@ import type { FailurePlan } from './failures.js';
 import { sendError } from './http.js';
 import type { LiveDriver } from './live.js';
 import type { EngineRequest, RequestSink } from './request.js';
-import { blockHashes, hashString } from './rng.js';
+import { hashString } from './rng.js';
 import { EngineRejection } from './scheduler.js';
 import * as sse from './sse.js';
 import {
@@ -20,6 +20,7 @@ import {
   type MessageContent,
   outputToken,
   pickOutputLength,
+  sequenceBlockHashes,
   tokenIds,
 } from './text.js';
 
@@ -163,7 +164,10 @@ export function generate(
     },
   };
 
-  const hashes = engine.config.enablePrefixCaching ? blockHashes(parsed.ids, engine.config.blockSize) : [];
+  // The reply's blocks too: the next turn of a conversation carries this prompt and this reply.
+  const hashes = engine.config.enablePrefixCaching
+    ? sequenceBlockHashes(parsed.ids, textSeed, out.tokens, engine.config.blockSize)
+    : [];
   if (parsed.stream) {
     res.writeHead(200, {
       'content-type': 'text/event-stream',

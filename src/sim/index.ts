@@ -34,10 +34,19 @@ export type {
   FinishReason,
   RequestSink,
 } from './request.js';
+export { hashString } from './rng.js';
 export { attentionPairs, createRoofline, type Roofline, type StepCost, type StepSlice } from './roofline.js';
 export { Engine, type EngineListener, EngineRejection, type StepEntry, type StepPlan } from './scheduler.js';
 export { type SimOptions, type SimServer, startSim } from './server.js';
-export { chatPromptText, countChatPromptTokens, OUTPUT_WORDS, pickOutputLength } from './text.js';
+export {
+  chatPromptText,
+  countChatPromptTokens,
+  OUTPUT_WORDS,
+  pickOutputLength,
+  replyText,
+  sequenceBlockHashes,
+  tokenIds,
+} from './text.js';
 export {
   simulateVirtual,
   syntheticBlockHashes,

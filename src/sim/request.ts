@@ -18,7 +18,10 @@ export interface RequestSink {
 export interface EngineRequestInput {
   id: string;
   promptTokens: number;
-  /** Chained hashes of the prompt's full blocks (prefix caching); empty disables reuse for this request. */
+  /**
+   * Chained hashes of the full blocks of the prompt, then of the prompt and output together
+   * (prefix caching: generated blocks are cached too); empty disables reuse for this request.
+   */
   promptBlockHashes?: number[];
   /** Output length at which the request stops (its EOS position, or max_tokens with ignore_eos). */
   outputTokens: number;

@@ -15,7 +15,7 @@
  */
 
 import { createRequire } from 'node:module';
-import { createSimRng, hashString } from './rng.js';
+import { blockHashes, createSimRng, hashString } from './rng.js';
 
 type Encode = (text: string, options?: object) => number[];
 let encodeO200k: Encode | undefined;
@@ -98,6 +98,41 @@ export const OUTPUT_WORDS: readonly string[] = (
 export function outputToken(textSeed: number, index: number): string {
   const h = Math.imul(textSeed ^ Math.imul(index + 1, 0x9e3779b1), 0x85ebca6b) >>> 0;
   return OUTPUT_WORDS[((h ^ (h >>> 15)) >>> 0) % OUTPUT_WORDS.length]!;
+}
+
+let outputWordIds: number[] | undefined;
+
+/** The o200k id of output token `index` of a request whose text seed is `textSeed`. */
+export function outputTokenId(textSeed: number, index: number): number {
+  outputWordIds ??= OUTPUT_WORDS.map((w) => tokenIds(w)[0]!);
+  const h = Math.imul(textSeed ^ Math.imul(index + 1, 0x9e3779b1), 0x85ebca6b) >>> 0;
+  return outputWordIds[((h ^ (h >>> 15)) >>> 0) % OUTPUT_WORDS.length]!;
+}
+
+/** The whole text of a reply of `tokens` output tokens (what the client receives, streamed). */
+export function replyText(textSeed: number, tokens: number): string {
+  let text = '';
+  for (let i = 0; i < tokens; i++) text += outputToken(textSeed, i);
+  return text;
+}
+
+/**
+ * Prefix-cache hashes of a whole sequence: the prompt's tokens, then the reply's. The engine
+ * registers a block once its tokens are computed, generated ones included, so the next turn
+ * of a conversation, whose prompt is this prompt + this reply + a new message, finds the
+ * blocks of both (as vLLM's prefix caching does). The output text is a function of the text
+ * seed, so its ids are known before it is generated.
+ */
+export function sequenceBlockHashes(
+  promptIds: readonly number[],
+  textSeed: number,
+  outputTokens: number,
+  blockSize: number,
+): number[] {
+  const ids = new Array<number>(promptIds.length + outputTokens);
+  for (let i = 0; i < promptIds.length; i++) ids[i] = promptIds[i]!;
+  for (let i = 0; i < outputTokens; i++) ids[promptIds.length + i] = outputTokenId(textSeed, i);
+  return blockHashes(ids, blockSize);
 }
 
 export interface OutputLengthInput {
