@@ -19,7 +19,13 @@ import type {
 } from '../types.js';
 import { makeRedactor } from '../util/index.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
-import { type Client, type ClientConfig, type SendOptions, WARMUP_BUDGET_MS } from './config.js';
+import {
+  type Client,
+  type ClientConfig,
+  MAX_REPLY_CHARS,
+  type SendOptions,
+  WARMUP_BUDGET_MS,
+} from './config.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
 import { internalFailure, scrub, toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
@@ -119,14 +125,16 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       return ms;
     },
   };
+  // Session turns keep the reply's text for the next turn.
+  const keepingCtx: AttemptContext = { ...ctx, keepText: true };
   const inFlight = new Set<StreamAttempt>();
   let closed = false;
 
-  function runAttempt(state: SendState, body: string): Promise<StreamAttempt> {
+  function runAttempt(state: SendState, body: string, keepText: boolean): Promise<StreamAttempt> {
     return new Promise((resolve) => {
       let total: NodeJS.Timeout | undefined;
       let ttft: NodeJS.Timeout | undefined;
-      const attempt = new StreamAttempt(ctx, (settled) => {
+      const attempt = new StreamAttempt(keepText ? keepingCtx : ctx, (settled) => {
         clearTimeout(total);
         clearTimeout(ttft);
         inFlight.delete(settled);
@@ -220,7 +228,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     try {
       for (;;) {
         attempts++;
-        const a = await runAttempt(state, body);
+        const a = await runAttempt(state, body, opts.onReply !== undefined);
         if (proxy && a.error && !a.started && PROXIED_CONNECT_CODES.has(a.error.code)) {
           a.error = { code: 'PROXY_FAILURE', message: `${proxyLabel(proxy)}: ${a.error.message}` };
         }
@@ -259,6 +267,14 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       record.endMs = roundMs(clock.now());
     }
     scrub(record, redact);
+    if (opts.onReply && last.texts) {
+      let text = '';
+      for (const t of last.texts) {
+        text += t;
+        if (text.length >= MAX_REPLY_CHARS) break;
+      }
+      opts.onReply(text.length > MAX_REPLY_CHARS ? text.slice(0, MAX_REPLY_CHARS) : text);
+    }
     return record;
   }
 

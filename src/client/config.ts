@@ -52,7 +52,16 @@ export interface SendOptions {
   scheduledMs: Ms;
   /** Aborting it ends the request as 'cancelled' with code INTERRUPTED. */
   signal?: AbortSignal;
+  /**
+   * Multi-turn sessions: receives the reply's text (content and reasoning content as streamed,
+   * at most MAX_REPLY_CHARS characters) before `send` resolves, so the next turn can carry it.
+   * The text is handed over only: never part of the record, never written.
+   */
+  onReply?: (text: string) => void;
 }
+
+/** The longest reply text handed to `onReply`, in characters (a longer reply is cut). */
+export const MAX_REPLY_CHARS = 1024 * 1024;
 
 /** The longest a connection warm-up may take before the load starts without it (ms). */
 export const WARMUP_BUDGET_MS = 2_000;

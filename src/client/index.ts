@@ -17,6 +17,7 @@ export { createClient } from './client.js';
 export {
   type Client,
   type ClientConfig,
+  MAX_REPLY_CHARS,
   type SendOptions,
   WARMUP_BUDGET_MS,
   type WarmupOptions,

@@ -63,6 +63,14 @@ export function toRecord(
   if (typeof reasoning === 'number') record.reasoningTokens = reasoning;
   if (a.finishReason !== undefined) record.finishReason = a.finishReason;
   if (a.connectMs !== undefined) record.connectMs = a.connectMs;
+  sessionFields(item, record);
+  return record;
+}
+
+/** A session turn's record says which session and turn it was. */
+export function sessionFields(item: WorkItem, record: RequestRecord): RequestRecord {
+  if (item.sessionId !== undefined) record.sessionId = item.sessionId;
+  if (item.turn !== undefined) record.turn = item.turn;
   return record;
 }
 
@@ -85,7 +93,7 @@ export function internalFailure(
   redact: Redactor,
 ): RequestRecord {
   const message = redact(`internal client error: ${(err as Error)?.message ?? String(err)}`);
-  return {
+  return sessionFields(item, {
     id: item.id,
     index: item.index,
     warmup: item.warmup,
@@ -102,5 +110,5 @@ export function internalFailure(
     outputTokens: 0,
     outputTokensSource: 'counted',
     maxTokens: item.maxTokens,
-  };
+  });
 }

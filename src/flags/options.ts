@@ -158,6 +158,30 @@ export const WORKLOAD_OPTIONS: OptionSpec[] = [
     description: 'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON',
   },
   {
+    name: 'turns',
+    type: 'string',
+    valueName: 'N|MIN-MAX',
+    group: 'Workload',
+    description:
+      'Sessions: user turns per synthetic session, fixed (3) or uniform over a range (2-6) [default: 3]; a dataset gives each conversation its own',
+  },
+  {
+    name: 'turn-tokens',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description:
+      'Sessions: tokens of each user message after the first (the first has --prompt-tokens) [default: --prompt-tokens]',
+  },
+  {
+    name: 'think-time',
+    type: 'string',
+    valueName: 'DUR|exp:DUR',
+    group: 'Workload',
+    description:
+      "Sessions: time between a reply and the user's next turn, fixed (2s) or exponential with that mean (exp:2s) [default: 0]",
+  },
+  {
     name: 'max-tokens',
     type: 'integer',
     valueName: 'N',
@@ -291,7 +315,31 @@ export const LOAD_OPTIONS: OptionSpec[] = [
     valueName: 'N',
     group: 'Load',
     description:
-      'Open loop: cap on requests in flight (late sends are counted); alone, as in vLLM, it caps an unlimited rate (--rate inf)',
+      'Open loop and sessions: cap on requests in flight (late sends are counted); alone, as in vLLM, it caps an unlimited rate (--rate inf)',
+  },
+  {
+    name: 'sessions',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Load',
+    description:
+      "Multi-turn sessions, closed loop: N conversations at once, each turn carrying the whole history with the server's own replies; a user starts a new session when one ends",
+  },
+  {
+    name: 'session-rate',
+    type: 'number',
+    valueName: 'R',
+    group: 'Load',
+    description:
+      'Multi-turn sessions, open loop: R new sessions per second (gamma gaps, --burstiness), however many are running',
+  },
+  {
+    name: 'user-rate',
+    type: 'number',
+    valueName: 'R',
+    group: 'Load',
+    description:
+      "Sessions: each user's turns are due 1/R s apart from its first (AIPerf's user-centric rate) instead of a think time after each reply",
   },
   {
     name: 'requests',
@@ -300,7 +348,7 @@ export const LOAD_OPTIONS: OptionSpec[] = [
     valueName: 'N',
     group: 'Load',
     description:
-      'Stop after N measured requests [default: max(80, 10 × concurrency), or max(80, 10 s × rate)]',
+      'Stop after N measured requests (session turns count one each) [default: max(80, 10 × concurrency), or max(80, 10 s × rate)]',
   },
   {
     name: 'duration',

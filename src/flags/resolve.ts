@@ -21,6 +21,7 @@ import { parseShard } from '../runner/shard.js';
 import { resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
+import { applySessionFlags } from './sessions.js';
 import type { ParsedArgs } from './spec.js';
 import { resolveTraceFlags } from './trace.js';
 
@@ -249,6 +250,7 @@ export async function resolveBenchmarkConfig(
     config.workload.cancelAfterMs = cancelAfterMs;
     config.workload.cancelRate = cancelRate!;
   }
+  applySessionFlags(o, args.given, config);
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
   if (o.force === true) config.force = true;
   const labels = parseLabels(o.label as string[] | undefined);

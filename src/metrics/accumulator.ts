@@ -31,6 +31,7 @@ import {
   type SummaryExtras,
 } from './run-state.js';
 import { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
+import { TurnStats } from './turns.js';
 
 /** How a RunAccumulator judges and groups requests. */
 export interface AccumulatorOptions {
@@ -112,6 +113,10 @@ export class RunAccumulator {
       s.counts.promptTokenMismatch++;
     }
     const m = requestMetrics(record);
+    if (record.turn !== undefined) {
+      s.turns ??= new TurnStats();
+      s.turns.add(record.turn, promptTokens, record.outcome === 'success', m.ttftMs);
+    }
     if (this.openLoop) {
       s.dispatchLag.record(m.queueWaitMs);
       if (m.queueWaitMs > this.lateToleranceMs) s.lateSends++;

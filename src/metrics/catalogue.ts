@@ -268,6 +268,23 @@ const SCALARS: readonly MetricDef[] = [
     server: true,
     read: (s) => s.server?.prefixCacheHitRate,
   }),
+  scalar({
+    id: 'ttft_p50_first_turn',
+    label: 'TTFT p50, first turns',
+    unit: 'ms',
+    better: 'lower',
+    read: (s) => {
+      const first = s.turns?.find((t) => t.turn === 1);
+      return first && first.ttft.count > 0 ? first.ttft.p50 : undefined;
+    },
+  }),
+  scalar({
+    id: 'ttft_p50_later_turns',
+    label: 'TTFT p50, later turns',
+    unit: 'ms',
+    better: 'lower',
+    read: (s) => (s.laterTurns && s.laterTurns.ttft.count > 0 ? s.laterTurns.ttft.p50 : undefined),
+  }),
 ];
 
 /** Every metric: each latency with each statistic, then the scalars. */

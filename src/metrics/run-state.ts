@@ -24,6 +24,7 @@ import {
 import { LatencyHistogram } from './histogram.js';
 import type { PromptBuckets } from './prompt-buckets.js';
 import { tokenCount } from './request-metrics.js';
+import type { TurnStats } from './turns.js';
 
 /** Every latency a RunSummary keeps, in display order. */
 export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = SUMMARY_LATENCY_NAMES;
@@ -85,6 +86,8 @@ export interface RunState {
   firstSentMs: number;
   lastEndMs: number;
   buckets?: PromptBuckets;
+  /** Multi-turn sessions: figures by turn index (created at the first record with a turn). */
+  turns?: TurnStats;
 }
 
 /** A RunState with nothing recorded. */
@@ -249,6 +252,11 @@ export function buildSummary(
   };
   if (extras.server) summary.server = extras.server;
   if (state.buckets && state.buckets.size > 0) summary.buckets = state.buckets.toBuckets();
+  if (state.turns && state.turns.size > 0) {
+    summary.turns = state.turns.toRows();
+    const later = state.turns.laterRow();
+    if (later) summary.laterTurns = later;
+  }
   if (extras.diagnosis) summary.diagnosis = extras.diagnosis;
   return summary;
 }

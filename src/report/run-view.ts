@@ -9,6 +9,7 @@
 import { REQUEST_ERRORS } from '../errors.js';
 import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SummaryLatencyName } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
+import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
 
 /** A header and rows of cells (strings), with the alignment of each column. */
 export interface ViewTable {
@@ -42,6 +43,8 @@ export interface RunView {
   warnings: string[];
   server?: { title: string; table: ViewTable; notes: Array<[string, string]> };
   buckets?: ViewTable;
+  /** Multi-turn sessions: TTFT and prompt tokens by turn, beside the prefix-cache hit rate. */
+  turns?: { table: ViewTable; notes: Array<[string, string]> };
 }
 
 const LATENCY_LABELS: Array<[SummaryLatencyName, string]> = [
@@ -84,13 +87,14 @@ function describeLoad(s: RunSummary): string {
         ? `${l.durationMs / 1000} s`
         : '';
   const shape =
-    l.mode === 'closed'
+    sessionLoadShape(l) ??
+    (l.mode === 'closed'
       ? `closed loop, concurrency ${l.concurrency ?? 1}`
       : // null is how summary.json writes Infinity (--rate inf)
         (l.rate == null || l.rate === Number.POSITIVE_INFINITY
           ? 'open loop, all at once (--rate inf)'
           : `open loop, ${l.rate} req/s, burstiness ${l.burstiness ?? 1}`) +
-        (l.maxConcurrency !== undefined ? `, max concurrency ${l.maxConcurrency}` : '');
+        (l.maxConcurrency !== undefined ? `, max concurrency ${l.maxConcurrency}` : ''));
   return [shape, stop, `warmup ${l.warmup}`].filter(Boolean).join(' · ');
 }
 
@@ -202,6 +206,9 @@ export function buildRunView(s: RunSummary): RunView {
       ['target', describeTarget(s)],
       ['load', describeLoad(s)],
       ['workload', describeWorkload(s)],
+      ...(describeSessions(s) !== undefined
+        ? ([['sessions', describeSessions(s)!]] as Array<[string, string]>)
+        : []),
       [
         'sampling',
         `temperature ${s.meta.sampling.temperature}` +
@@ -269,6 +276,8 @@ export function buildRunView(s: RunSummary): RunView {
   };
   const server = serverView(s);
   if (server) view.server = server;
+  const turns = turnsView(s);
+  if (turns) view.turns = turns;
   if (s.buckets && s.buckets.length > 0) {
     view.buckets = {
       header: ['prompt tokens', 'requests', 'ok', 'TTFT p50', 'TTFT p99', 'E2EL p50', 'E2EL p99'],

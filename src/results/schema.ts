@@ -96,6 +96,8 @@ export const RequestRecordSchema = z.object({
   finishReason: z.string().optional(),
   connectMs: num.optional(),
   resends: int.optional(),
+  sessionId: z.string().optional(),
+  turn: int.optional(),
 });
 
 export const sloSchema = z.object({ ttftMs: num.optional(), tpotMs: num.optional(), e2elMs: num.optional() });
@@ -146,6 +148,13 @@ export const RunMetaSchema = z.object({
     tokenizer: z.string(),
     cancelAfterMs: num.optional(),
     cancelRate: num.optional(),
+    sessions: z
+      .object({
+        turns: z.object({ min: int, max: int }).optional(),
+        turnTokens: int.optional(),
+        thinkTime: z.object({ meanMs: num, dist: z.enum(['fixed', 'exponential']) }).optional(),
+      })
+      .optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),
@@ -159,6 +168,9 @@ export const RunMetaSchema = z.object({
     timeoutMs: num,
     ttftTimeoutMs: num.optional(),
     maxRetries: int,
+    sessions: z
+      .object({ concurrency: int.optional(), rate: num.optional(), userRate: num.optional() })
+      .optional(),
   }),
   slo: sloSchema,
   seed: z.number().int(),
@@ -177,6 +189,15 @@ const latencyStats = z.object({
   p95: num,
   p99: num,
   p999: num,
+});
+
+const turnRow = z.object({
+  turn: int,
+  andLater: z.boolean().optional(),
+  requests: int,
+  completed: int,
+  ttft: latencyStats,
+  promptTokens: z.object({ mean: num, max: num }),
 });
 
 const seriesStats = z.object({ min: num, mean: num, max: num, last: num });
@@ -320,6 +341,8 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
+  turns: z.array(turnRow).optional(),
+  laterTurns: turnRow.optional(),
   diagnosis: z.array(findingSchema).optional(),
   shards: z
     .array(

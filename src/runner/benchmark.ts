@@ -282,6 +282,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const result = await runPipeline({
       load: own.load,
       workItem: split ? shardItem(workload, run.load.warmup, shard) : (i) => workload.item(i),
+      ...(workload.sessions ? { sessions: workload.sessions } : {}),
       send: transport.send,
       clock,
       signal: output.signal,

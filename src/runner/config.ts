@@ -7,7 +7,15 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
-import type { ApiKind, LoadSpec, Sampling, Slo, TraceFormat, TraceSpec } from '../types.js';
+import type {
+  ApiKind,
+  LoadSpec,
+  Sampling,
+  SessionWorkloadSpec,
+  Slo,
+  TraceFormat,
+  TraceSpec,
+} from '../types.js';
 import type { Part } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
@@ -27,6 +35,8 @@ export interface BenchmarkWorkload {
   cancelRate?: number;
   /** Replay a trace (`--trace`): its requests at its times; replaces synthetic prompts and the load's rate. */
   trace?: BenchmarkTrace;
+  /** Multi-turn sessions (with LoadSpec.sessions): turns, tokens per turn, think time. */
+  sessions?: SessionWorkloadSpec;
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */

@@ -24,6 +24,8 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
+import type { SessionSource } from '../workload/index.js';
+import { runSessionLoop } from './sessions.js';
 
 /** An open-loop send later than this behind its schedule counts as late. */
 export const LATE_SEND_TOLERANCE_MS = 10;
@@ -37,7 +39,7 @@ export const CLIENT_BOUND_QUEUE_WAIT_MS = 250;
 /** Sends one request and resolves with its record; must not throw (a failure is a record). */
 export type SendFn = (
   item: WorkItem,
-  opts: { scheduledMs: Ms; signal: AbortSignal },
+  opts: { scheduledMs: Ms; signal: AbortSignal; onReply?: (text: string) => void },
 ) => Promise<RequestRecord>;
 
 export interface RunLoadOptions {
@@ -58,6 +60,8 @@ export interface RunLoadOptions {
    * shard): after the warmup, the load waits for it; its lateness is `startSkewMs`.
    */
   startAtMs?: Ms;
+  /** Multi-turn sessions (load.sessions): the measured phase replays these (runner/sessions.ts). */
+  sessions?: SessionSource;
 }
 
 export type StopReason = 'requests' | 'duration' | 'signal';
@@ -93,7 +97,7 @@ export interface LoadResult {
 
 /** A record for a sender that threw (a bug: the client must not throw), so the run keeps going. */
 function failedRecord(item: WorkItem, scheduledMs: Ms, now: Ms, err: unknown): RequestRecord {
-  return {
+  const record: RequestRecord = {
     id: item.id,
     index: item.index,
     warmup: item.warmup,
@@ -111,6 +115,9 @@ function failedRecord(item: WorkItem, scheduledMs: Ms, now: Ms, err: unknown): R
     outputTokensSource: 'counted',
     maxTokens: item.maxTokens,
   };
+  if (item.sessionId !== undefined) record.sessionId = item.sessionId;
+  if (item.turn !== undefined) record.turn = item.turn;
+  return record;
 }
 
 /** Runs warmup then the measured load; resolves when every request sent has a record. */
@@ -145,13 +152,18 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   opts.signal?.addEventListener('abort', onSignal, { once: true });
 
   const clientQueueWait = new LatencyHistogram();
-  const dispatch = async (item: WorkItem, scheduledMs: Ms): Promise<void> => {
+  const dispatch = async (
+    item: WorkItem,
+    scheduledMs: Ms,
+    onReply?: (text: string) => void,
+  ): Promise<RequestRecord> => {
     inFlight++;
     if (!item.warmup && inFlight > peakInFlight) peakInFlight = inFlight;
     const handedMs = clock.now();
     let record: RequestRecord;
     try {
-      record = await opts.send(item, { scheduledMs, signal: inFlightAbort.signal });
+      const sendOpts = { scheduledMs, signal: inFlightAbort.signal };
+      record = await opts.send(item, onReply ? { ...sendOpts, onReply } : sendOpts);
     } catch (e) {
       record = failedRecord(item, scheduledMs, clock.now(), e);
     }
@@ -160,6 +172,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     if (!item.warmup && record.endMs > measuredEndMs) measuredEndMs = record.endMs;
     slotWaiters.shift()?.();
     opts.onRecord(record);
+    return record;
   };
 
   // Warmup: a closed loop over the warmup items, excluded from the summary by WorkItem.warmup.
@@ -197,7 +210,35 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   let lateSends = 0;
 
   try {
-    if (load.mode === 'closed') {
+    if (load.sessions !== undefined && opts.sessions !== undefined) {
+      const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
+      const r = await runSessionLoop({
+        load,
+        source: opts.sessions,
+        clock,
+        stop: stopSending.signal,
+        measuredStartMs,
+        deadline,
+        firstIndex: load.warmup,
+        limit: limit - load.warmup,
+        async waitForSlot() {
+          let waited = false;
+          while (inFlight >= cap && !stopSending.signal.aborted) {
+            waited = true;
+            await new Promise<void>((resolve) => slotWaiters.push(resolve));
+          }
+          return waited;
+        },
+        dispatch,
+        ...(opts.backpressure ? { backpressure: opts.backpressure } : {}),
+        dispatchLag,
+        timerLag,
+        lateToleranceMs: LATE_SEND_TOLERANCE_MS,
+      });
+      sent = r.sent;
+      lateSends = r.lateSends;
+      dropped = r.dropped;
+    } else if (load.mode === 'closed') {
       let next = load.warmup;
       const workers = Math.max(1, load.concurrency ?? 1);
       await Promise.all(
@@ -235,7 +276,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         if (!waitedForSlot) timerLag.record(lag);
         if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
         sent++;
-        const p = dispatch({ ...item, scheduledMs }, scheduledMs);
+        const p = dispatch({ ...item, scheduledMs }, scheduledMs).then(() => undefined);
         pending.add(p);
         void p.then(() => pending.delete(p));
       }

@@ -62,11 +62,14 @@ export async function buildRunWorkload(
     spec.promptTokensRange = config.workload.promptTokensRange;
   if (config.workload.systemPromptTokens !== undefined)
     spec.systemPromptTokens = config.workload.systemPromptTokens;
+  const sessions = config.load.sessions;
+  if (config.workload.sessions !== undefined || sessions !== undefined)
+    spec.sessions = config.workload.sessions ?? {};
   const workload = createWorkload(spec, {
     seed: config.seed,
     warmup: config.load.warmup,
     requests: config.load.requests,
-    rate: config.load.mode === 'open' ? config.load.rate : undefined,
+    rate: sessions ? sessions.rate : config.load.mode === 'open' ? config.load.rate : undefined,
     burstiness: config.load.burstiness,
     cancelRate: config.workload.cancelRate,
     cancelAfterMs: config.workload.cancelAfterMs,

@@ -20,10 +20,14 @@
 import {
   chatPromptText,
   EngineRejection,
+  hashString,
   pickOutputLength,
   type RequestSink,
+  replyText,
   resolveProfile,
+  sequenceBlockHashes,
   syntheticBlockHashes,
+  tokenIds,
   VirtualClock,
   VirtualEngine,
 } from '../sim/index.js';
@@ -71,6 +75,8 @@ export function virtualRecord(
     maxTokens: item.maxTokens,
   };
   if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
+  if (item.sessionId !== undefined) record.sessionId = item.sessionId;
+  if (item.turn !== undefined) record.turn = item.turn;
   switch (end.kind) {
     case 'finished':
       record.finishReason = end.finishReason;
@@ -112,7 +118,7 @@ interface VirtualSender {
 function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSender {
   const clock = ve.clock;
   let warmupTokens = 0;
-  const send: SendFn = (item, { scheduledMs, signal }) =>
+  const send: SendFn = (item, { scheduledMs, signal, onReply }) =>
     new Promise<RequestRecord>((resolve) => {
       const sentMs = clock.now();
       const tokenMs: number[] = [];
@@ -123,6 +129,8 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         done = true;
         cancelTimer?.();
         signal.removeEventListener('abort', onAbort);
+        // A session turn's reply: the live engine's text for this prompt, as the client would have received it.
+        onReply?.(replyText(textSeed, tokenMs.length));
         resolve(virtualRecord(item, { scheduledMs, sentMs, endMs: clock.now(), tokenMs }, end));
       };
       const onAbort = (): void => {
@@ -131,9 +139,11 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         finish({ kind: 'interrupted', message: reason instanceof Error ? reason.message : 'run stopped' });
       };
       const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
+      const key = `${text}\u0000${String(config.sampling.seed ?? '')}`;
+      const textSeed = hashString(key, config.seed);
       const out = pickOutputLength({
         seed: config.seed,
-        key: `${text}\u0000${String(config.sampling.seed ?? '')}`,
+        key,
         maxTokens: item.maxTokens,
         ignoreEos: config.sampling.ignoreEos,
         meanOutputTokens: MEAN_OUTPUT_TOKENS,
@@ -154,14 +164,19 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
           promptTokens: item.promptTokens,
           outputTokens: out.tokens,
           finishReason: out.finishReason,
-          promptBlockHashes: syntheticBlockHashes(
-            {
-              promptTokens: item.promptTokens,
-              ...(system ? { sharedPrefixTokens: system, prefixId: 1 } : {}),
-            },
-            item.index,
-            ve.blockSize,
-          ),
+          // A session turn's prompt holds earlier turns and replies: hashed from its real
+          // tokens (and its reply's), as the live engine does, so the next turn finds them.
+          promptBlockHashes:
+            item.sessionId !== undefined
+              ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
+              : syntheticBlockHashes(
+                  {
+                    promptTokens: item.promptTokens,
+                    ...(system ? { sharedPrefixTokens: system, prefixId: 1 } : {}),
+                  },
+                  item.index,
+                  ve.blockSize,
+                ),
           sink,
         });
       } catch (e) {

@@ -67,6 +67,10 @@ export interface WorkItem {
   scheduledMs?: Ms;
   /** The simulated user gives up this long after sending: the request is aborted. */
   cancelAfterMs?: number;
+  /** Multi-turn sessions: the conversation this request is a turn of (e.g. "s-000003"). */
+  sessionId?: string;
+  /** Multi-turn sessions: 1-based turn index within the session; the request carries turns 1..turn-1 and their replies. */
+  turn?: number;
 }
 
 export type Outcome = 'success' | 'error' | 'cancelled';
@@ -168,6 +172,10 @@ export interface RequestRecord {
    * connection that the server had already closed, before any byte of a response; not a retry.
    */
   resends?: number;
+  /** Multi-turn sessions: the session this request is a turn of (WorkItem.sessionId). */
+  sessionId?: string;
+  /** Multi-turn sessions: 1-based turn index within the session (WorkItem.turn). */
+  turn?: number;
 }
 
 /** Receives records as the run goes (JSONL writer, accumulator, progress). */

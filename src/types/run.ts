@@ -29,6 +29,32 @@ export interface TraceSpec {
   timeUnit?: 'ms' | 's' | 'us';
 }
 
+/**
+ * Multi-turn sessions, the workload side: what one conversation is. Each turn's request carries
+ * the whole conversation so far, the server's own earlier replies included.
+ */
+export interface SessionWorkloadSpec {
+  /** Synthetic: turns per session, uniform over [min, max] (min = max: fixed). Datasets: each conversation's own. */
+  turns?: { min: number; max: number };
+  /** Synthetic: tokens of each user turn after the first (the first has promptTokens). */
+  turnTokens?: number;
+  /** Time between a reply and the user's next turn: fixed, or exponential with this mean. Absent: none. */
+  thinkTime?: { meanMs: number; dist: 'fixed' | 'exponential' };
+}
+
+/** Multi-turn sessions, the load side: how sessions start. LoadSpec.maxConcurrency caps requests in flight. */
+export interface SessionLoadSpec {
+  /** Closed loop over sessions: this many at once; each starts a new session when its last one ends. */
+  concurrency?: number;
+  /** Open loop over sessions: new sessions per second (gamma gaps of shape LoadSpec.burstiness). */
+  rate?: number;
+  /**
+   * Per-user rate (AIPerf's user-centric rate): a user's turns are due 1/userRate s apart,
+   * counted from the first, instead of after a think time (a reply still late is waited for).
+   */
+  userRate?: number;
+}
+
 export interface WorkloadSpec {
   kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
@@ -47,6 +73,8 @@ export interface WorkloadSpec {
   cancelAfterMs?: number;
   /** Fraction of requests whose user gives up after cancelAfterMs. */
   cancelRate?: number;
+  /** Multi-turn sessions (--sessions, --session-rate): every request is a turn of a conversation. */
+  sessions?: SessionWorkloadSpec;
 }
 
 export interface LoadSpec {
@@ -64,6 +92,8 @@ export interface LoadSpec {
   timeoutMs: number;
   ttftTimeoutMs?: number;
   maxRetries: number;
+  /** Multi-turn sessions: requests are turns of conversations, started this way (see SessionLoadSpec). */
+  sessions?: SessionLoadSpec;
 }
 
 export interface TargetInfo {

@@ -209,6 +209,21 @@ export interface PromptBucket {
   histograms?: { ttft?: string; e2el?: string };
 }
 
+/** Multi-turn sessions: the figures of one turn index (1 = the first turn of every session). */
+export interface TurnRow {
+  /** 1-based turn index. */
+  turn: number;
+  /** This row also holds every later turn (turns past the last row). */
+  andLater?: boolean;
+  /** Measured requests of this turn, any outcome. */
+  requests: number;
+  completed: number;
+  /** TTFT of the successful ones. */
+  ttft: LatencyStats;
+  /** Prompt tokens (the whole history) of the successful ones. */
+  promptTokens: { mean: number; max: number };
+}
+
 export interface Finding {
   kind:
     | 'queueing'
@@ -278,6 +293,10 @@ export interface RunSummary extends VllmKeys {
   interrupted: boolean;
   server?: ServerSummary;
   buckets?: PromptBucket[];
+  /** Multi-turn sessions: TTFT and prompt tokens by turn index (turn 1 first). */
+  turns?: TurnRow[];
+  /** Multi-turn sessions: every turn after the first, pooled (`turn: 2, andLater: true`). */
+  laterTurns?: TurnRow;
   diagnosis?: Finding[];
   /**
    * A merge of the shards of one sharded run (`goodput merge` of every `--shard i/N`): each

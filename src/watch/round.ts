@@ -162,6 +162,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
   const result = await runPipeline({
     load: target.load,
     workItem: (i) => workload.item(i),
+    ...(workload.sessions ? { sessions: workload.sessions } : {}),
     send: (item, o) => target.client.send(item, o),
     clock: target.clock,
     signal: opts.signal,

@@ -33,6 +33,7 @@ describe('parseJsonlDataset', () => {
           { role: 'user', content: 'Hi' },
         ],
         outputTokens: 5,
+        conversation: { source: 'd.jsonl:3', system: 'Be brief', turns: [{ user: 'Hi' }] },
       },
       { prompt: 'No limit' },
     ]);
@@ -88,8 +89,23 @@ describe('parseShareGptDataset', () => {
     ];
     expect(parseShareGptDataset(JSON.stringify(data), 's.json')).toEqual({
       entries: [
-        { prompt: 'What is KV cache?', reply: 'A cache of keys and values.' },
-        { prompt: 'Second', reply: 'Reply' },
+        {
+          prompt: 'What is KV cache?',
+          reply: 'A cache of keys and values.',
+          conversation: {
+            source: 's.json: entry [0]',
+            turns: [{ user: 'What is KV cache?', reply: 'A cache of keys and values.' }, { user: 'More?' }],
+          },
+        },
+        {
+          prompt: 'Second',
+          reply: 'Reply',
+          conversation: {
+            source: 's.json: entry [3]',
+            system: 'sys',
+            turns: [{ user: 'Second', reply: 'Reply' }],
+          },
+        },
       ],
       skipped: 2,
     });
@@ -160,7 +176,13 @@ describe('loadDataset', () => {
     );
     const ds = await loadDataset(path);
     expect(ds.format).toBe('sharegpt');
-    expect(ds.entries).toEqual([{ prompt: 'q', reply: 'r' }]);
+    expect(ds.entries).toEqual([
+      {
+        prompt: 'q',
+        reply: 'r',
+        conversation: { source: `${path}: entry [0]`, turns: [{ user: 'q', reply: 'r' }] },
+      },
+    ]);
   });
 
   test('a missing file, an empty file and a bad line are E_DATASET errors naming the file', async () => {

@@ -3,6 +3,8 @@
  * optional `max_tokens` or `output_tokens`) and ShareGPT JSON (an array of
  * `{"conversations": [{"from": "human" | "gpt", "value": ...}]}`: the first human turn is
  * the prompt, the reply after it gives the output length, as vLLM's benchmark does).
+ * Every entry also keeps its whole conversation (conversation.ts), which `--sessions` replays
+ * turn by turn; a JSONL line `{"turns": [...]}` is a conversation trace of token counts.
  *
  * Parsing is pure (`parseDataset(text, name)`); `loadDataset(path)` reads the file and adds
  * its sha256, so that a run records exactly which data it sent.
@@ -15,8 +17,17 @@ import { constants, createReadStream, openSync, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { ExitCode, GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
+import {
+  type Conversation,
+  conversationFromMessages,
+  conversationFromShareGpt,
+  parseTraceTurns,
+} from './conversation.js';
 
-/** One prompt of a dataset. Exactly one of `messages` and `prompt` is set. */
+/**
+ * One prompt of a dataset. At most one of `messages` and `prompt` is set; a conversation-trace
+ * line has neither (only `conversation`: token counts, replayed with --sessions).
+ */
 export interface DatasetEntry {
   messages?: ChatMessage[];
   prompt?: string;
@@ -24,6 +35,8 @@ export interface DatasetEntry {
   outputTokens?: number;
   /** ShareGPT: the reference reply; its token count is the output length when --max-tokens is not given. */
   reply?: string;
+  /** Every user turn (ShareGPT, `messages`, conversation trace): what --sessions replays turn by turn. */
+  conversation?: Conversation;
 }
 
 export type DatasetFormat = 'jsonl' | 'sharegpt';
@@ -122,8 +135,13 @@ function parseJsonlLine(text: string, name: string, lineNo: number): DatasetEntr
   if (!isObject(line))
     throw datasetError(where, undefined, `expected an object, got ${typeOf(line)}`, JSONL_HINT);
   const entry: DatasetEntry = {};
+  if (line.turns !== undefined) {
+    entry.conversation = parseTraceTurns(line.turns, where);
+    return entry;
+  }
   if (line.messages !== undefined) {
     entry.messages = parseMessages(line.messages, where);
+    entry.conversation = conversationFromMessages(entry.messages, where);
   } else if (line.prompt !== undefined) {
     if (typeof line.prompt !== 'string') {
       throw datasetError(where, 'prompt', `expected string, got ${typeOf(line.prompt)}`, JSONL_HINT);
@@ -213,7 +231,11 @@ export function parseShareGptDataset(
       skipped++;
       continue;
     }
-    entries.push({ prompt: turns[first].value, reply: reply.value });
+    entries.push({
+      prompt: turns[first].value,
+      reply: reply.value,
+      conversation: conversationFromShareGpt(turns, where),
+    });
   }
   return { entries, skipped };
 }

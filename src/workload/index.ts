@@ -6,6 +6,13 @@
  */
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
 export {
+  type Conversation,
+  type ConversationTurn,
+  conversationFromMessages,
+  conversationFromShareGpt,
+  parseTraceTurns,
+} from './conversation.js';
+export {
   type Dataset,
   type DatasetEntry,
   type DatasetFormat,
@@ -29,6 +36,13 @@ export {
   splitBudget,
 } from './partition.js';
 export { createRng, type Rng } from './rng.js';
+export {
+  checkSessionSpec,
+  createSessionSource,
+  type SessionScript,
+  type SessionSource,
+  sessionId,
+} from './sessions.js';
 export {
   promptLength,
   type SyntheticPromptOptions,

@@ -15,6 +15,7 @@ import type { ChatMessage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
 import { createRng, type Rng } from './rng.js';
+import { createSessionSource, type SessionSource } from './sessions.js';
 import { promptLength, syntheticPrompt } from './synthetic.js';
 import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
 import { type TraceReplayOptions, traceReplay } from './trace/replay.js';
@@ -58,8 +59,13 @@ export interface Workload {
   readonly spec: WorkloadSpec;
   /** warmup + requests when the run is bounded by count; undefined otherwise (items are endless). */
   readonly total: number | undefined;
-  /** The i-th request (0-based, warmup included). */
+  /**
+   * The i-th request (0-based, warmup included). With sessions: warmup items are the first
+   * turns of warmup sessions, and the runner asks `sessions` for the measured turns.
+   */
   item(i: number): WorkItem;
+  /** Multi-turn sessions (spec.sessions): the conversations the runner replays turn by turn. */
+  readonly sessions?: SessionSource;
 }
 
 /** "r-000001" for index 0. */
@@ -158,6 +164,17 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     );
   }
 
+  if (spec.kind === 'dataset' && spec.sessions === undefined) {
+    const trace = entries!.find((e) => e.prompt === undefined && e.messages === undefined);
+    if (trace) {
+      throw new GoodputError(
+        'E_DATASET',
+        `${trace.conversation?.source ?? 'the dataset'}: a conversation trace (turns of token counts) has no prompt to send alone`,
+        'replay it as multi-turn sessions: add --sessions N (or --session-rate R)',
+      );
+    }
+  }
+
   const resolved: WorkloadSpec = { ...spec, tokenizer: tokenizer.name };
   if (cancelRate !== undefined) resolved.cancelRate = cancelRate;
   if (cancelAfterMs !== undefined) resolved.cancelAfterMs = cancelAfterMs;
@@ -239,10 +256,37 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     }
   }
 
+  const sessions =
+    spec.sessions === undefined
+      ? undefined
+      : createSessionSource({
+          spec,
+          sessions: spec.sessions,
+          tokenizer,
+          root,
+          systemText,
+          systemTokens,
+          ...(entries ? { entries } : {}),
+          ...(order ? { order } : {}),
+          outputFromDataset: options.outputFromDataset !== false,
+          ...(schedule ? { arrivals: schedule } : {}),
+        });
+
   function item(i: number): WorkItem {
     if (!Number.isInteger(i) || i < 0)
       throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
     const isWarmup = i < warmup;
+    if (sessions) {
+      const first = (isWarmup ? sessions.warmup(i) : sessions.session(i - warmup)).request(
+        0,
+        [],
+        i,
+        isWarmup,
+      );
+      if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!)
+        first.cancelAfterMs = cancelAfterMs!;
+      return first;
+    }
     const workItem: WorkItem = {
       index: i,
       id: requestId(i),
@@ -263,7 +307,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       toRequest(syntheticPrompt(length, promptStreams.fork(i), tokenizer, { unique: i }), workItem);
       workItem.promptTokens = systemTokens + length;
     }
-    if (schedule && !isWarmup) workItem.scheduledMs = schedule.offsetAt(i - warmup);
+    if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
     if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
       workItem.cancelAfterMs = cancelAfterMs!;
     }
@@ -275,5 +319,6 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     spec: resolved,
     total: measured === undefined ? undefined : warmup + measured,
     item,
+    ...(sessions ? { sessions } : {}),
   };
 }

@@ -6,6 +6,7 @@
 
 import { errorRate, HEADLINE_IDS, metric } from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
+import { sessionLoadShape } from '../turns-view.js';
 
 export { escapeHtml } from '../../util/index.js';
 
@@ -74,7 +75,9 @@ export function describeWorkload(meta: RunMeta): string {
 export function describeLoad(meta: RunMeta): string {
   const l = meta.load;
   const parts: string[] = [];
-  if (l.mode === 'closed') parts.push(`closed loop, concurrency ${l.concurrency ?? '?'}`);
+  const sessions = sessionLoadShape(l);
+  if (sessions !== undefined) parts.push(sessions);
+  else if (l.mode === 'closed') parts.push(`closed loop, concurrency ${l.concurrency ?? '?'}`);
   else {
     // An open loop always has a rate: null is how summary.json writes Infinity (--rate inf).
     parts.push(

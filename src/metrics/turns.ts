@@ -1,0 +1,75 @@
+/**
+ * Per-turn figures of a multi-turn run: TTFT and prompt tokens by turn index, so a report can
+ * show how the first token comes sooner on later turns when the server's prefix cache holds
+ * the conversation so far (shown beside the server's prefix-cache hit rate). Turns after
+ * MAX_TURN_ROWS share the last row (`andLater`), so memory stays bounded whatever the data.
+ *
+ * @module
+ */
+
+import type { TurnRow } from '../types.js';
+import { LatencyHistogram } from './histogram.js';
+
+/** Turns 1..MAX_TURN_ROWS get a row each; later ones are pooled in the last. */
+export const MAX_TURN_ROWS = 32;
+
+class TurnState {
+  requests = 0;
+  completed = 0;
+  promptTokens = 0;
+  maxPromptTokens = 0;
+  readonly ttft = new LatencyHistogram();
+}
+
+/** Accumulates measured session turns (records with a `turn`). */
+export class TurnStats {
+  private readonly rows = new Map<number, TurnState>();
+  /** Every turn after the first, pooled (turn 1 against the rest: the prefix-cache effect). */
+  private readonly later = new TurnState();
+
+  /** One measured record of turn `turn` (1-based); `ttftMs` when it succeeded. */
+  add(turn: number, promptTokens: number, success: boolean, ttftMs: number | undefined): void {
+    const key = Math.min(Math.max(1, Math.floor(turn)), MAX_TURN_ROWS);
+    let row = this.rows.get(key);
+    if (!row) {
+      row = new TurnState();
+      this.rows.set(key, row);
+    }
+    for (const r of key > 1 ? [row, this.later] : [row]) {
+      r.requests++;
+      if (!success) continue;
+      r.completed++;
+      r.promptTokens += promptTokens;
+      if (promptTokens > r.maxPromptTokens) r.maxPromptTokens = promptTokens;
+      if (ttftMs !== undefined) r.ttft.record(ttftMs);
+    }
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** The rows in turn order (successful requests' TTFT and prompt tokens). */
+  toRows(): TurnRow[] {
+    return [...this.rows.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([turn, s]) => toRow(turn, s, turn === MAX_TURN_ROWS));
+  }
+
+  /** Turns 2 and later pooled as one row (turn 2, andLater); undefined when there were none. */
+  laterRow(): TurnRow | undefined {
+    return this.later.requests > 0 ? toRow(2, this.later, true) : undefined;
+  }
+}
+
+function toRow(turn: number, s: TurnState, andLater: boolean): TurnRow {
+  const row: TurnRow = {
+    turn,
+    requests: s.requests,
+    completed: s.completed,
+    ttft: s.ttft.stats(),
+    promptTokens: { mean: s.completed > 0 ? s.promptTokens / s.completed : 0, max: s.maxPromptTokens },
+  };
+  if (andLater) row.andLater = true;
+  return row;
+}

@@ -1,0 +1,235 @@
+/**
+ * Multi-turn sessions: the scripts of the conversations a run replays turn by turn.
+ *
+ * A session is a conversation of N user turns. Its script says how many turns it has, how
+ * long the user thinks before each, and builds each turn's request from the replies the server
+ * actually sent for the earlier turns: the request of turn t carries the system prompt, every
+ * earlier user message and every earlier reply, then the new user message, so a server's
+ * prefix cache sees what it would see in production. The runner (runner/sessions.ts) keeps the
+ * replies and decides when each turn is sent.
+ *
+ * Deterministic like every workload: session s's turn count, user messages, output lengths and
+ * think times come from streams forked by purpose, session and turn ("42/session-prompt/3/1"),
+ * whatever order the runner asks in. Prompt tokens are counted per part (system prompt, each
+ * user message, each reply: each counted once) and summed, so a long conversation is not
+ * tokenised again at every turn.
+ *
+ * @module
+ */
+
+import { GoodputError } from '../errors.js';
+import type { ChatMessage, SessionWorkloadSpec, WorkItem, WorkloadSpec } from '../types.js';
+import type { ArrivalSchedule } from './arrivals.js';
+import type { Conversation, ConversationTurn } from './conversation.js';
+import type { DatasetEntry } from './dataset.js';
+import type { Rng } from './rng.js';
+import { promptLength, syntheticPrompt } from './synthetic.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** One conversation as the runner replays it. */
+export interface SessionScript {
+  /** "s-000001" for session 0; "w-000001" for warmup session 0. */
+  readonly id: string;
+  /** Number of user turns (≥ 1). */
+  readonly turns: number;
+  /** Think time before turn t (0-based, t ≥ 1) after the reply to turn t−1, ms. */
+  thinkMs(t: number): number;
+  /**
+   * The request of turn t (0-based): the conversation so far with `replies[0..t-1]` (the
+   * server's replies to the earlier turns, as received) and the new user message.
+   */
+  request(t: number, replies: readonly string[], index: number, warmup: boolean): WorkItem;
+}
+
+/** The sessions of a run: session s for any s ≥ 0 (datasets are cycled in a seeded order). */
+export interface SessionSource {
+  session(s: number): SessionScript;
+  /** A warmup session (its own ids and prompts, never a measured session's). */
+  warmup(w: number): SessionScript;
+  /** Open loop over sessions (a session rate): session s starts this long after the measured start, ms. */
+  startMs?: (s: number) => number;
+}
+
+export interface SessionSourceInput {
+  spec: WorkloadSpec;
+  sessions: SessionWorkloadSpec;
+  tokenizer: Tokenizer;
+  root: Rng;
+  /** The shared system prompt (--system-prompt-tokens), '' for none. */
+  systemText: string;
+  systemTokens: number;
+  /** Dataset conversations, visited in this order (indices into entries). */
+  entries?: readonly DatasetEntry[];
+  order?: Uint32Array;
+  /** Take each turn's output length from the dataset (else spec.maxTokens). */
+  outputFromDataset: boolean;
+  /** Open loop over sessions: their arrival times. */
+  arrivals?: ArrivalSchedule;
+}
+
+/** "s-000001" for session 0. */
+export function sessionId(s: number, prefix = 's'): string {
+  return `${prefix}-${String(s + 1).padStart(6, '0')}`;
+}
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+/** Checks the session part of a spec (flags are checked earlier; this guards the library API). */
+export function checkSessionSpec(s: SessionWorkloadSpec): void {
+  const t = s.turns;
+  if (t && !(Number.isInteger(t.min) && Number.isInteger(t.max) && t.min >= 1 && t.max >= t.min)) {
+    throw usage(
+      `--turns must be N or MIN-MAX with 1 ≤ MIN ≤ MAX, got ${t.min}-${t.max}`,
+      'e.g. --turns 3 or --turns 2-6',
+    );
+  }
+  if (s.turnTokens !== undefined && !(Number.isInteger(s.turnTokens) && s.turnTokens >= 1)) {
+    throw usage(`--turn-tokens must be a whole number ≥ 1, got ${s.turnTokens}`, 'e.g. --turn-tokens 128');
+  }
+  const think = s.thinkTime;
+  if (think && !(Number.isFinite(think.meanMs) && think.meanMs >= 0)) {
+    throw usage(
+      `--think-time must be ≥ 0, got ${think.meanMs} ms`,
+      'e.g. --think-time 2s or --think-time exp:2s',
+    );
+  }
+}
+
+/** A think time drawn for (session, turn): fixed, or exponential with the given mean. */
+function drawThink(spec: SessionWorkloadSpec, rng: Rng): number {
+  const think = spec.thinkTime;
+  if (!think || think.meanMs <= 0) return 0;
+  if (think.dist === 'fixed') return think.meanMs;
+  return -think.meanMs * Math.log(1 - rng.next());
+}
+
+/** Builds session scripts; see the module comment. */
+export function createSessionSource(input: SessionSourceInput): SessionSource {
+  const { spec, sessions, tokenizer, root, systemText, systemTokens } = input;
+  checkSessionSpec(sessions);
+  const entries = input.entries;
+  if (spec.kind === 'dataset') {
+    for (const e of entries ?? []) {
+      const c = e.conversation;
+      if (!c || c.turns.length === 0) {
+        const where = c?.source ?? 'the dataset';
+        throw new GoodputError(
+          'E_DATASET',
+          `${where}: field "${e.messages ? 'messages' : 'conversations'}": no user turn, so there is no session to replay`,
+          'every conversation needs at least one user ("human") message; remove or fix that line',
+        );
+      }
+    }
+  }
+  const turnStreams = root.fork('session-turns');
+  const lengthStreams = root.fork('session-length');
+  const promptStreams = root.fork('session-prompt');
+  const thinkStreams = root.fork('session-think');
+  const replyTokens = (text: string) => (text === '' ? 0 : tokenizer.count(text));
+
+  /**
+   * A user message of `tokens` tokens. The first turn's opens with the session's number, so no
+   * two sessions share more than the system prompt; later turns follow distinct histories.
+   */
+  const synthUser = (key: string, s: number, t: number, tokens: number, unique: number) =>
+    syntheticPrompt(tokens, promptStreams.fork(key).fork(s).fork(t), tokenizer, t === 0 ? { unique } : {});
+
+  function script(id: string, key: string, s: number, uniqueBase: number): SessionScript {
+    let turns: number;
+    let conversation: Conversation | undefined;
+    if (spec.kind === 'dataset') {
+      const e = input.order ? input.order[s % input.order.length]! : s % entries!.length;
+      conversation = entries![e]!.conversation!;
+      turns = conversation.turns.length;
+    } else {
+      const range = sessions.turns ?? { min: 1, max: 1 };
+      turns =
+        range.min +
+        turnStreams
+          .fork(key)
+          .fork(s)
+          .int(range.max - range.min + 1);
+    }
+    const system = conversation?.system !== undefined ? systemText + conversation.system : systemText;
+    const systemCount =
+      conversation?.system !== undefined ? systemTokens + tokenizer.count(conversation.system) : systemTokens;
+    // Per-part token counts of this session, each counted once.
+    const users: { text: string; tokens: number; maxTokens: number }[] = [];
+    const replyCounts: number[] = [];
+
+    function user(t: number) {
+      let u = users[t];
+      if (u) return u;
+      const unique = uniqueBase + s;
+      if (conversation) {
+        const turn: ConversationTurn = conversation.turns[t]!;
+        const text = turn.user ?? synthUser(key, s, t, turn.userTokens!, unique);
+        const tokens = turn.user !== undefined ? tokenizer.count(text) : turn.userTokens!;
+        let maxTokens = spec.maxTokens;
+        if (input.outputFromDataset) {
+          const out =
+            turn.outputTokens ??
+            (turn.reply !== undefined ? Math.max(1, tokenizer.count(turn.reply)) : undefined);
+          if (out !== undefined) maxTokens = out;
+        }
+        u = { text, tokens, maxTokens };
+      } else {
+        const n =
+          t === 0
+            ? promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(key).fork(s))
+            : (sessions.turnTokens ?? spec.promptTokens!);
+        u = { text: synthUser(key, s, t, n, unique), tokens: n, maxTokens: spec.maxTokens };
+      }
+      users[t] = u;
+      return u;
+    }
+
+    return {
+      id,
+      turns,
+      thinkMs(t) {
+        const delay = conversation?.turns[t]?.delayMs;
+        if (delay !== undefined) return delay;
+        return drawThink(sessions, thinkStreams.fork(key).fork(s).fork(t));
+      },
+      request(t, replies, index, warmup) {
+        if (replies.length < t)
+          throw new RangeError(`turn ${t + 1} needs ${t} replies, got ${replies.length}`);
+        let promptTokens = systemCount;
+        const messages: ChatMessage[] = [];
+        if (system !== '') messages.push({ role: 'system', content: system });
+        for (let k = 0; k <= t; k++) {
+          const u = user(k);
+          messages.push({ role: 'user', content: u.text });
+          promptTokens += u.tokens;
+          if (k === t) break;
+          const reply = replies[k]!;
+          replyCounts[k] ??= replyTokens(reply);
+          messages.push({ role: 'assistant', content: reply });
+          promptTokens += replyCounts[k]!;
+        }
+        const item: WorkItem = {
+          index,
+          id: `r-${String(index + 1).padStart(6, '0')}`,
+          warmup,
+          promptTokens,
+          maxTokens: user(t).maxTokens,
+          sessionId: id,
+          turn: t + 1,
+        };
+        if (spec.api === 'chat') item.messages = messages;
+        else item.prompt = messages.map((m) => m.content).join('');
+        return item;
+      },
+    };
+  }
+
+  const arrivals = input.arrivals;
+  return {
+    session: (s) => script(sessionId(s), 'run', s, 0),
+    warmup: (w) => script(sessionId(w, 'w'), 'warmup', w, 1 << 30),
+    ...(arrivals ? { startMs: (s: number) => arrivals.offsetAt(s) } : {}),
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Multi-turn sessions end to end: a 3-turn synthetic session run against the embedded engine,
+ * through a loopback proxy that keeps every request body. Turns 2 and 3 carry the earlier
+ * user messages and the engine's own replies; the engine's prefix cache reuses the blocks of
+ * the earlier prompt and reply, so later turns start faster than the first, and with prefix
+ * caching off (`goodput sim --no-enable-prefix-caching`) they do not. Virtual time shows the
+ * same effect on the engine's simulated clock.
+ *
+ * @module
+ */
+
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { collect, readRecords } from '../src/results/index.js';
+import { type SimServer, startSim } from '../src/sim/index.js';
+import type { ChatMessage, RequestRecord, RunSummary } from '../src/types.js';
+import { runCliInProcess } from './helpers/cli.js';
+
+interface Proxy {
+  url: string;
+  bodies: { messages: ChatMessage[] }[];
+  /** The reply text the client received for each request, in order of completion, by the proxy's own reading. */
+  replies: string[];
+  close(): Promise<void>;
+}
+
+/** A loopback proxy in front of the engine that keeps each completion request's body and reply text. */
+async function recordingProxy(target: string): Promise<Proxy> {
+  const bodies: Proxy['bodies'] = [];
+  const replies: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.url?.endsWith('/completions')) bodies.push(JSON.parse(body.toString('utf8')));
+      const up = httpRequest(
+        new URL(req.url ?? '/', target),
+        { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          let text = '';
+          upRes.on('data', (c: Buffer) => {
+            for (const line of c.toString('utf8').split('\n')) {
+              if (!line.startsWith('data: {')) continue;
+              const delta = JSON.parse(line.slice(6)).choices?.[0]?.delta?.content;
+              if (typeof delta === 'string') text += delta;
+            }
+            res.write(c);
+          });
+          upRes.on('end', () => {
+            if (req.url?.endsWith('/completions')) replies.push(text);
+            res.end();
+          });
+        },
+      );
+      up.on('error', () => res.destroy());
+      up.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodies,
+    replies,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const closers: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+/** Long first prompts and short follow-ups: the first turn's prefill dominates its TTFT. */
+const SESSION_ARGS = [
+  '--sessions',
+  '2',
+  '--turns',
+  '3',
+  '--prompt-tokens',
+  '3000',
+  '--turn-tokens',
+  '32',
+  '--max-tokens',
+  '16',
+  '--ignore-eos',
+  '--requests',
+  '18',
+  '--seed',
+  '3',
+  '--json',
+];
+
+async function runSessions(
+  args: string[],
+): Promise<{ summary: RunSummary; records: RequestRecord[]; stderr: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'goodput-sessions-'));
+  const out = join(dir, 'r');
+  const { code, stdout, stderr } = await runCliInProcess(['run', ...args, '--out', out], { cwd: dir });
+  expect(code, stderr).toBe(0);
+  return { summary: JSON.parse(stdout) as RunSummary, records: await collect(readRecords(out)), stderr };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+function ttftByTurn(records: RequestRecord[]): { first: number; later: number } {
+  const ttft = (r: RequestRecord) => r.firstTokenMs! - r.sentMs;
+  const ok = records.filter((r) => !r.warmup && r.outcome === 'success');
+  return {
+    first: median(ok.filter((r) => r.turn === 1).map(ttft)),
+    later: median(ok.filter((r) => (r.turn ?? 0) >= 2).map(ttft)),
+  };
+}
+
+async function engine(enablePrefixCaching: boolean): Promise<SimServer> {
+  const sim = await startSim({ seed: 1, slowdown: 2, engine: { enablePrefixCaching } });
+  closers.push(() => sim.close());
+  return sim;
+}
+
+describe('multi-turn sessions against the embedded engine', () => {
+  it('turns 2 and 3 carry the earlier replies; prefix caching makes later turns start faster', async () => {
+    const sim = await engine(true);
+    const proxy = await recordingProxy(sim.url);
+    closers.push(() => proxy.close());
+    const { summary, records } = await runSessions([
+      ...SESSION_ARGS,
+      '--url',
+      proxy.url,
+      '--metrics-url',
+      `${sim.url}/metrics`,
+    ]);
+
+    // Every record says its session and turn; sessions run turns 1, 2, 3 in order.
+    expect(records).toHaveLength(18);
+    const bySession = new Map<string, RequestRecord[]>();
+    for (const r of records) bySession.set(r.sessionId!, [...(bySession.get(r.sessionId!) ?? []), r]);
+    expect(bySession.size).toBe(6);
+    for (const turns of bySession.values()) expect(turns.map((r) => r.turn)).toEqual([1, 2, 3]);
+
+    // The bodies: turn t carries t user messages and the t−1 replies the engine actually sent.
+    expect(proxy.bodies).toHaveLength(18);
+    const replyByUserPrefix = new Map<string, string>();
+    for (const [i, body] of proxy.bodies.entries())
+      replyByUserPrefix.set(JSON.stringify(body.messages), proxy.replies[i]!);
+    let checkedLater = 0;
+    for (const body of proxy.bodies) {
+      const m = body.messages;
+      const users = m.filter((x) => x.role === 'user').length;
+      const assistants = m.filter((x) => x.role === 'assistant');
+      expect(assistants).toHaveLength(users - 1);
+      if (users < 2) continue;
+      checkedLater++;
+      // The request before this turn was exactly this history up to its last user message;
+      // the assistant message that follows it is what the engine streamed back for it.
+      for (let k = 0; k < assistants.length; k++) {
+        const cut = m.indexOf(assistants[k]!);
+        const earlier = JSON.stringify(m.slice(0, cut));
+        expect(replyByUserPrefix.has(earlier)).toBe(true);
+        expect(assistants[k]!.content).toBe(replyByUserPrefix.get(earlier));
+        expect(assistants[k]!.content.length).toBeGreaterThan(0);
+      }
+    }
+    expect(checkedLater).toBe(12);
+
+    // The server's prefix cache was hit, and later turns started faster than first ones.
+    expect(summary.server?.prefixCacheHitRate ?? 0).toBeGreaterThan(0);
+    const t = ttftByTurn(records);
+    expect(t.later).toBeLessThan(t.first * 0.6);
+  }, 60_000);
+
+  it('with prefix caching off on the engine, later turns are not faster', async () => {
+    const sim = await engine(false);
+    const { records, summary } = await runSessions([...SESSION_ARGS, '--url', sim.url]);
+    expect(summary.server?.prefixCacheHitRate ?? 0).toBe(0);
+    const t = ttftByTurn(records);
+    // Each later turn prefills the whole, longer history again.
+    expect(t.later).toBeGreaterThan(t.first * 0.9);
+  }, 60_000);
+
+  it('virtual time shows the same prefix-cache effect on the simulated clock', async () => {
+    const { records, summary } = await runSessions([...SESSION_ARGS, '--time', 'virtual']);
+    expect(summary.meta.target.timeMode).toBe('virtual');
+    expect(records.map((r) => r.turn)).toContain(3);
+    expect(summary.server?.prefixCacheHitRate ?? 0).toBeGreaterThan(0.3);
+    const t = ttftByTurn(records);
+    expect(t.later).toBeLessThan(t.first * 0.6);
+  }, 60_000);
+});
