@@ -32,6 +32,10 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   const workload: BenchmarkConfig['workload'] = {
     promptTokens: spec.promptTokens ?? config.workload.promptTokens,
   };
+  // The tokenizer is the run's (--tokenizer): the ADR records which one counted, not the file.
+  if (config.workload.tokenizer !== undefined) workload.tokenizer = config.workload.tokenizer;
+  if (config.workload.chatTemplatePath !== undefined)
+    workload.chatTemplatePath = config.workload.chatTemplatePath;
   if (spec.promptTokensRange !== undefined) workload.promptTokensRange = spec.promptTokensRange;
   if (spec.systemPromptTokens !== undefined) workload.systemPromptTokens = spec.systemPromptTokens;
   if (spec.dataset) {

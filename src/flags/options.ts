@@ -151,6 +151,22 @@ export const WORKLOAD_OPTIONS: OptionSpec[] = [
     description: 'A shared system prompt of N tokens before every prompt (the long-system-prompt case)',
   },
   {
+    name: 'tokenizer',
+    type: 'string',
+    valueName: 'FILE|NAME',
+    group: 'Workload',
+    description:
+      "The model's Hugging Face tokenizer.json (or its folder, with tokenizer_config.json and the chat template): prompts are counted as the server counts them, and --prompt-tokens is the whole prompt, chat template included. Or an encoding: o200k_base, cl100k_base, … [default: o200k_base]",
+  },
+  {
+    name: 'chat-template',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Workload',
+    description:
+      "With --tokenizer FILE: the Jinja chat template the server uses, when it is not the tokenizer folder's (as vLLM's --chat-template)",
+  },
+  {
     name: 'dataset',
     type: 'string',
     valueName: 'FILE',

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { existsSync } from 'node:fs';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
   parseExtraBody,
@@ -246,6 +247,14 @@ export async function resolveBenchmarkConfig(
     delete load.burstiness;
     if (!args.given.has('requests')) delete load.requests;
   }
+  const tokenizer = str('tokenizer');
+  if (tokenizer !== undefined) {
+    // A path is read from the working directory; an encoding name (o200k_base…) stays a name.
+    const path = resolvePath(cwd, tokenizer);
+    config.workload.tokenizer = existsSync(path) ? path : tokenizer;
+  }
+  const chatTemplate = str('chatTemplate');
+  if (chatTemplate !== undefined) config.workload.chatTemplatePath = resolvePath(cwd, chatTemplate);
   if (cancelAfterMs !== undefined) {
     config.workload.cancelAfterMs = cancelAfterMs;
     config.workload.cancelRate = cancelRate!;

@@ -146,6 +146,13 @@ export const RunMetaSchema = z.object({
       .optional(),
     maxTokens: int,
     tokenizer: z.string(),
+    tokenizerFile: z
+      .object({
+        path: z.string(),
+        sha256: z.string(),
+        chatTemplate: z.object({ source: z.string(), sha256: z.string() }).optional(),
+      })
+      .optional(),
     cancelAfterMs: num.optional(),
     cancelRate: num.optional(),
     sessions: z

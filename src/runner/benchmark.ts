@@ -181,7 +181,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   let recorder: ServerMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
   try {
-    const built = await buildRunWorkload(config, io.signal);
+    const built = await buildRunWorkload(config, io.signal, note);
     const { workload, tokenizer } = built;
     // A trace replay fills in its load (open loop, the trace's request count).
     const run: BenchmarkConfig = built.load === config.load ? config : { ...config, load: built.load };

@@ -33,6 +33,10 @@ export interface BenchmarkWorkload {
   cancelAfterMs?: number;
   /** Fraction of requests (0..1) whose user gives up after cancelAfterMs. */
   cancelRate?: number;
+  /** `--tokenizer`: an encoding name, or a Hugging Face tokenizer.json or its folder (absolute); default o200k_base. */
+  tokenizer?: string;
+  /** `--chat-template FILE` (absolute): replaces the tokenizer folder's chat template. */
+  chatTemplatePath?: string;
   /** Replay a trace (`--trace`): its requests at its times; replaces synthetic prompts and the load's rate. */
   trace?: BenchmarkTrace;
   /** Multi-turn sessions (with LoadSpec.sessions): turns, tokens per turn, think time. */

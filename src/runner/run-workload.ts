@@ -11,10 +11,10 @@ import { GoodputError } from '../errors.js';
 import { prepareOutDir, type RunRebuildInfo } from '../results/index.js';
 import type { LoadSpec, RunMeta, WorkloadSpec } from '../types.js';
 import {
-  createTokenizer,
   createWorkload,
   loadDataset,
   loadTrace,
+  resolveTokenizer,
   type Tokenizer,
   type Workload,
 } from '../workload/index.js';
@@ -23,15 +23,43 @@ import type { BenchmarkConfig } from './config.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
 /**
- * The run's workload, the tokenizer that counted its prompts, and the load as run (a trace
- * replay sends as many requests as the trace holds unless --requests or --duration cut it);
- * `signal` stops a dataset or trace read.
+ * The tokenizer that counts a run's prompts: `--tokenizer` (default o200k_base), with the
+ * chat template rendered with the requests' `chat_template_kwargs` as the server renders it.
+ */
+export async function runTokenizer(
+  config: BenchmarkConfig,
+  note?: (text: string) => void,
+): Promise<Tokenizer> {
+  const kwargs = config.extraBody?.chat_template_kwargs;
+  const tokenizer = await resolveTokenizer({
+    ...(config.workload.tokenizer !== undefined ? { tokenizer: config.workload.tokenizer } : {}),
+    ...(config.workload.chatTemplatePath !== undefined
+      ? { chatTemplate: config.workload.chatTemplatePath }
+      : {}),
+    ...(kwargs && typeof kwargs === 'object' && !Array.isArray(kwargs)
+      ? { templateKwargs: kwargs as Record<string, unknown> }
+      : {}),
+  });
+  if (config.api === 'chat' && tokenizer.file && !tokenizer.file.chatTemplate) {
+    note?.(
+      `${tokenizer.name} has no chat template (tokenizer_config.json, chat_template.jinja): chat prompts are counted without it; pass --chat-template FILE to count them as the server does`,
+    );
+  }
+  return tokenizer;
+}
+
+/**
+ * The run's workload, the tokenizer that counted its prompts (`--tokenizer`, default
+ * o200k_base), and the load as run (a trace replay sends as many requests as the trace holds
+ * unless --requests or --duration cut it); `signal` stops a dataset or trace read, `note`
+ * says what the user should know.
  */
 export async function buildRunWorkload(
   config: BenchmarkConfig,
   signal?: AbortSignal,
+  note?: (text: string) => void,
 ): Promise<{ workload: Workload; tokenizer: Tokenizer; load: LoadSpec }> {
-  const tokenizer = createTokenizer();
+  const tokenizer = await runTokenizer(config, note);
   const dataset = config.workload.datasetPath
     ? await loadDataset(config.workload.datasetPath, undefined, signal ? { signal } : {})
     : undefined;

@@ -55,10 +55,24 @@ export interface SessionLoadSpec {
   userRate?: number;
 }
 
+/** Where a tokenizer read from a file came from, so a run says which tokenizer counted. */
+export interface TokenizerFile {
+  /** tokenizer.json as read (absolute path). */
+  path: string;
+  /** sha256 of tokenizer.json, hex. */
+  sha256: string;
+  /** The chat template that counted chat prompts: where it came from and its sha256; absent when there was none. */
+  chatTemplate?: { source: string; sha256: string };
+}
+
 export interface WorkloadSpec {
   kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
-  /** Synthetic: exact prompt length in tokens (user part, shared prefix excluded). */
+  /**
+   * Synthetic: exact prompt length in tokens (user part, shared prefix excluded). With a
+   * model's own tokenizer (tokenizerFile), the whole prompt as the server counts it minus
+   * systemPromptTokens: the chat template's tokens are part of it.
+   */
   promptTokens?: number;
   /** Synthetic: uniform spread ±range×promptTokens. */
   promptTokensRange?: number;
@@ -68,8 +82,13 @@ export interface WorkloadSpec {
   /** Trace replay: prompts and output lengths from the trace, sent at its times. */
   trace?: TraceSpec;
   maxTokens: number;
-  /** Name of the tokenizer that counted prompt tokens, e.g. "o200k_base". */
+  /**
+   * Name of the tokenizer that counted prompt tokens, e.g. "o200k_base", or for a model's own
+   * (`--tokenizer FILE`) "hf:<name_or_path or folder>@<first 12 hex of its sha256>".
+   */
   tokenizer: string;
+  /** `--tokenizer FILE`: the tokenizer.json read (path, sha256) and the chat template that counted chat prompts. */
+  tokenizerFile?: TokenizerFile;
   cancelAfterMs?: number;
   /** Fraction of requests whose user gives up after cancelAfterMs. */
   cancelRate?: number;

@@ -18,6 +18,7 @@ import {
 } from '../flags/index.js';
 import { gateSpecThresholds, type Threshold } from '../gate/index.js';
 import { summaryMetrics } from '../report/index.js';
+import { runTokenizer } from '../runner/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
@@ -247,6 +248,8 @@ export const watchCommand: CommandSpec = {
     if (base.headers !== undefined) config.headers = base.headers;
     if (base.secrets !== undefined) config.secrets = base.secrets;
     if (base.extraBody !== undefined) config.extraBody = base.extraBody;
+    if (base.workload.tokenizer !== undefined || base.workload.chatTemplatePath !== undefined)
+      config.tokenizer = await runTokenizer(base, (text) => ctx.stderr.write(`note: ${text}\n`));
     if (typeof o.rounds === 'number') {
       if (o.rounds < 1) throw usage('--rounds must be at least 1', 'e.g. --rounds 3');
       config.rounds = o.rounds;

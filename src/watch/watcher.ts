@@ -17,7 +17,7 @@ import { buildRunMeta, type PreparedTarget, prepareTarget, RunClock, sleepUntil 
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { WatchStore } from '../store/index.js';
 import type { ApiKind, LoadSpec, Sampling, Slo, WorkloadSpec } from '../types.js';
-import { createRng, createTokenizer } from '../workload/index.js';
+import { createRng, createTokenizer, type Tokenizer } from '../workload/index.js';
 import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
 import { WatchExporter } from './exporter.js';
 import {
@@ -65,6 +65,8 @@ export interface WatchConfig {
   secrets?: string[];
   /** JSON fields merged last into every request body (--extra-body). */
   extraBody?: Record<string, unknown>;
+  /** Counts the probes' prompts (--tokenizer); default o200k_base. */
+  tokenizer?: Tokenizer;
 }
 
 export interface WatchIo {
@@ -121,7 +123,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
   try {
     const pruned = store.prune(Date.now() - config.retainMs);
     if (pruned > 0) log(`store: ${pruned} round(s) older than the retention removed`);
-    const tokenizer = createTokenizer();
+    const tokenizer = config.tokenizer ?? createTokenizer();
     const live: Live[] = [];
     for (const t of config.targets) {
       // The same target preparation as a run: URL or embedded engine, the model picked one way.
@@ -169,6 +171,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         maxTokens: config.sampling.maxTokens,
         tokenizer: tokenizer.name,
       };
+      if (tokenizer.file) spec.tokenizerFile = { ...tokenizer.file };
       // runId and startedAt are set per round.
       const meta = buildRunMeta(
         { sampling: config.sampling, load: config.load, slo: t.slo as Slo, seed: config.seed },

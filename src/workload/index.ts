@@ -1,5 +1,6 @@
 /**
- * Workload: seeded randomness, token counting, exact-length synthetic prompts, datasets,
+ * Workload: seeded randomness, token counting (o200k by default, or a model's own Hugging Face
+ * tokenizer and chat template), exact-length synthetic prompts, datasets,
  * open-loop arrival times, and the lazy, deterministic sequence of WorkItems of a run.
  *
  * @module
@@ -26,6 +27,7 @@ export {
   parseJsonlDataset,
   parseShareGptDataset,
 } from './dataset.js';
+export { chatTemplateOf, createHfTokenizer, type HfTokenizerInput } from './hf-tokenizer.js';
 export {
   MAX_PARTS,
   type Part,
@@ -35,6 +37,7 @@ export {
   partShare,
   splitBudget,
 } from './partition.js';
+export { type BuildPrompt, fitPromptFrame, type PromptFrame } from './prompt-frame.js';
 export { createRng, type Rng } from './rng.js';
 export {
   checkSessionSpec,
@@ -46,6 +49,7 @@ export {
 export {
   promptLength,
   type SyntheticPromptOptions,
+  shortestPromptLength,
   syntheticPrompt,
   type WordPool,
   wordPool,
@@ -54,11 +58,20 @@ export {
   countPromptTokens,
   createTokenizer,
   DEFAULT_TOKENIZER,
+  type PromptParts,
   promptText,
   TOKENIZER_NAMES,
   type Tokenizer,
+  type TokenizerFile,
   type TokenizerName,
 } from './tokenizer.js';
+export {
+  MAX_CHAT_TEMPLATE_BYTES,
+  MAX_TOKENIZER_CONFIG_BYTES,
+  MAX_TOKENIZER_JSON_BYTES,
+  resolveTokenizer,
+  type TokenizerChoice,
+} from './tokenizer-file.js';
 export {
   type AnalyzeOptions,
   analyzeTrace,

@@ -28,40 +28,72 @@ export interface WordPool {
 
 const CAPITAL_POOL_SIZE = 1024;
 const SPACED_POOL_SIZE = 8192;
+/**
+ * Pools of a tokenizer that counts whole prompts (a model's own, `countPrompt`): each word is
+ * then tried next to the chat template once per run (prompt-frame.ts), and that library is
+ * slower, so fewer words (still 128 × 1024 distinct two-word openings, and more digits).
+ */
+const FRAMED_CAPITAL_POOL_SIZE = 128;
+const FRAMED_SPACED_POOL_SIZE = 1024;
 const MAX_VOCAB_SCAN = 200_000;
 const pools = new Map<string, WordPool>();
 
-/**
- * The word pools of a tokenizer, built once from its vocabulary (lowest ids first: the most
- * common words) and cached by tokenizer name.
- */
-export function wordPool(tokenizer: Tokenizer): WordPool {
-  const cached = pools.get(tokenizer.name);
-  if (cached) return cached;
+/** The words of a vocabulary scan; `unmarked` also tries " " + a bare word (vocabularies without a space marker). */
+function scanVocabulary(tokenizer: Tokenizer, unmarked: boolean): WordPool {
   const capitals: string[] = [];
   const spaced: string[] = [];
-  for (let id = 0; id < MAX_VOCAB_SCAN; id++) {
-    if (capitals.length >= CAPITAL_POOL_SIZE && spaced.length >= SPACED_POOL_SIZE) break;
+  const seen = new Set<string>();
+  const framed = tokenizer.countPrompt !== undefined;
+  const CAPITALS = framed ? FRAMED_CAPITAL_POOL_SIZE : CAPITAL_POOL_SIZE;
+  const SPACED = framed ? FRAMED_SPACED_POOL_SIZE : SPACED_POOL_SIZE;
+  const end = Math.min(MAX_VOCAB_SCAN, tokenizer.vocabSize ?? MAX_VOCAB_SCAN);
+  for (let id = 0; id < end; id++) {
+    if (capitals.length >= CAPITALS && spaced.length >= SPACED) break;
     let text: string;
     try {
       text = tokenizer.decode([id]);
     } catch {
       continue;
     }
-    if (spaced.length < SPACED_POOL_SIZE && /^ [a-z]{3,10}$/.test(text)) {
+    if (unmarked && /^[a-z]{3,10}$/.test(text)) text = ` ${text}`;
+    if (seen.has(text)) continue;
+    seen.add(text);
+    if (spaced.length < SPACED && /^ [a-z]{3,10}$/.test(text)) {
       if (tokenizer.count(text) === 1) spaced.push(text);
-    } else if (capitals.length < CAPITAL_POOL_SIZE && /^[A-Z][a-z]{2,10}$/.test(text)) {
+    } else if (capitals.length < CAPITALS && /^[A-Z][a-z]{2,10}$/.test(text)) {
       if (tokenizer.count(text) === 1) capitals.push(text);
     }
   }
-  if (capitals.length < 16 || spaced.length < 256) {
+  return { capitals, spaced };
+}
+
+const enough = (p: WordPool) => p.capitals.length >= 16 && p.spaced.length >= 256;
+
+/** True when words of the pool side by side count one token each (the pre-tokenizer splits between them). */
+function wordsAddUp(tokenizer: Tokenizer, pool: WordPool): boolean {
+  const { capitals, spaced } = pool;
+  const words = [capitals[capitals.length - 1]!, ...spaced.slice(0, 64), ...spaced.slice(-64)];
+  return tokenizer.count(words.join('')) === words.length;
+}
+
+/**
+ * The word pools of a tokenizer, built once from its vocabulary (lowest ids first: the most
+ * common words) and cached by tokenizer name. A vocabulary whose words carry no space marker
+ * (a WordLevel or WordPiece tokenizer that splits on whitespace) is scanned a second time
+ * with a space put before its bare words.
+ */
+export function wordPool(tokenizer: Tokenizer): WordPool {
+  const cached = pools.get(tokenizer.name);
+  if (cached) return cached;
+  let pool = scanVocabulary(tokenizer, false);
+  if (!enough(pool)) pool = scanVocabulary(tokenizer, true);
+  if (!enough(pool) || !wordsAddUp(tokenizer, pool)) {
     throw new GoodputError(
       'E_USAGE',
       `tokenizer ${tokenizer.name} has too few single-token words for exact-length prompts`,
-      'use --tokenizer o200k_base or cl100k_base, or a --dataset',
+      'use --tokenizer o200k_base (the default), or a --dataset',
     );
   }
-  const pool = { capitals, spaced };
   pools.set(tokenizer.name, pool);
   return pool;
 }
@@ -73,6 +105,8 @@ export interface SyntheticPromptOptions {
    * needed to encode it are distinct only as far as their length allows.
    */
   unique?: number;
+  /** The words to draw from; default wordPool(tokenizer). A chat template may rule some out (see prompt-frame.ts). */
+  pool?: WordPool;
 }
 
 /**
@@ -97,7 +131,7 @@ export function syntheticPrompt(
     );
   }
   if (tokens === 0) return '';
-  const { capitals, spaced } = wordPool(tokenizer);
+  const { capitals, spaced } = options.pool ?? wordPool(tokenizer);
   const words = new Array<string>(tokens);
   let filled = 0;
   const unique = options.unique;
@@ -124,7 +158,12 @@ export function syntheticPrompt(
  */
 export function promptLength(n: number, range: number, rng: Rng): number {
   if (!(range > 0)) return n;
-  const low = Math.max(1, Math.ceil(n * (1 - range)));
+  const low = shortestPromptLength(n, range);
   const high = Math.max(low, Math.floor(n * (1 + range)));
   return low + rng.int(high - low + 1);
+}
+
+/** The shortest length promptLength can draw. */
+export function shortestPromptLength(n: number, range: number): number {
+  return range > 0 ? Math.max(1, Math.ceil(n * (1 - range))) : n;
 }

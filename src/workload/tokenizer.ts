@@ -11,15 +11,34 @@
 
 import { createRequire } from 'node:module';
 import { GoodputError } from '../errors.js';
-import type { ChatMessage } from '../types.js';
+import type { ChatMessage, TokenizerFile } from '../types.js';
+
+export type { TokenizerFile };
+
+/** What a prompt is made of: chat messages or a completions prompt. */
+export interface PromptParts {
+  messages?: readonly ChatMessage[];
+  prompt?: string;
+}
 
 /** A tokenizer: counts, encodes and decodes text. */
 export interface Tokenizer {
-  /** Encoding name, e.g. "o200k_base"; recorded in WorkloadSpec.tokenizer. */
+  /** Encoding name, e.g. "o200k_base"; recorded in WorkloadSpec.tokenizer. Unique per vocabulary (caches key on it). */
   readonly name: string;
+  /** Tokens of plain text (no special tokens added): output text, dataset replies. */
   count(text: string): number;
   encode(text: string): number[];
   decode(ids: readonly number[]): string;
+  /**
+   * Tokens of a whole prompt as the server counts them: the chat template rendered with its
+   * generation prompt, special tokens included (a model's own tokenizer, `--tokenizer FILE`).
+   * Absent: the tokens of the concatenated message contents (see countPromptTokens).
+   */
+  countPrompt?(item: PromptParts): number;
+  /** Ids are below this (the vocabulary scan for prompt words stops there); undefined: unknown. */
+  readonly vocabSize?: number;
+  /** The file the tokenizer was read from, recorded in WorkloadSpec.tokenizerFile. */
+  readonly file?: TokenizerFile;
 }
 
 /** Encodings that createTokenizer accepts. */
@@ -80,7 +99,7 @@ export function createTokenizer(name: string = DEFAULT_TOKENIZER): Tokenizer {
 }
 
 /** The text whose tokens make a prompt: chat message contents concatenated with nothing between them. */
-export function promptText(item: { messages?: readonly ChatMessage[]; prompt?: string }): string {
+export function promptText(item: PromptParts): string {
   if (item.messages) {
     let text = '';
     for (const m of item.messages) text += m.content;
@@ -90,13 +109,12 @@ export function promptText(item: { messages?: readonly ChatMessage[]; prompt?: s
 }
 
 /**
- * Prompt tokens as the client counts them, exactly as the embedded simulator counts them:
- * the tokens of the concatenated message contents (chat) or of the prompt (completions).
- * A real server adds its chat template's tokens on top; that difference is expected.
+ * Prompt tokens as the client counts them. With a model's own tokenizer (`countPrompt`), as
+ * that model's server counts them: chat template and special tokens included. Otherwise
+ * exactly as the embedded simulator counts them: the tokens of the concatenated message
+ * contents (chat) or of the prompt (completions); a real server adds its chat template's
+ * tokens on top, a difference that is expected.
  */
-export function countPromptTokens(
-  item: { messages?: readonly ChatMessage[]; prompt?: string },
-  tokenizer: Tokenizer = createTokenizer(),
-): number {
-  return tokenizer.count(promptText(item));
+export function countPromptTokens(item: PromptParts, tokenizer: Tokenizer = createTokenizer()): number {
+  return tokenizer.countPrompt ? tokenizer.countPrompt(item) : tokenizer.count(promptText(item));
 }

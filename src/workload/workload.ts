@@ -14,9 +14,10 @@ import { GoodputError } from '../errors.js';
 import type { ChatMessage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
+import { fitPromptFrame } from './prompt-frame.js';
 import { createRng, type Rng } from './rng.js';
 import { createSessionSource, type SessionSource } from './sessions.js';
-import { promptLength, syntheticPrompt } from './synthetic.js';
+import { promptLength, shortestPromptLength, syntheticPrompt } from './synthetic.js';
 import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
 import { type TraceReplayOptions, traceReplay } from './trace/replay.js';
 
@@ -176,6 +177,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   }
 
   const resolved: WorkloadSpec = { ...spec, tokenizer: tokenizer.name };
+  if (tokenizer.file) resolved.tokenizerFile = { ...tokenizer.file };
   if (cancelRate !== undefined) resolved.cancelRate = cancelRate;
   if (cancelAfterMs !== undefined) resolved.cancelAfterMs = cancelAfterMs;
   if (dataset !== undefined && !Array.isArray(dataset)) {
@@ -219,14 +221,33 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const promptTokenMemo = new Map<number, number>();
   const outputTokenMemo = new Map<number, number>();
 
+  function build(system: string, user: string): { messages?: ChatMessage[]; prompt?: string } {
+    if (spec.api !== 'chat') return { prompt: system + user };
+    const messages: ChatMessage[] = [];
+    if (system !== '') messages.push({ role: 'system', content: system });
+    messages.push({ role: 'user', content: user });
+    return { messages };
+  }
+
   function toRequest(user: string, item: WorkItem): void {
-    if (spec.api === 'chat') {
-      const messages: ChatMessage[] = [];
-      if (systemText !== '') messages.push({ role: 'system', content: systemText });
-      messages.push({ role: 'user', content: user });
-      item.messages = messages;
-    } else {
-      item.prompt = systemText + user;
+    Object.assign(item, build(systemText, user));
+  }
+
+  // A model's own tokenizer counts the chat template too: --prompt-tokens is the whole
+  // prompt as the server counts it, so the user text is that much shorter (prompt-frame.ts).
+  // (Multi-turn sessions and trace replays build their own prompts: their words are counted.)
+  const frame =
+    spec.kind === 'synthetic' && spec.sessions === undefined
+      ? fitPromptFrame(tokenizer, build, systemText, systemTokens)
+      : undefined;
+  const overhead = frame?.overhead ?? 0;
+  if (frame && spec.kind === 'synthetic') {
+    const shortest = shortestPromptLength(spec.promptTokens!, spec.promptTokensRange ?? 0);
+    if (shortest - overhead < 1) {
+      throw usage(
+        `${spec.promptTokensRange ? `the shortest prompts of --prompt-tokens ${spec.promptTokens} ±${spec.promptTokensRange}, ${shortest} tokens,` : `--prompt-tokens ${shortest}`} leave no room for the words: the chat template of ${tokenizer.name} alone takes ${overhead} token(s)`,
+        `--prompt-tokens counts the whole prompt, template included: pass at least ${overhead + 1}`,
+      );
     }
   }
 
@@ -304,7 +325,11 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       fillFromDataset(i, workItem);
     } else {
       const length = promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
-      toRequest(syntheticPrompt(length, promptStreams.fork(i), tokenizer, { unique: i }), workItem);
+      const user = syntheticPrompt(length - overhead, promptStreams.fork(i), tokenizer, {
+        unique: i,
+        ...(frame ? { pool: frame.pool } : {}),
+      });
+      toRequest(user, workItem);
       workItem.promptTokens = systemTokens + length;
     }
     if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
