@@ -11,6 +11,7 @@ import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandSpec } from '../flags/index.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
+import { toolVersion } from '../util/index.js';
 import { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
 
 /** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
@@ -85,7 +86,13 @@ export const historyCommand: CommandSpec = {
       const rollbacks = store.rollbacks(query.target).filter((r) => r.at >= query.since);
       if (o.report === true) {
         const out = resolvePath(ctx.cwd, typeof o.out === 'string' ? o.out : 'trend.html');
-        await writeFile(out, renderHistoryHtml(windows, rollbacks, await loadChartAssets()));
+        await writeFile(
+          out,
+          renderHistoryHtml(windows, rollbacks, await loadChartAssets(), {
+            windowMs,
+            version: toolVersion(),
+          }),
+        );
         ctx.stderr.write(`trend report: ${out}\n`);
       }
       if (o.json === true) ctx.stdout.write(renderHistoryJson(windows, rollbacks, windowMs));

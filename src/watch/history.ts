@@ -7,34 +7,49 @@
  * @module
  */
 
+import { latencyMetricOf, latencyTitle } from '../metrics/index.js';
+import {
+  type ChartAssets,
+  type ChartMarker,
+  type ChartSeries,
+  type ChartSpec,
+  dataTable,
+  renderTrendPage,
+  type TrendSection,
+  type XY,
+} from '../report/html/index.js';
 import type { StoredRollback, WindowFigures } from '../store/index.js';
+import { escapeHtml } from '../util/index.js';
 
 function fmt(ms: number, count: number): string {
   if (count === 0) return '-';
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)}s` : ms.toFixed(1);
 }
 
-/** The trend table as text. */
-export function renderHistoryTable(windows: WindowFigures[], rollbacks: StoredRollback[]): string {
-  if (windows.length === 0) return 'no rounds in the store for this period\n';
-  const head = [
-    'target',
-    'window start (UTC)',
-    'rounds',
-    'attain',
-    'errors',
-    'ttft p50',
-    'ttft p99',
-    'tpot p50',
-    'tpot p99',
-    'itl p99',
-    'e2el p99',
-  ];
-  const rows = windows.map((w) => {
+const TABLE_HEAD = [
+  'target',
+  'window start (UTC)',
+  'rounds',
+  'attain',
+  'errors',
+  'ttft p50',
+  'ttft p99',
+  'tpot p50',
+  'tpot p99',
+  'itl p99',
+  'e2el p99',
+] as const;
+
+/** Minute-resolution UTC time: "2026-12-02 14:05". */
+const utcMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+/** One table row per window (text cells; latencies in ms). */
+function tableRows(windows: WindowFigures[]): string[][] {
+  return windows.map((w) => {
     const errs = Object.values(w.errors).reduce((a, b) => a + (b ?? 0), 0);
     return [
       w.target,
-      new Date(w.start).toISOString().slice(0, 16).replace('T', ' '),
+      utcMinute(w.start),
       w.invalidRounds > 0 ? `${w.rounds} (${w.invalidRounds} inv)` : String(w.rounds),
       Number.isNaN(w.attainment) ? '-' : `${(w.attainment * 100).toFixed(1)}%`,
       String(errs),
@@ -46,16 +61,24 @@ export function renderHistoryTable(windows: WindowFigures[], rollbacks: StoredRo
       fmt(w.latency.e2el.p99, w.latency.e2el.count),
     ];
   });
+}
+
+function rollbackLine(r: StoredRollback): string {
+  return `rollback: ${r.target} at ${new Date(r.at).toISOString()} (round ${r.round}) ${r.rule}${r.adrId ? ` [${r.adrId}]` : ''}${r.exitCode !== undefined ? ` → exit ${r.exitCode}` : ''}`;
+}
+
+const TABLE_NOTE = "latencies in ms; percentiles recomputed from each window's merged histograms";
+
+/** The trend table as text. */
+export function renderHistoryTable(windows: WindowFigures[], rollbacks: StoredRollback[]): string {
+  if (windows.length === 0) return 'no rounds in the store for this period\n';
+  const head = [...TABLE_HEAD];
+  const rows = tableRows(windows);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [line(head), ...rows.map(line)];
-  for (const r of rollbacks) {
-    out.push(
-      `rollback: ${r.target} at ${new Date(r.at).toISOString()} (round ${r.round}) ${r.rule}${r.adrId ? ` [${r.adrId}]` : ''}${r.exitCode !== undefined ? ` → exit ${r.exitCode}` : ''}`,
-    );
-  }
-  return `${out.join('\n')}\nlatencies in ms; percentiles recomputed from each window's merged histograms\n`;
+  const out = [line(head), ...rows.map(line), ...rollbacks.map(rollbackLine)];
+  return `${out.join('\n')}\n${TABLE_NOTE}\n`;
 }
 
 /** The history as JSON (schemaVersion'd). */
@@ -68,80 +91,114 @@ export function renderHistoryJson(
   return `${JSON.stringify({ schemaVersion: 1, kind: 'goodput.history', windowMs, windows: clean, rollbacks }, null, 2)}\n`;
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** A percentile of a latency per window, at the window's middle; windows without samples are left out. */
+function latencySeries(
+  ws: WindowFigures[],
+  windowMs: number,
+  name: 'ttft' | 'tpot',
+  stat: 'p50' | 'p99',
+  color: string,
+): ChartSeries {
+  const data: XY = { x: [], y: [] };
+  for (const w of ws) {
+    const l = w.latency[name];
+    if (l.count === 0 || !Number.isFinite(l[stat])) continue;
+    data.x.push((w.start + windowMs / 2) / 1000);
+    data.y.push(l[stat]);
+  }
+  return { label: latencyMetricOf(name, stat)?.label ?? `${name} ${stat}`, color, data };
 }
 
-/** A self-contained trend page: per target, p50/p99 charts of TTFT and TPOT, attainment, rollbacks. */
+/** The charts of one target: TTFT and TPOT p50/p99 (ms), SLO attainment (%), rollbacks marked. */
+function targetCharts(
+  t: string,
+  i: number,
+  ws: WindowFigures[],
+  rollbacks: StoredRollback[],
+  windowMs: number,
+): ChartSpec[] {
+  // The data's own time range: from the first window's start to the last window's end.
+  const xRange: [number, number] = [
+    Math.min(...ws.map((w) => w.start)) / 1000,
+    Math.max(...ws.map((w) => w.start + windowMs)) / 1000,
+  ];
+  const markers: ChartMarker[] = rollbacks
+    .filter((r) => r.target === t)
+    .map((r) => ({ x: r.at / 1000, label: 'rollback', color: '#dc2626' }));
+  const attain: XY = { x: [], y: [] };
+  for (const w of ws) {
+    if (Number.isNaN(w.attainment)) continue;
+    attain.x.push((w.start + windowMs / 2) / 1000);
+    attain.y.push(w.attainment * 100);
+  }
+  const base = { group: 'trend' as const, xLabel: 'time (UTC)', xTime: true, xRange, markers };
+  const style = ws.length <= 2 ? ({ style: 'dashed' } as const) : {};
+  const lat = (name: 'ttft' | 'tpot') =>
+    [
+      latencySeries(ws, windowMs, name, 'p50', '#2563eb'),
+      latencySeries(ws, windowMs, name, 'p99', '#ea580c'),
+    ].map((s) => ({ ...s, ...style }));
+  const charts: ChartSpec[] = [
+    { ...base, id: `trend-${i}-ttft`, title: `${latencyTitle('ttft')}`, yLabel: 'ms', series: lat('ttft') },
+    { ...base, id: `trend-${i}-tpot`, title: `${latencyTitle('tpot')}`, yLabel: 'ms', series: lat('tpot') },
+    {
+      ...base,
+      id: `trend-${i}-attainment`,
+      title: 'SLO attainment',
+      yLabel: 'attainment (%)',
+      yRange: [0, 100],
+      series: [{ label: 'attainment', color: '#16a34a', data: attain, ...style }],
+    },
+  ];
+  return charts.map((c) => ({ ...c, series: c.series.filter((s) => s.data.x.length > 0) }));
+}
+
+/**
+ * A self-contained trend page in the report's style: per target, TTFT and TPOT p50/p99 and
+ * SLO attainment per window over the data's own time range (UTC throughout), rollbacks
+ * marked, then the windows table.
+ */
 export function renderHistoryHtml(
   windows: WindowFigures[],
   rollbacks: StoredRollback[],
-  assets: { uplotJs: string; uplotCss: string },
+  assets: ChartAssets,
+  opts: { windowMs: number; version: string; generatedAt?: string },
 ): string {
   const targets = [...new Set(windows.map((w) => w.target))];
-  const data = targets.map((t) => {
+  const sections: TrendSection[] = targets.map((t, i) => {
     const ws = windows.filter((w) => w.target === t);
-    const x = ws.map((w) => w.start / 1000);
-    const nz = (v: number, n: number) => (n === 0 ? null : v);
     return {
-      target: t,
-      charts: [
-        {
-          title: 'TTFT (ms)',
-          x,
-          series: [
-            ['p50', ws.map((w) => nz(w.latency.ttft.p50, w.latency.ttft.count))],
-            ['p99', ws.map((w) => nz(w.latency.ttft.p99, w.latency.ttft.count))],
-          ],
-        },
-        {
-          title: 'TPOT (ms)',
-          x,
-          series: [
-            ['p50', ws.map((w) => nz(w.latency.tpot.p50, w.latency.tpot.count))],
-            ['p99', ws.map((w) => nz(w.latency.tpot.p99, w.latency.tpot.count))],
-          ],
-        },
-        {
-          title: 'SLO attainment',
-          x,
-          series: [['attainment', ws.map((w) => (Number.isNaN(w.attainment) ? null : w.attainment))]],
-        },
-      ],
-      rollbacks: rollbacks.filter((r) => r.target === t).map((r) => r.at / 1000),
+      id: `target-${i}`,
+      heading: t,
+      note: `${ws.length} window(s) of ${fmtWindow(opts.windowMs)}, ${utcMinute(ws[0]!.start)} to ${utcMinute(ws.at(-1)!.start + opts.windowMs)} UTC; each point is a window's figure at its middle.`,
+      charts: targetCharts(t, i, ws, rollbacks, opts.windowMs),
     };
   });
-  const table = renderHistoryTable(windows, rollbacks);
-  // JSON inside <script>: escape '<' so no '</script>' can end the block early.
-  const json = JSON.stringify(data).replace(/</g, '\\u003c');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>goodput history</title>
-<style>${assets.uplotCss}
-body{font:14px system-ui,sans-serif;margin:24px;color:#222}h2{margin-top:32px}.chart{margin:12px 0}pre{background:#f6f6f6;padding:12px;overflow:auto}</style>
-</head><body>
-<h1>goodput history</h1>
-<div id="charts"></div>
-<h2>Windows</h2><pre>${escapeHtml(table)}</pre>
-<script>${assets.uplotJs}</script>
-<script>
-const DATA = ${json};
-const colors = ['#1f77b4', '#d62728', '#2ca02c'];
-const root = document.getElementById('charts');
-for (const t of DATA) {
-  const h = document.createElement('h2'); h.textContent = t.target; root.appendChild(h);
-  for (const c of t.charts) {
-    const div = document.createElement('div'); div.className = 'chart'; root.appendChild(div);
-    const rb = t.rollbacks;
-    new uPlot({
-      title: c.title, width: Math.min(1000, window.innerWidth - 60), height: 240,
-      series: [{}, ...c.series.map((s, i) => ({ label: s[0], stroke: colors[i % colors.length], width: 2, spanGaps: false }))],
-      hooks: { draw: [(u) => { const ctx = u.ctx; ctx.save(); ctx.strokeStyle = '#ff7f0e'; ctx.lineWidth = 2;
-        for (const x of rb) { const px = u.valToPos(x, 'x', true); ctx.beginPath(); ctx.moveTo(px, u.bbox.top); ctx.lineTo(px, u.bbox.top + u.bbox.height); ctx.stroke(); }
-        ctx.restore(); }] },
-    }, [c.x, ...c.series.map((s) => s[1])], div);
-  }
+  const table =
+    windows.length === 0
+      ? '<p class="muted">No rounds in the store for this period.</p>'
+      : `${dataTable(TABLE_HEAD, tableRows(windows), 2)}<p class="muted">${escapeHtml(TABLE_NOTE)}</p>`;
+  const rollbackList =
+    rollbacks.length === 0
+      ? ''
+      : `<ul>${rollbacks.map((r) => `<li>${escapeHtml(rollbackLine(r))}</li>`).join('')}</ul>`;
+  sections.push({ id: 'windows', heading: 'Windows', charts: [], html: table + rollbackList });
+  return renderTrendPage(
+    {
+      title: 'goodput history',
+      subtitle:
+        targets.length === 0 ? 'no rounds' : `${targets.join(', ')} · windows of ${fmtWindow(opts.windowMs)}`,
+      generatedAt: opts.generatedAt ?? new Date().toISOString(),
+      version: opts.version,
+      sections,
+    },
+    assets,
+  );
 }
-</script>
-</body></html>
-`;
+
+/** "1h", "5m", "30s". */
+function fmtWindow(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
 }

@@ -37,11 +37,13 @@ export interface ChartSpec {
   id: string;
   title: string;
   /** Which section the chart goes in. */
-  group: 'cdf' | 'scatter' | 'timeline' | 'sweep';
+  group: 'cdf' | 'scatter' | 'timeline' | 'sweep' | 'trend';
   xLabel: string;
   yLabel: string;
   y2Label?: string;
   xLog?: boolean;
+  /** x is a wall-clock time in seconds since the epoch: ticks and legend in UTC. */
+  xTime?: boolean;
   /** Lowest x shown (log CDFs start at their 1st percentile: below it lie only sub-ms read artefacts). */
   xMin?: number;
   /** Fixed x range (the client and server timelines of a run share it). */

@@ -48,6 +48,18 @@ export const CHART_SCRIPT = `
 
   function axisValues(u, splits) { return splits.map(fmt); }
 
+  // Wall-clock x (seconds since the epoch), always in UTC: "12-02 14:05", with seconds when the
+  // ticks are closer than a minute, the date alone when a day apart or more.
+  function utc(v, step) {
+    if (v == null || !isFinite(v)) return '';
+    var iso = new Date(v * 1000).toISOString();
+    if (step >= 86400) return iso.slice(0, 10);
+    if (step < 60) return iso.slice(5, 10) + ' ' + iso.slice(11, 19);
+    return iso.slice(5, 10) + ' ' + iso.slice(11, 16);
+  }
+  function timeValues(u, splits, axisIdx, space, incr) { return splits.map(function (v) { return utc(v, incr); }); }
+  var TIME_INCRS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
+
   function markerHook(markers) {
     return function (u) {
       if (!markers.length) return;
@@ -96,7 +108,9 @@ export const CHART_SCRIPT = `
     if (!el) return;
     var data = align(spec.series.map(function (s) { return s.data; }));
     var axes = [
-      { label: spec.xLabel, values: axisValues, size: 40 },
+      spec.xTime
+        ? { label: spec.xLabel, values: timeValues, incrs: TIME_INCRS, space: 90, size: 40 }
+        : { label: spec.xLabel, values: axisValues, size: 40 },
       { label: spec.yLabel, scale: 'y', values: axisValues, size: 56 },
     ];
     if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, values: axisValues, size: 56, grid: { show: false } });
@@ -121,7 +135,7 @@ export const CHART_SCRIPT = `
       axes: axes,
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },
-      series: [{ label: spec.xLabel, value: function (u, v) { return fmt(v); } }].concat(spec.series.map(seriesOpts)),
+      series: [{ label: spec.xLabel, value: function (u, v) { return spec.xTime ? (v == null ? '' : utc(v, 1) + ' UTC') : fmt(v); } }].concat(spec.series.map(seriesOpts)),
       hooks: {
         draw: [markerHook(spec.markers), function () { el.setAttribute('data-rendered', 'true'); }],
       },

@@ -25,3 +25,4 @@ export { RunChartBuilder } from './prepare.js';
 export { isSweepDir, loadChartAssets, readReportRun, readSweep, SWEEP_FILE } from './read.js';
 export { renderHtmlReport } from './render.js';
 export { sweepView } from './sweep.js';
+export { dataTable, renderTrendPage, type TrendPageInput, type TrendSection } from './trend.js';

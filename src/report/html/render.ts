@@ -21,7 +21,7 @@ import {
 } from './sections.js';
 import { REPORT_CSS } from './styles.js';
 
-function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
+export function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
   return specs
     .filter((s) => s.group === group)
     .map(
@@ -32,7 +32,7 @@ function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
 }
 
 /** Keeps an inlined script from closing its own element early. */
-function safeInlineScript(js: string): string {
+export function safeInlineScript(js: string): string {
   return js.replace(/<\/script/gi, '<\\/script');
 }
 
