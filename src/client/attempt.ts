@@ -21,25 +21,29 @@ import {
   serverErrorMessage,
   truncate,
 } from './classify.js';
+import {
+  chatParts,
+  embeddingsProblem,
+  type OutputParts,
+  responsesBodyParts,
+  responsesStep,
+  responsesUsage,
+  type Usage,
+} from './events.js';
 import { SseParser } from './sse.js';
+
+export type { Usage } from './events.js';
 
 /** Round to microseconds (3 decimals of a millisecond). */
 export function roundMs(ms: number): Ms {
   return Math.round(ms * 1000) / 1000;
 }
 
-/** The usage object of an OpenAI response, as far as the client reads it. */
-export interface Usage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
-}
-
 /** What every attempt of one client shares. */
 export interface AttemptContext {
   clock: Clock;
   api: ApiKind;
-  /** Keep the text of content chunks (to count tokens when the server sends no usage). */
+  /** Keep the text of output chunks (to count tokens when the server sends no usage). */
   keepText: boolean;
   maxEventBytes: number;
   /** Removes the key (and a proxy password) from server text; applied before any cut. */
@@ -97,7 +101,14 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   endMs: Ms = 0;
   readonly chunkMs: Ms[] = [];
   readonly chunkChars: number[] = [];
+  /** Reasoning characters of each chunk; created at the first chunk that carries reasoning. */
+  chunkReasoningChars: number[] | undefined;
+  /** Output text (answer and reasoning), kept to count tokens. */
   readonly texts: string[] | undefined;
+  /** Reasoning text alone, kept to count reasoning tokens. */
+  readonly reasoningTexts: string[] | undefined;
+  /** Chunks that carried reasoning (the count of reasoning tokens without a tokenizer). */
+  reasoningChunks = 0;
   httpStatus: number | undefined;
   error: RequestError | undefined;
   outcome: Outcome = 'success';
@@ -134,6 +145,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     this.dispatchMs = roundMs(ctx.clock.now());
     this.sentMs = this.dispatchMs;
     this.texts = ctx.keepText ? [] : undefined;
+    this.reasoningTexts = ctx.keepText ? [] : undefined;
   }
 
   /** End the attempt now (timeout, cancel, abort, bad data); aborts the HTTP request if it is under way. */
@@ -262,6 +274,10 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
       return;
     }
     if (this.streamError !== undefined) return;
+    if (this.ctx.api === 'responses') {
+      this.onResponsesEvent(event, eventType);
+      return;
+    }
     const usage = event.usage;
     if (usage !== null && typeof usage === 'object') {
       const why = impossibleUsage(usage as Record<string, unknown>);
@@ -286,18 +302,49 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     }
     const finish = choice.finish_reason;
     if (typeof finish === 'string' && finish) this.finishReason = this.cut(finish, 64);
-    let chars = 0;
     if (this.ctx.api === 'chat') {
       const delta = (choice.delta ?? choice.message) as Record<string, unknown> | undefined;
-      if (delta) {
-        chars = this.take(delta.content) + this.take(delta.reasoning_content);
-        if (delta.reasoning_content === undefined) chars += this.take(delta.reasoning);
-      }
+      if (delta && typeof delta === 'object') this.output(chatParts(delta));
     } else {
-      chars = this.take(choice.text);
+      const chars = this.take(choice.text);
+      if (chars > 0) this.chunk(chars, 0);
     }
-    if (chars > 0) this.chunk(chars);
   };
+
+  /** One Responses API event: output deltas are chunks; completed/incomplete end the stream with usage. */
+  private onResponsesEvent(event: Record<string, unknown>, eventType: string): void {
+    const step = responsesStep(event, eventType);
+    if (step.kind === 'output') {
+      this.output(step.parts);
+    } else if (step.kind === 'failed') {
+      this.streamError ??= this.cut(step.message);
+    } else if (step.kind === 'end') {
+      this.finishReason = this.cut(step.finishReason, 64);
+      this.sawDone = true;
+      if (step.usage) {
+        const usage = responsesUsage(step.usage);
+        const why = impossibleUsage(usage);
+        if (why !== undefined) {
+          this.fail('IMPOSSIBLE_VALUE', why.replace('usage.completion_tokens', 'usage.output_tokens'));
+          return;
+        }
+        this.usage = usage as Usage;
+      }
+    }
+  }
+
+  /** Output text of one event: a chunk when it carries any, with its reasoning characters apart. */
+  private output(parts: OutputParts): number {
+    let answer = 0;
+    let reasoning = 0;
+    for (const t of parts.answer) answer += this.take(t);
+    for (const t of parts.reasoning) {
+      reasoning += this.take(t);
+      this.reasoningTexts?.push(t);
+    }
+    if (answer + reasoning > 0) this.chunk(answer + reasoning, reasoning);
+    return answer + reasoning;
+  }
 
   /** Server text for a message: the key removed first, then cut to one bounded line. */
   private cut(text: string, max?: number): string {
@@ -315,9 +362,14 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     return value.length;
   }
 
-  private chunk(chars: number): void {
+  private chunk(chars: number, reasoningChars: number): void {
     if (this.readAtRounded < 0) this.readAtRounded = roundMs(this.readAt);
     if (this.firstTokenMs === undefined) this.firstTokenMs = this.readAtRounded;
+    if (reasoningChars > 0) {
+      this.reasoningChunks++;
+      this.chunkReasoningChars ??= new Array<number>(this.chunkMs.length).fill(0);
+    }
+    this.chunkReasoningChars?.push(reasoningChars);
     this.chunkMs.push(this.readAtRounded);
     this.chunkChars.push(chars);
   }
@@ -364,10 +416,32 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     if (doc.error !== undefined && doc.error !== null) {
       return endError('STREAM_ERROR_OBJECT', this.cut(messageIn(doc) ?? text));
     }
+    const api = this.ctx.api;
     if (doc.usage && typeof doc.usage === 'object') {
-      const why = impossibleUsage(doc.usage as Record<string, unknown>);
+      const raw = doc.usage as Record<string, unknown>;
+      const usage = api === 'responses' ? responsesUsage(raw) : raw;
+      // Embeddings produce no output tokens: a count of 0 from the server's own answer.
+      if (api === 'embeddings') usage.completion_tokens = 0;
+      const why = impossibleUsage(usage);
       if (why !== undefined) return endError('IMPOSSIBLE_VALUE', why);
-      this.usage = doc.usage as Usage;
+      this.usage = usage as Usage;
+    }
+    if (api === 'embeddings') {
+      const problem = embeddingsProblem(doc);
+      if (problem !== undefined) return endError('EMPTY_CHOICES', problem);
+      this.usage ??= { completion_tokens: 0 };
+      this.finishReason = 'stop';
+      return undefined;
+    }
+    this.readAt = this.ctx.clock.now();
+    this.readAtRounded = -1;
+    if (api === 'responses') {
+      if (this.output(responsesBodyParts(doc)) === 0)
+        return endError('EMPTY_STREAM', 'the response carried no output');
+      const status = doc.status;
+      if (typeof status === 'string')
+        this.finishReason = status === 'completed' ? 'stop' : this.cut(status, 64);
+      return undefined;
     }
     const choices = doc.choices as Record<string, unknown>[] | undefined;
     if (!Array.isArray(choices) || choices.length === 0) {
@@ -382,13 +456,11 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     }
     if (typeof choice.finish_reason === 'string') this.finishReason = this.cut(choice.finish_reason, 64);
     const message = (choice.message ?? {}) as Record<string, unknown>;
-    this.readAt = this.ctx.clock.now();
-    this.readAtRounded = -1;
-    const chars =
-      this.take(this.ctx.api === 'chat' ? message.content : choice.text) +
-      this.take(message.reasoning_content ?? message.reasoning);
-    if (chars === 0) return endError('EMPTY_STREAM', 'the response carried no content');
-    this.chunk(chars);
+    const parts: OutputParts =
+      api === 'chat'
+        ? chatParts(message)
+        : { answer: typeof choice.text === 'string' ? [choice.text] : [], reasoning: [] };
+    if (this.output(parts) === 0) return endError('EMPTY_STREAM', 'the response carried no content');
     return undefined;
   }
 

@@ -62,7 +62,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   if (cfg.apiKey) getHeaders.authorization = `Bearer ${cfg.apiKey}`;
   const postHeaders: Record<string, string> = {
     'content-type': 'application/json',
-    accept: 'text/event-stream',
+    accept: cfg.api === 'embeddings' ? 'application/json' : 'text/event-stream',
     ...getHeaders,
   };
 
@@ -151,7 +151,8 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
         cfg.timeoutMs,
       );
       const ttftTimeoutMs = cfg.ttftTimeoutMs;
-      if (ttftTimeoutMs !== undefined && ttftTimeoutMs > 0) {
+      // Embeddings stream no tokens: only the total timeout applies.
+      if (ttftTimeoutMs !== undefined && ttftTimeoutMs > 0 && cfg.api !== 'embeddings') {
         ttft = setTimeout(() => {
           if (attempt.firstTokenMs === undefined) {
             attempt.fail('TTFT_TIMEOUT', `no first token within ${ttftTimeoutMs} ms`);

@@ -23,6 +23,21 @@ function countedTokens(a: StreamAttempt, countTokens: ((text: string) => number)
   return a.chunkMs.length;
 }
 
+/** Reasoning tokens received, counted by the client: with the tokenizer when there is one, else one per reasoning chunk. */
+function countedReasoningTokens(
+  a: StreamAttempt,
+  countTokens: ((text: string) => number) | undefined,
+): number {
+  if (countTokens && a.reasoningTexts) {
+    try {
+      return countTokens(a.reasoningTexts.join(''));
+    } catch {
+      return a.reasoningChunks;
+    }
+  }
+  return a.reasoningChunks;
+}
+
 /** Build the record of one request from its final attempt and the attempts that failed before it. */
 export function toRecord(
   item: WorkItem,
@@ -59,8 +74,15 @@ export function toRecord(
   if (a.firstTokenMs !== undefined) record.firstTokenMs = a.firstTokenMs;
   if (a.httpStatus !== undefined) record.httpStatus = a.httpStatus;
   if (typeof usage?.prompt_tokens === 'number') record.serverPromptTokens = usage.prompt_tokens;
+  if (a.chunkReasoningChars) record.chunkReasoningChars = a.chunkReasoningChars;
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === 'number') record.reasoningTokens = reasoning;
+  if (fromUsage && typeof reasoning === 'number') {
+    record.reasoningTokens = reasoning;
+  } else if (a.reasoningChunks > 0) {
+    // No count from the server (or the user cancelled): the reasoning received, counted.
+    record.reasoningTokens = Math.min(record.outputTokens, countedReasoningTokens(a, countTokens));
+    record.reasoningTokensSource = 'counted';
+  }
   if (a.finishReason !== undefined) record.finishReason = a.finishReason;
   if (a.connectMs !== undefined) record.connectMs = a.connectMs;
   sessionFields(item, record);

@@ -14,9 +14,18 @@ function apiRoot(baseUrl: string): string {
   return base;
 }
 
+/** The path under `/v1` of each API. */
+const API_PATHS: Record<ApiKind, string> = {
+  chat: 'chat/completions',
+  completions: 'completions',
+  responses: 'responses',
+  embeddings: 'embeddings',
+};
+
 /**
- * The URL a request goes to: `{base}/v1/chat/completions` (api 'chat') or
- * `{base}/v1/completions` (api 'completions'). A base that already ends in `/v1` is not doubled.
+ * The URL a request goes to: `{base}/v1/chat/completions` (api 'chat'), `{base}/v1/completions`
+ * ('completions'), `{base}/v1/responses` ('responses') or `{base}/v1/embeddings`
+ * ('embeddings'). A base that already ends in `/v1` is not doubled.
  *
  * @example
  * ```ts
@@ -25,7 +34,7 @@ function apiRoot(baseUrl: string): string {
  * ```
  */
 export function endpointUrl(baseUrl: string, api: ApiKind): string {
-  return `${apiRoot(baseUrl)}/v1/${api === 'chat' ? 'chat/completions' : 'completions'}`;
+  return `${apiRoot(baseUrl)}/v1/${API_PATHS[api]}`;
 }
 
 /** The URL of the model list: `{base}/v1/models`, `/v1` not doubled. */
@@ -33,9 +42,16 @@ export function modelsUrl(baseUrl: string): string {
   return `${apiRoot(baseUrl)}/v1/models`;
 }
 
+/** The prompt as one text (completions, embeddings): the item's prompt, else its messages joined. */
+function promptText(item: WorkItem): string {
+  return item.prompt ?? (item.messages ?? []).map((m) => m.content).join('\n');
+}
+
 /**
- * The JSON body of a streamed request. Both `max_tokens` and `max_completion_tokens` are sent,
- * because some servers honour only one of them; `extraBody` is merged last.
+ * The JSON body of a request. Chat and completions: streamed, both `max_tokens` and
+ * `max_completion_tokens` sent, because some servers honour only one of them. Responses:
+ * streamed, `input` (the messages) and `max_output_tokens`. Embeddings: not streamed, `input`
+ * (the prompt text). `extraBody` is merged last.
  */
 export function requestBody(
   api: ApiKind,
@@ -46,10 +62,27 @@ export function requestBody(
 ): string {
   const maxTokens = item.maxTokens > 0 ? item.maxTokens : sampling.maxTokens;
   const body: Record<string, unknown> = { model };
+  if (api === 'embeddings') {
+    body.input = promptText(item);
+    body.encoding_format = 'float';
+    if (extraBody) Object.assign(body, extraBody);
+    return JSON.stringify(body);
+  }
+  if (api === 'responses') {
+    body.input = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
+    body.stream = true;
+    body.max_output_tokens = maxTokens;
+    body.temperature = sampling.temperature;
+    if (sampling.topP !== undefined) body.top_p = sampling.topP;
+    if (sampling.seed !== undefined) body.seed = sampling.seed;
+    if (sampling.ignoreEos) body.ignore_eos = true;
+    if (extraBody) Object.assign(body, extraBody);
+    return JSON.stringify(body);
+  }
   if (api === 'chat') {
     body.messages = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
   } else {
-    body.prompt = item.prompt ?? (item.messages ?? []).map((m) => m.content).join('\n');
+    body.prompt = promptText(item);
   }
   body.stream = true;
   body.stream_options = { include_usage: true };

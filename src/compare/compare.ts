@@ -346,7 +346,8 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
     }
   }
   const hasServer = runs.some((r) => !('imported' in r) && r.summary.server !== undefined);
-  const defs = COMPARE_METRICS.filter((m) => hasServer || !m.server);
+  const reasoned = runs.some((r) => !('imported' in r) && r.summary.reasoning !== undefined);
+  const defs = COMPARE_METRICS.filter((m) => (hasServer || !m.server) && (reasoned || !m.reasoning));
   const comparisons = candidates.map((cand, i): RunComparison => {
     const random = seededRandom(seed + i);
     const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples, minEffect));

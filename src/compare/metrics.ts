@@ -30,7 +30,7 @@ export type Direction = Better;
  */
 export type TestKind = 'rank' | 'bootstrap' | 'rate' | 'proportion' | 'none';
 
-export type LatencySampleName = 'ttft' | 'tpot' | 'itl' | 'e2el';
+export type LatencySampleName = 'ttft' | 'tpot' | 'itl' | 'e2el' | 'ttfrt' | 'ttfat';
 
 /** A compare row: a catalogue metric plus how a change in it is tested. */
 export interface CompareMetric {
@@ -47,6 +47,8 @@ export interface CompareMetric {
   value(summary: RunSummary): number | undefined;
   /** Only shown when either run has server metrics. */
   server?: boolean;
+  /** Only shown when either run reasoned. */
+  reasoning?: boolean;
 }
 
 const TESTS: Record<string, TestKind> = {
@@ -70,6 +72,7 @@ function row(id: string): CompareMetric {
     value: def.read,
   };
   if (def.server) out.server = true;
+  if (def.reasoning) out.reasoning = true;
   const q = def.latency ? QUANTILES[def.latency.stat] : undefined;
   if (def.latency && q !== undefined) {
     out.sample = def.latency.text as LatencySampleName;

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { phaseMetrics } from '../metrics/index.js';
 import type { RequestRecord } from '../types.js';
 
 export interface RunSamples {
@@ -17,6 +18,9 @@ export interface RunSamples {
   tpot: Float64Array;
   itl: Float64Array;
   e2el: Float64Array;
+  /** First reasoning and first answer token (reasoning models), as metrics' phaseMetrics defines them. */
+  ttfrt?: Float64Array;
+  ttfat?: Float64Array;
   /** Measured successful requests. */
   completed: number;
   /** Σ output tokens and Σ output tokens² over those requests (for the throughput interval). */
@@ -29,6 +33,8 @@ export function samplesFromRecords(records: Iterable<RequestRecord>): RunSamples
   const tpot: number[] = [];
   const itl: number[] = [];
   const e2el: number[] = [];
+  const ttfrt: number[] = [];
+  const ttfat: number[] = [];
   let completed = 0;
   let sum = 0;
   let sumOfSquares = 0;
@@ -39,6 +45,9 @@ export function samplesFromRecords(records: Iterable<RequestRecord>): RunSamples
     sumOfSquares += r.outputTokens * r.outputTokens;
     const total = r.endMs - r.sentMs;
     e2el.push(total);
+    const phases = phaseMetrics(r, r.outputTokens);
+    if (phases.ttfrtMs !== undefined) ttfrt.push(phases.ttfrtMs);
+    if (phases.ttfatMs !== undefined) ttfat.push(phases.ttfatMs);
     if (r.firstTokenMs === undefined) continue;
     const first = r.firstTokenMs - r.sentMs;
     ttft.push(first);
@@ -52,6 +61,8 @@ export function samplesFromRecords(records: Iterable<RequestRecord>): RunSamples
     tpot: sorted(tpot),
     itl: sorted(itl),
     e2el: sorted(e2el),
+    ttfrt: sorted(ttfrt),
+    ttfat: sorted(ttfat),
     completed,
     outputTokens: { sum, sumOfSquares },
   };

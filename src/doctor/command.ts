@@ -5,6 +5,7 @@
  */
 
 import type { TargetFlags } from '../config/index.js';
+import { GoodputError } from '../errors.js';
 import { type CommandSpec, FORCE_OPTION, resolveBenchmarkConfig, TARGET_OPTIONS } from '../flags/index.js';
 import { runDoctor } from './doctor.js';
 import { renderDoctorJson, renderDoctorSummary, renderStep } from './render.js';
@@ -87,6 +88,13 @@ export const doctorCommand: CommandSpec = {
   async run(ctx) {
     const json = ctx.args.options.json === true;
     const o = ctx.args.options;
+    if (o.api === 'responses' || o.api === 'embeddings') {
+      throw new GoodputError(
+        'E_USAGE',
+        `doctor checks the chat and completions APIs, not --api ${String(o.api)}`,
+        `run doctor with --api chat (or completions), then measure /v1/${String(o.api)} with goodput run --api ${String(o.api)}`,
+      );
+    }
     const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
     // The CLI adapts its flags to doctor's typed options.
     const target: TargetFlags = {};

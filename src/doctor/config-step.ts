@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { endpointUrl } from '../client/index.js';
 import { resolveTarget, type TargetFlags } from '../config/index.js';
 import { isGoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/index.js';
@@ -116,10 +117,7 @@ export async function checkConfig(
       problems.push({ severity: 'warn', cause: w, fix: 'give the base URL, without the endpoint path' });
     } else details.push(w);
   }
-  const baseUrl = url.callUrl.slice(
-    0,
-    url.callUrl.length - (api === 'chat' ? '/v1/chat/completions' : '/v1/completions').length,
-  );
+  const baseUrl = url.callUrl.slice(0, url.callUrl.length - endpointUrl('', api).length);
   config.url = baseUrl;
   return done({
     config,

@@ -10,6 +10,26 @@
 
 import type { OptionSpec } from './spec.js';
 
+/** The simulated engine's reasoning mode (`goodput sim`, and the embedded engine of a run). */
+export const REASONING_OPTIONS: OptionSpec[] = [
+  {
+    name: 'reasoning-tokens',
+    type: 'string',
+    valueName: 'N|exp:N|A-B',
+    group: 'Target',
+    description:
+      'Reasoning mode of the simulated engine: each chat/Responses request streams this many reasoning tokens before its answer (N exactly, exp:N exponential with mean N, A-B uniform); they count against max_tokens',
+  },
+  {
+    name: 'reasoning-field',
+    type: 'string',
+    choices: ['reasoning_content', 'reasoning'],
+    valueName: 'FIELD',
+    group: 'Target',
+    description: 'Delta field the simulated reasoning is streamed in [default: reasoning_content]',
+  },
+];
+
 /** Where to send requests and how: URL, model, API, key file, timeouts, retries, server metrics. */
 export const TARGET_OPTIONS: OptionSpec[] = [
   {
@@ -31,10 +51,11 @@ export const TARGET_OPTIONS: OptionSpec[] = [
   {
     name: 'api',
     type: 'string',
-    choices: ['chat', 'completions'],
+    choices: ['chat', 'completions', 'responses', 'embeddings'],
     default: 'chat',
     group: 'Target',
-    description: 'Endpoint: /v1/chat/completions or /v1/completions',
+    description:
+      'Endpoint: /v1/chat/completions, /v1/completions, /v1/responses (Responses API, streamed) or /v1/embeddings (not streamed: latency and inputs/s)',
   },
   {
     name: 'config',
@@ -125,6 +146,7 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     description:
       'Embedded engine only: live (real sockets, real time) or virtual (the engine with a simulated clock: what-if runs that finish in seconds)',
   },
+  ...REASONING_OPTIONS,
 ];
 
 /** What each request asks: prompts, lengths, sampling, simulated users who give up. */

@@ -19,7 +19,7 @@ import {
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { parseShard } from '../runner/shard.js';
-import { resolveProfile } from '../sim/index.js';
+import { parseReasoningField, parseReasoningLength, resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applySessionFlags } from './sessions.js';
@@ -295,6 +295,35 @@ export async function resolveBenchmarkConfig(
   if (shard !== undefined) config.shard = parseShard(shard);
   const startAt = str('startAt');
   if (startAt !== undefined) config.startAtMs = parseStartAt(startAt, Date.now());
+  const reasoningTokens = str('reasoningTokens');
+  const reasoningField = str('reasoningField');
+  if (reasoningTokens !== undefined || reasoningField !== undefined) {
+    if (config.url !== undefined) {
+      throw usage(
+        '--reasoning-tokens and --reasoning-field apply to the embedded engine only',
+        'drop --url to run the embedded engine in reasoning mode, or drop them to measure the server',
+      );
+    }
+    if (reasoningTokens === undefined) {
+      throw usage(
+        '--reasoning-field needs --reasoning-tokens',
+        'e.g. --reasoning-tokens 200 --reasoning-field reasoning',
+      );
+    }
+    if (config.sim?.timeMode === 'virtual') {
+      throw usage(
+        '--reasoning-tokens needs the live embedded engine (virtual time has no reasoning mode yet)',
+        'drop --time virtual',
+      );
+    }
+    config.sim = {
+      ...config.sim,
+      reasoning: {
+        length: parseReasoningLength(reasoningTokens),
+        field: parseReasoningField(reasoningField ?? 'reasoning_content'),
+      },
+    };
+  }
   const buckets = parseBuckets(o.buckets as string[] | undefined);
   if (buckets !== undefined) config.promptBuckets = buckets;
   const scrapeInterval = num('scrapeInterval');

@@ -246,8 +246,14 @@ describe('RunAccumulator.summarize', () => {
         'tpot',
         'ttft',
         'ttftFromScheduled',
+        // every success has a first answer token; nothing reasoned, so no ttfrt / reasoningItl
+        'ttfat',
+        'answerItl',
       ].sort(),
     );
+    expect(s.latency.ttfat).toEqual(s.latency.ttft);
+    expect(s.latency.ttfrt).toBeUndefined();
+    expect(s.reasoning).toBeUndefined();
   });
 
   test('no records, or only failures, gives zeros and no NaN', () => {
@@ -426,5 +432,37 @@ describe('values that cannot be true never reach a summary as NaN, Infinity or a
       expect(s.goodput.tokenGoodputRatio).toBeGreaterThanOrEqual(0);
       expect(s.goodput.tokenGoodputRatio).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe('RunAccumulator: reasoning phases', () => {
+  test('first reasoning and first answer percentiles, and token totals, from hand-made records', () => {
+    // Request k (k = 0..3): 2 + k reasoning chunks then 3 answer chunks, 10 ms apart from 50 ms.
+    const records = [0, 1, 2, 3].map((k) => {
+      const n = 2 + k + 3;
+      return streamed({
+        index: k,
+        sentMs: 1000 * (k + 1),
+        ttft: 50,
+        gap: 10,
+        tokens: n,
+        chunkReasoningChars: Array.from({ length: n }, (_, i) => (i < 2 + k ? 4 : 0)),
+        ...(k === 0 ? { reasoningTokens: 2, reasoningTokensSource: 'usage' as const } : {}),
+      });
+    });
+    const s = summarizeRecords(records, runMeta());
+    expect(s.latency.ttfrt?.count).toBe(4);
+    expect(s.latency.ttfrt?.max).toBeCloseTo(50, 1);
+    // first answer after 2, 3, 4, 5 reasoning chunks: 70, 80, 90, 100 ms
+    expect(s.latency.ttfat?.min).toBeCloseTo(70, 1);
+    expect(s.latency.ttfat?.max).toBeCloseTo(100, 1);
+    expect(s.latency.reasoningItl?.count).toBe(1 + 2 + 3 + 4);
+    expect(s.latency.answerItl?.count).toBe(4 * 2);
+    expect(s.reasoning).toEqual({
+      requests: 4,
+      reasoningTokens: 2 + 3 + 4 + 5,
+      answerTokens: 12,
+      countedRequests: 3,
+    });
   });
 });

@@ -8,6 +8,9 @@
  * - latencies (TTFT, TPOT, ITL, E2EL, queue wait, …), input/output token totals, the prompt
  *   buckets' latencies and the per-second peaks come from successful measured requests only,
  *   as in vLLM;
+ * - phases (reasoning models): first reasoning token, first answer token (content or tool
+ *   call; = TTFT without reasoning), ITL between chunks of the same phase, reasoning and answer
+ *   tokens of successful requests (see `phaseMetrics`);
  * - ITL has one value per gap between chunks; ITL per token is token-weighted: a gap before a
  *   chunk of k tokens contributes gap / k, k times (so it equals ITL when chunks are tokens);
  * - dispatch lag and late sends come from every measured open-loop request;
@@ -171,6 +174,18 @@ export class RunAccumulator {
       L.itl.record(m.itlMs[i] as number);
       L.itlPerToken.record(m.itlPerTokenMs[i] as number, m.chunkTokens[i + 1] ?? 1);
     }
+    if (m.ttfrtMs !== undefined) L.ttfrt.record(m.ttfrtMs);
+    if (m.ttfatMs !== undefined) L.ttfat.record(m.ttfatMs);
+    for (const gap of m.reasoningItlMs) L.reasoningItl.record(gap);
+    for (const gap of m.answerItlMs) L.answerItl.record(gap);
+    const r = s.reasoning;
+    if (m.reasoningTokens > 0 || m.ttfrtMs !== undefined) {
+      r.requests++;
+      if (record.reasoningTokensSource === 'counted' || record.reasoningTokens === undefined)
+        r.countedRequests++;
+    }
+    r.reasoningTokens += m.reasoningTokens;
+    r.answerTokens += m.answerTokens;
     if (bucket) {
       if (m.ttftMs !== undefined) bucket.ttft.record(m.ttftMs);
       bucket.e2el.record(m.e2elMs);

@@ -15,7 +15,7 @@
  */
 
 import type { LatencyStats, RunSummary, SummaryLatencyName } from '../types.js';
-import { errorRate } from './definitions.js';
+import { errorRate, meanAnswerTokens, meanReasoningTokens } from './definitions.js';
 
 export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'ratio' | 'count';
 /** Which way is better: latencies and error rates go down, throughput and goodput go up. */
@@ -46,6 +46,8 @@ export interface MetricDef {
   latency?: { name: SummaryLatencyName; text: string; stat: LatencyStatKey };
   /** Compare: only shown when a run has server metrics. */
   server?: boolean;
+  /** Compare: only shown when a run reasoned (its summary has a `reasoning` block). */
+  reasoning?: boolean;
 }
 
 /** The exporter gauge holding each catalogue metric of the last valid watch round, by `metric` label. */
@@ -78,7 +80,16 @@ export const LATENCY_NAMES: ReadonlyArray<
     'E2EL from scheduled',
     'End-to-end latency from the scheduled send',
   ],
+  // Reasoning models: time to first reasoning token, time to first answer token (content or
+  // tool call; = TTFT when the server streams no reasoning), ITL inside each phase.
+  ['ttfrt', 'ttfrt', 'TTFRT', 'Time to first reasoning token'],
+  ['ttfat', 'ttfat', 'TTFAT', 'Time to first answer token'],
+  ['reasoning_itl', 'reasoningItl', 'ITL reasoning', 'Inter-token latency while reasoning'],
+  ['answer_itl', 'answerItl', 'ITL answer', 'Inter-token latency of the answer'],
 ];
+
+/** The phase latencies (as written): compare shows them only for runs that reasoned. */
+const PHASE_TEXTS = new Set(['ttfrt', 'ttfat', 'reasoning_itl', 'answer_itl']);
 
 /** A latency's chart title, e.g. "Time to first token (TTFT)". */
 export function latencyTitle(name: SummaryLatencyName): string {
@@ -140,6 +151,7 @@ function latencyMetric(
     adrGateKey: `${text}_${statText}_ms`,
     latency: { name, text, stat },
   };
+  if (PHASE_TEXTS.has(text)) def.reasoning = true;
   if (VLLM_LATENCY.has(text) && vllmStat) def.vllmKey = `${vllmStat}_${text}_ms`;
   return def;
 }
@@ -227,6 +239,22 @@ const SCALARS: readonly MetricDef[] = [
     better: 'lower',
     // errors only (see definitions.ts); vLLM's `failed` key is attempted − completed.
     read: (s) => s.counts.failed,
+  }),
+  scalar({
+    id: 'reasoning_tokens',
+    label: 'Reasoning tokens (mean)',
+    unit: 'count',
+    better: 'lower',
+    reasoning: true,
+    read: meanReasoningTokens,
+  }),
+  scalar({
+    id: 'answer_tokens',
+    label: 'Answer tokens (mean)',
+    unit: 'count',
+    better: 'higher',
+    reasoning: true,
+    read: meanAnswerTokens,
   }),
   scalar({
     id: 'kv_fragmentation',
@@ -341,6 +369,11 @@ export const COMPARE_ROW_IDS = [
   'attainment',
   'error_rate',
   'goodput_ratio',
+  'ttfrt_p50',
+  'ttfrt_p99',
+  'ttfat_p50',
+  'ttfat_p99',
+  'reasoning_tokens',
   'kv_fragmentation',
   'kv_usage_max',
   'preemptions',

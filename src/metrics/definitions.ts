@@ -69,3 +69,23 @@ export function errorRate(s: { counts: Counts }): number | undefined {
 export function wastedOutputTokens(s: Pick<RunSummary, 'goodput'>): number {
   return s.goodput.wastedOutputTokens;
 }
+
+/**
+ * Mean reasoning tokens per completed request (reasoning models: usage's reasoning_tokens when
+ * reported, else counted by the client). **Undefined** when the run did not reason (no
+ * `reasoning` block, as in summaries written before it existed) or completed nothing.
+ */
+export function meanReasoningTokens(s: Pick<RunSummary, 'reasoning' | 'completed'>): number | undefined {
+  return s.reasoning && s.completed > 0 ? s.reasoning.reasoningTokens / s.completed : undefined;
+}
+
+/**
+ * Mean answer tokens per completed request: output tokens − reasoning tokens (all output
+ * tokens when the run did not reason). Undefined when nothing completed.
+ */
+export function meanAnswerTokens(
+  s: Pick<RunSummary, 'reasoning' | 'completed' | 'total_output_tokens'>,
+): number | undefined {
+  if (!(s.completed > 0)) return undefined;
+  return (s.reasoning?.answerTokens ?? s.total_output_tokens) / s.completed;
+}

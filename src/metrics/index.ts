@@ -34,6 +34,8 @@ export {
   failedRequests,
   interruptedRequests,
   judgedRequests,
+  meanAnswerTokens,
+  meanReasoningTokens,
   wastedOutputTokens,
 } from './definitions.js';
 export {
@@ -65,6 +67,7 @@ export {
 export {
   allocateChunkTokens,
   meetsSlo,
+  phaseMetrics,
   type RequestMetrics,
   requestMetrics,
 } from './request-metrics.js';

@@ -43,6 +43,8 @@ describe('mergeSummaries', () => {
     for (const name of SUMMARY_LATENCIES) {
       const a = merged.latency[name];
       const b = one.latency[name];
+      expect(a === undefined).toBe(b === undefined);
+      if (!a || !b) continue;
       expect([a.count, a.min, a.max, a.p50, a.p90, a.p95, a.p99, a.p999]).toEqual([
         b.count,
         b.min,

@@ -3,9 +3,9 @@
  * same target into one, through the histograms, so that percentiles are exactly those of
  * recording every request in one place.
  *
- * - Exact: every latency (histograms merged; count, mean, std, min and max merged from the
+ * - Exact: every latency (histograms merged, phase latencies too; count, mean, std, min and max merged from the
  *   exact moments), dispatch lag, prompt buckets, counts, errors (example from the first run
- *   that saw the code), token totals, good requests; everything derived from them (attainment,
+ *   that saw the code), token totals, reasoning and answer tokens, good requests; everything derived from them (attainment,
  *   throughputs, goodput, vLLM keys) is recomputed by the same code as a single run.
  * - Summed: dropped, lateSends, peakInFlight, `max_output_tokens_per_s` and
  *   `max_concurrent_requests` (per-second peaks of concurrent generators: the sum is an upper
@@ -36,9 +36,15 @@ import {
 } from './run-state.js';
 import { checkShardSet, shardOutcomes, shardSpanS } from './shards.js';
 
-function decodeOrThrow(encoded: string | undefined, stats: LatencyStats, what: string, runId: string) {
+function decodeOrThrow(
+  encoded: string | undefined,
+  stats: LatencyStats | undefined,
+  what: string,
+  runId: string,
+) {
+  // A phase latency the run did not measure (or an older summary without it) is empty.
+  if (stats === undefined || stats.count === 0) return new LatencyHistogram();
   if (encoded) return LatencyHistogram.decode(encoded, stats);
-  if (stats.count === 0) return new LatencyHistogram();
   throw new GoodputError(
     'E_RESULT',
     `run ${runId} has ${stats.count} ${what} values but no histogram, so it cannot be merged exactly`,
@@ -100,6 +106,12 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     state.interruptedOutputTokens += interrupted;
     state.usefulOutputTokens += s.goodput.usefulOutputTokens;
     state.goodRequests += s.goodput.goodRequests;
+    const r = s.reasoning;
+    // A run without a reasoning block had no reasoning: its answer tokens are its output tokens.
+    state.reasoning.requests += r?.requests ?? 0;
+    state.reasoning.reasoningTokens += r?.reasoningTokens ?? 0;
+    state.reasoning.answerTokens += r?.answerTokens ?? s.total_output_tokens;
+    state.reasoning.countedRequests += r?.countedRequests ?? 0;
     state.lateSends += s.load.lateSends;
     for (const b of s.buckets ?? []) state.buckets?.mergeState(PromptBucketState.fromBucket(b));
     peakTokens += s.max_output_tokens_per_s;

@@ -115,3 +115,92 @@ describe('meetsSlo', () => {
     expect(meetsSlo(r, requestMetrics(r), slo)).toBe(want);
   });
 });
+
+describe('phaseMetrics (reasoning models)', () => {
+  // chunks at 1100, 1120, 1140, 1160, 1180 (sent at 1000); chunkChars 4 each
+  test.each([
+    {
+      name: 'no reasoning: every chunk is answer, first answer = TTFT',
+      over: {},
+      want: {
+        ttfrtMs: undefined,
+        ttfatMs: 100,
+        reasoningItlMs: [],
+        answerItlMs: [20, 20, 20, 20],
+        reasoningTokens: 0,
+        answerTokens: 5,
+      },
+    },
+    {
+      name: 'three reasoning chunks then two answer chunks, reasoning counted per chunk',
+      over: { chunkReasoningChars: [4, 4, 4, 0, 0] },
+      want: {
+        ttfrtMs: 100,
+        ttfatMs: 160,
+        reasoningItlMs: [20, 20],
+        answerItlMs: [20],
+        reasoningTokens: 3,
+        answerTokens: 2,
+      },
+    },
+    {
+      name: 'usage reasoning tokens win over the chunk count',
+      over: { chunkReasoningChars: [4, 4, 4, 0, 0], reasoningTokens: 4, outputTokens: 9 },
+      want: {
+        ttfrtMs: 100,
+        ttfatMs: 160,
+        reasoningItlMs: [20, 20],
+        answerItlMs: [20],
+        reasoningTokens: 4,
+        answerTokens: 5,
+      },
+    },
+    {
+      name: 'a chunk carrying both phases counts in each',
+      over: { chunkReasoningChars: [4, 2, 0, 0, 0] },
+      want: {
+        ttfrtMs: 100,
+        ttfatMs: 120,
+        reasoningItlMs: [20],
+        answerItlMs: [20, 20, 20],
+        reasoningTokens: 2,
+        answerTokens: 3,
+      },
+    },
+    {
+      name: 'all reasoning (cut by max_tokens): no answer',
+      over: { chunkReasoningChars: [4, 4, 4, 4, 4] },
+      want: {
+        ttfrtMs: 100,
+        ttfatMs: undefined,
+        reasoningItlMs: [20, 20, 20, 20],
+        answerItlMs: [],
+        reasoningTokens: 5,
+        answerTokens: 0,
+      },
+    },
+    {
+      name: 'reported reasoning above the output is capped at the output',
+      over: { reasoningTokens: 50 },
+      want: {
+        ttfrtMs: undefined,
+        ttfatMs: 100,
+        reasoningItlMs: [],
+        answerItlMs: [20, 20, 20, 20],
+        reasoningTokens: 5,
+        answerTokens: 0,
+      },
+    },
+  ])('$name', ({ over, want }) => {
+    const r = streamed({ sentMs: 1000, ttft: 100, gap: 20, tokens: 5, ...over });
+    const m = requestMetrics(r);
+    expect({
+      ttfrtMs: m.ttfrtMs,
+      ttfatMs: m.ttfatMs,
+      reasoningItlMs: m.reasoningItlMs,
+      answerItlMs: m.answerItlMs,
+      reasoningTokens: m.reasoningTokens,
+      answerTokens: m.answerTokens,
+    }).toEqual(want);
+  });
+});

@@ -42,6 +42,69 @@ export interface RequestMetrics {
   ttftFromScheduledMs?: number;
   /** endMs − scheduledMs. */
   e2elFromScheduledMs: number;
+  /** First chunk carrying reasoning − sentMs; undefined when no chunk carried reasoning. */
+  ttfrtMs?: number;
+  /** First chunk carrying answer (content, tool calls) − sentMs; undefined when none did. */
+  ttfatMs?: number;
+  /** Gaps between consecutive reasoning chunks. */
+  reasoningItlMs: number[];
+  /** Gaps between consecutive answer chunks. */
+  answerItlMs: number[];
+  /**
+   * Reasoning tokens: the record's (usage, else counted by the client), else one per chunk
+   * carrying reasoning; at most the output tokens. 0 without reasoning.
+   */
+  reasoningTokens: number;
+  /** outputTokens − reasoningTokens. */
+  answerTokens: number;
+}
+
+/** The phase figures of a record: first reasoning and answer chunks, ITL inside each phase, token split. */
+export function phaseMetrics(
+  record: RequestRecord,
+  outputTokens: number,
+): Pick<
+  RequestMetrics,
+  'ttfrtMs' | 'ttfatMs' | 'reasoningItlMs' | 'answerItlMs' | 'reasoningTokens' | 'answerTokens'
+> {
+  const { chunkMs, chunkChars, sentMs } = record;
+  const reasoningChars = record.chunkReasoningChars;
+  const reasoningItlMs: number[] = [];
+  const answerItlMs: number[] = [];
+  let ttfrtMs: number | undefined;
+  let ttfatMs: number | undefined;
+  let lastReasoning: number | undefined;
+  let lastAnswer: number | undefined;
+  let reasoningChunks = 0;
+  for (let i = 0; i < chunkMs.length; i++) {
+    const t = chunkMs[i] as number;
+    const r = reasoningChars?.[i] ?? 0;
+    // A chunk may carry both (a non-streamed answer): it counts in each phase.
+    if (r > 0) {
+      reasoningChunks++;
+      if (lastReasoning === undefined) ttfrtMs = t - sentMs;
+      else reasoningItlMs.push(t - lastReasoning);
+      lastReasoning = t;
+    }
+    if (reasoningChars === undefined || (chunkChars[i] ?? 0) > r) {
+      if (lastAnswer === undefined) ttfatMs = t - sentMs;
+      else answerItlMs.push(t - lastAnswer);
+      lastAnswer = t;
+    }
+  }
+  const reported = record.reasoningTokens;
+  const reasoningTokens = Math.min(
+    outputTokens,
+    reported !== undefined ? tokenCount(reported) : reasoningChunks,
+  );
+  return {
+    ttfrtMs,
+    ttfatMs,
+    reasoningItlMs,
+    answerItlMs,
+    reasoningTokens,
+    answerTokens: outputTokens - reasoningTokens,
+  };
 }
 
 /**
@@ -120,6 +183,7 @@ export function requestMetrics(record: RequestRecord): RequestMetrics {
     queueWaitMs: (record.firstSentMs ?? sentMs) - scheduledMs,
     ttftFromScheduledMs: firstTokenMs === undefined ? undefined : firstTokenMs - scheduledMs,
     e2elFromScheduledMs: endMs - scheduledMs,
+    ...phaseMetrics(record, outputTokens),
   };
 }
 

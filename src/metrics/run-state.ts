@@ -11,6 +11,8 @@ import {
   type ErrorCount,
   type Finding,
   type LatencyStats,
+  PHASE_LATENCY_NAMES,
+  type ReasoningSummary,
   type RequestErrorCode,
   type RunMeta,
   type RunSummary,
@@ -18,6 +20,7 @@ import {
   type ServerSummary,
   type Slo,
   SUMMARY_LATENCY_NAMES,
+  type SummaryLatencies,
   type SummaryLatencyName,
   type VllmLatencyKeys,
 } from '../types.js';
@@ -28,6 +31,8 @@ import type { TurnStats } from './turns.js';
 
 /** Every latency a RunSummary keeps, in display order. */
 export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = SUMMARY_LATENCY_NAMES;
+
+const PHASES: ReadonlySet<SummaryLatencyName> = new Set(PHASE_LATENCY_NAMES);
 
 /** The latencies that have vLLM flat keys. */
 export const VLLM_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
@@ -81,6 +86,8 @@ export interface RunState {
   /** Output tokens received by requests the run itself stopped (counted in receivedOutputTokens too). */
   interruptedOutputTokens: number;
   goodRequests: number;
+  /** Reasoning and answer tokens of successful requests (the summary keeps it when any reasoned). */
+  reasoning: ReasoningSummary;
   lateSends: number;
   /** Earliest first send and latest end of measured requests (±Infinity when none). */
   firstSentMs: number;
@@ -118,6 +125,7 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
     usefulOutputTokens: 0,
     interruptedOutputTokens: 0,
     goodRequests: 0,
+    reasoning: { requests: 0, reasoningTokens: 0, answerTokens: 0, countedRequests: 0 },
     lateSends: 0,
     firstSentMs: Number.POSITIVE_INFINITY,
     lastEndMs: Number.NEGATIVE_INFINITY,
@@ -179,7 +187,8 @@ export function buildSummary(
   const histograms: Partial<Record<SummaryLatencyName, string>> = {};
   for (const name of SUMMARY_LATENCIES) {
     const h = state.latency[name];
-    latency[name] = h.stats();
+    // A phase latency nothing measured is left out (as in summaries written before it existed).
+    if (h.count > 0 || !PHASES.has(name)) latency[name] = h.stats();
     if (h.count > 0) histograms[name] = h.encode();
   }
 
@@ -217,7 +226,7 @@ export function buildSummary(
     max_concurrent_requests: peaks.concurrentRequests,
     ...vllmLatencyKeys(latency),
     counts: { ...state.counts },
-    latency,
+    latency: latency as SummaryLatencies,
     throughput: {
       requestsPerS: ratio(state.counts.completed, duration),
       outputTokensPerS: ratio(state.outputTokens, duration),
@@ -250,6 +259,7 @@ export function buildSummary(
     histograms,
     interrupted: extras.interrupted ?? false,
   };
+  if (state.reasoning.requests > 0) summary.reasoning = { ...state.reasoning };
   if (extras.server) summary.server = extras.server;
   if (state.buckets && state.buckets.size > 0) summary.buckets = state.buckets.toBuckets();
   if (state.turns && state.turns.size > 0) {

@@ -7,7 +7,14 @@
  */
 
 import { REQUEST_ERRORS } from '../errors.js';
-import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SummaryLatencyName } from '../types.js';
+import {
+  type LatencyStats,
+  PHASE_LATENCY_NAMES,
+  type RunSummary,
+  type ServerSeriesName,
+  type Slo,
+  type SummaryLatencyName,
+} from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
 import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
 
@@ -47,6 +54,8 @@ export interface RunView {
   turns?: { table: ViewTable; notes: Array<[string, string]> };
 }
 
+const PHASES: ReadonlySet<SummaryLatencyName> = new Set(PHASE_LATENCY_NAMES);
+
 const LATENCY_LABELS: Array<[SummaryLatencyName, string]> = [
   ['ttft', 'TTFT'],
   ['tpot', 'TPOT'],
@@ -56,6 +65,10 @@ const LATENCY_LABELS: Array<[SummaryLatencyName, string]> = [
   ['queueWait', 'Queue wait'],
   ['ttftFromScheduled', 'TTFT from schedule'],
   ['e2elFromScheduled', 'E2EL from schedule'],
+  ['ttfrt', 'First reasoning token'],
+  ['ttfat', 'First answer token'],
+  ['reasoningItl', 'ITL reasoning'],
+  ['answerItl', 'ITL answer'],
 ];
 
 const SERVER_LABELS: Array<[ServerSeriesName, string]> = [
@@ -195,9 +208,14 @@ function serverView(s: RunSummary): RunView['server'] {
 /** Decides and formats everything a run report shows. */
 export function buildRunView(s: RunSummary): RunView {
   const openLoop = s.meta.load.mode === 'open';
+  // Phase latencies only for a run that reasoned (without reasoning, first answer = TTFT).
   const latencyRows = LATENCY_LABELS.filter(
     ([name]) => openLoop || (name !== 'ttftFromScheduled' && name !== 'e2elFromScheduled'),
-  ).map(([name, label]) => latencyRow(label, s.latency[name]));
+  ).flatMap(([name, label]) => {
+    const stats = s.latency[name];
+    if (!stats || (PHASES.has(name) && !s.reasoning)) return [];
+    return [latencyRow(label, stats)];
+  });
   const g = s.goodput;
   const c = s.counts;
   const view: RunView = {

@@ -12,10 +12,14 @@
 import { z } from 'zod';
 import { REQUEST_ERRORS } from '../errors.js';
 import {
+  API_KINDS,
+  type CoreLatencyName,
   type ErrorCount,
   IMPORT_TOOLS,
   type ImportedSummary,
   type LatencyStats,
+  PHASE_LATENCY_NAMES,
+  type PhaseLatencyName,
   type RequestErrorCode,
   type RequestRecord,
   type RunMeta,
@@ -24,7 +28,6 @@ import {
   type ServerSeriesName,
   type ServerSummary,
   SUMMARY_LATENCY_NAMES,
-  type SummaryLatencyName,
   type VllmLatencyKeys,
 } from '../types.js';
 import type { JsonlHeader } from './files.js';
@@ -56,7 +59,7 @@ const SERVER_SERIES = [
 
 const SUMMARY_LATENCIES = SUMMARY_LATENCY_NAMES;
 
-const apiKind = z.enum(['chat', 'completions']);
+const apiKind = z.enum(API_KINDS);
 const requestErrorCode = z.enum(REQUEST_ERROR_CODES);
 const requestError = z.object({ code: requestErrorCode, message: z.string(), httpStatus: int.optional() });
 
@@ -86,12 +89,14 @@ export const RequestRecordSchema = z.object({
   endMs: num,
   chunkMs: z.array(num),
   chunkChars: z.array(num),
+  chunkReasoningChars: z.array(num).optional(),
   httpStatus: int.optional(),
   promptTokens: int,
   serverPromptTokens: int.optional(),
   outputTokens: int,
   outputTokensSource: z.enum(['usage', 'counted']),
   reasoningTokens: int.optional(),
+  reasoningTokensSource: z.enum(['usage', 'counted']).optional(),
   maxTokens: int,
   finishReason: z.string().optional(),
   connectMs: num.optional(),
@@ -236,12 +241,17 @@ function vllmLatencyShape(): { [K in keyof VllmLatencyKeys]-?: typeof num } {
   return shape as { [K in keyof VllmLatencyKeys]-?: typeof num };
 }
 
-const latencyRecord = z.object(
-  Object.fromEntries(SUMMARY_LATENCIES.map((n) => [n, latencyStats])) as Record<
-    SummaryLatencyName,
-    typeof latencyStats
-  >,
-);
+const PHASES: ReadonlySet<string> = new Set(PHASE_LATENCY_NAMES);
+/** Every core latency required; the phase latencies optional (absent in older summaries). */
+const latencyRecord = z.object({
+  ...(Object.fromEntries(
+    SUMMARY_LATENCIES.filter((n) => !PHASES.has(n)).map((n) => [n, latencyStats]),
+  ) as Record<CoreLatencyName, typeof latencyStats>),
+  ...(Object.fromEntries(PHASE_LATENCY_NAMES.map((n) => [n, latencyStats.optional()])) as Record<
+    PhaseLatencyName,
+    z.ZodOptional<typeof latencyStats>
+  >),
+});
 
 /** One diagnosis finding (Finding), also kept in sweep.json. */
 export const findingSchema = z.object({
@@ -311,6 +321,9 @@ export const RunSummarySchema = z.object({
     tokenGoodputRatio: num,
     tokenSource: z.enum(['client', 'server']),
   }),
+  reasoning: z
+    .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
+    .optional(),
   errors: z.array(
     z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
   ),

@@ -7,6 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
+import type { ReasoningMode } from '../sim/index.js';
 import type {
   ApiKind,
   LoadSpec,
@@ -94,6 +95,8 @@ export interface BenchmarkConfig {
     profile?: string;
     /** 'virtual': run the workload through the engine with a simulated clock, no sockets (`--time virtual`). */
     timeMode?: 'live' | 'virtual';
+    /** Reasoning mode of the live embedded engine (`--reasoning-tokens`, `--reasoning-field`). */
+    reasoning?: ReasoningMode;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
   shard?: Part;

@@ -9,7 +9,7 @@
 import { listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import { type EmbeddedSim, resolveProfile, startEmbeddedSim } from '../sim/index.js';
+import { type EmbeddedSim, type ReasoningMode, resolveProfile, startEmbeddedSim } from '../sim/index.js';
 import type { ApiKind, TargetInfo } from '../types.js';
 import { makeRedactor } from '../util/index.js';
 
@@ -24,7 +24,7 @@ export interface TargetOptions {
   /** Seed of the embedded engine. */
   seed: number;
   /** Embedded engine: its profile and time mode. */
-  sim?: { profile?: string; timeMode?: 'live' | 'virtual' };
+  sim?: { profile?: string; timeMode?: 'live' | 'virtual'; reasoning?: ReasoningMode };
   /** Where the notes go (embedded engine started). */
   note?: (text: string) => void;
   /** Hint of the error when the model cannot be listed (watch: start while the target is down). */
@@ -122,7 +122,13 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
   }
   let sim: EmbeddedSim | undefined;
   if (opts.url === undefined) {
-    sim = await startEmbeddedSim({ host: '127.0.0.1', port: 0, seed: opts.seed, profile: opts.sim?.profile });
+    sim = await startEmbeddedSim({
+      host: '127.0.0.1',
+      port: 0,
+      seed: opts.seed,
+      profile: opts.sim?.profile,
+      ...(opts.sim?.reasoning ? { reasoning: opts.sim.reasoning } : {}),
+    });
     opts.note?.(
       `embedded engine: ${sim.url} (${sim.profileId}${sim.isolated ? ', own thread' : ''}), model ${sim.model}`,
     );

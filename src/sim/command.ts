@@ -7,7 +7,7 @@
  */
 
 import { ExitCode } from '../errors.js';
-import type { CommandSpec, OptionSpec } from '../flags/index.js';
+import { type CommandSpec, type OptionSpec, REASONING_OPTIONS } from '../flags/index.js';
 import type { EngineOptions } from './engine-config.js';
 import type { FailureConfig } from './failures.js';
 import {
@@ -17,6 +17,7 @@ import {
   MODEL_PROFILES,
   resolveProfile,
 } from './profiles.js';
+import { parseReasoningField, parseReasoningLength } from './reasoning.js';
 import { startSim } from './server.js';
 
 const E = 'Engine';
@@ -143,6 +144,7 @@ export const SIM_OPTIONS: OptionSpec[] = [
       'Abort a request when its client goes (--no-abort-on-disconnect keeps generating: wasted work)',
     group: E,
   },
+  ...REASONING_OPTIONS.map((o) => ({ ...o, group: 'Server' })),
   rate('fail-429', '429 with Retry-After'),
   rate('fail-500', '500 Internal Server Error'),
   rate('fail-503', '503 with Retry-After'),
@@ -202,7 +204,8 @@ export const simCommand: CommandSpec = {
   description: [
     'A continuous-batching engine with a paged KV cache, chunked prefill, preemption and prefix caching,',
     'whose step times come from a roofline of the model on the GPU. Serves /v1/chat/completions,',
-    '/v1/completions, /v1/models, /health and /metrics (vLLM metric names) until Ctrl-C.',
+    '/v1/completions, /v1/responses, /v1/embeddings, /v1/models, /health and /metrics (vLLM metric',
+    'names) until Ctrl-C. --reasoning-tokens streams reasoning before each answer (reasoning models).',
   ].join('\n'),
   options: SIM_OPTIONS,
   async run(ctx) {
@@ -224,6 +227,14 @@ export const simCommand: CommandSpec = {
       meanOutputTokens: o.meanOutputTokens as number,
       engine: engineOptionsFromArgs(o),
       failures: failureConfigFromArgs(o),
+      ...(typeof o.reasoningTokens === 'string'
+        ? {
+            reasoning: {
+              length: parseReasoningLength(o.reasoningTokens),
+              field: parseReasoningField((o.reasoningField as string | undefined) ?? 'reasoning_content'),
+            },
+          }
+        : {}),
     });
     const c = sim.config;
     ctx.stderr.write(

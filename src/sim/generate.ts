@@ -10,7 +10,9 @@ import type { ApiKind } from '../types.js';
 import type { FailurePlan } from './failures.js';
 import { sendError } from './http.js';
 import type { LiveDriver } from './live.js';
+import { pickReasoningLength, type ReasoningMode, splitOutput } from './reasoning.js';
 import type { EngineRequest, RequestSink } from './request.js';
+import { ResponsesStream, responsesBody, responsesUsage } from './responses.js';
 import { hashString } from './rng.js';
 import { EngineRejection } from './scheduler.js';
 import * as sse from './sse.js';
@@ -30,8 +32,13 @@ export interface GenerateContext {
   model: string;
   seed: number;
   meanOutputTokens: number;
+  /** Reasoning mode (chat and Responses): reasoning tokens before each answer. */
+  reasoning?: ReasoningMode;
   nextId(): number;
 }
+
+/** The APIs that generate text (embeddings are served by embeddings.ts). */
+export type GenerateApi = Exclude<ApiKind, 'embeddings'>;
 
 interface ParsedRequest {
   ids: number[];
@@ -42,10 +49,18 @@ interface ParsedRequest {
   includeUsage: boolean;
 }
 
-function parseBody(api: ApiKind, body: Record<string, unknown>): ParsedRequest | string {
+function parseBody(api: GenerateApi, body: Record<string, unknown>): ParsedRequest | string {
   let text: string;
   let ids: number[];
-  if (api === 'chat') {
+  if (api === 'responses') {
+    const input = body.input;
+    const instructions = typeof body.instructions === 'string' ? body.instructions : '';
+    if (typeof input === 'string') text = instructions + input;
+    else if (Array.isArray(input) && input.length > 0)
+      text = instructions + chatPromptText(input as { content?: MessageContent }[]);
+    else return 'input must be a string or a non-empty array of messages';
+    ids = tokenIds(text);
+  } else if (api === 'chat') {
     if (!Array.isArray(body.messages) || body.messages.length === 0)
       return 'messages must be a non-empty array';
     text = chatPromptText(body.messages as { content?: MessageContent }[]);
@@ -58,7 +73,8 @@ function parseBody(api: ApiKind, body: Record<string, unknown>): ParsedRequest |
     else return 'prompt must be a string, an array of strings or an array of token ids';
     ids = Array.isArray(p) && p.every((x) => typeof x === 'number') ? (p as number[]) : tokenIds(text);
   }
-  const limit = body.max_completion_tokens ?? body.max_tokens;
+  const limit =
+    api === 'responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens);
   if (limit !== undefined && limit !== null && !(Number.isInteger(limit) && (limit as number) >= 1))
     return 'max_tokens must be a positive integer';
   const opts = body.stream_options as { include_usage?: unknown } | undefined;
@@ -68,14 +84,20 @@ function parseBody(api: ApiKind, body: Record<string, unknown>): ParsedRequest |
     maxTokens: (limit ?? undefined) as number | undefined,
     ignoreEos: body.ignore_eos === true,
     stream: body.stream === true,
-    includeUsage: opts?.include_usage === true,
+    // The Responses API always reports usage (in response.completed).
+    includeUsage: api === 'responses' || opts?.include_usage === true,
   };
 }
 
-/** Handle POST /v1/chat/completions or /v1/completions once the body is parsed and the model checked. */
+const ID_PREFIX: Record<GenerateApi, string> = { chat: 'chatcmpl', completions: 'cmpl', responses: 'resp' };
+
+/**
+ * Handle POST /v1/chat/completions, /v1/completions or /v1/responses once the body is parsed
+ * and the model checked.
+ */
 export function generate(
   ctx: GenerateContext,
-  api: ApiKind,
+  api: GenerateApi,
   body: Record<string, unknown>,
   plan: FailurePlan,
   req: IncomingMessage,
@@ -89,13 +111,20 @@ export function generate(
   const { engine } = ctx.driver;
   const promptTokens = parsed.ids.length;
   const maxTokens = parsed.maxTokens ?? Math.max(1, engine.config.maxModelLen - promptTokens);
-  const out = pickOutputLength({
-    seed: ctx.seed,
-    key: parsed.key,
+  // Reasoning mode (not for completions, which have no reasoning field): reasoning first.
+  const mode = api === 'completions' ? undefined : ctx.reasoning;
+  const out = splitOutput(
+    mode ? pickReasoningLength(mode.length, ctx.seed, parsed.key) : 0,
     maxTokens,
-    ignoreEos: parsed.ignoreEos,
-    meanOutputTokens: ctx.meanOutputTokens,
-  });
+    (answerMax) =>
+      pickOutputLength({
+        seed: ctx.seed,
+        key: parsed.key,
+        maxTokens: answerMax,
+        ignoreEos: parsed.ignoreEos,
+        meanOutputTokens: ctx.meanOutputTokens,
+      }),
+  );
   const why = engine.check(promptTokens, maxTokens);
   if (why) {
     sendError(res, 400, why, 'BadRequestError', 400);
@@ -105,7 +134,7 @@ export function generate(
   const n = ctx.nextId();
   const shape: sse.ResponseShape = {
     api,
-    id: `${api === 'chat' ? 'chatcmpl' : 'cmpl'}-${n.toString(16).padStart(12, '0')}`,
+    id: `${ID_PREFIX[api]}-${n.toString(16).padStart(12, '0')}`,
     created: Math.floor(Date.now() / 1000),
     model: ctx.model,
   };
@@ -113,18 +142,26 @@ export function generate(
   const midpoint = Math.ceil(out.tokens / 2);
   let done = false;
   let text = '';
+  let reasoningText = '';
+  const responses = api === 'responses' ? new ResponsesStream(shape.id, ctx.model, shape.created) : undefined;
 
   const sink: RequestSink = {
     onToken(r: EngineRequest) {
       if (done) return;
       const i = r.generated;
       const word = outputToken(textSeed, i - 1);
+      const reasoning = i <= out.reasoning;
       if (!parsed.stream) {
-        text += word;
+        if (reasoning) reasoningText += word;
+        else text += word;
+      } else if (responses) {
+        res.write(responses.token(word, reasoning));
+        if (plan.malformed && i === midpoint) res.write(sse.MALFORMED_EVENT);
       } else {
         if (i === 1 && api === 'chat') res.write(sse.roleChunk(shape));
         if (plan.emptyChoices) res.write(sse.emptyChoicesChunk(shape));
-        res.write(sse.tokenChunk(shape, word, i === r.outputTokens ? r.finishReason : null));
+        const finish = i === r.outputTokens ? r.finishReason : null;
+        res.write(sse.tokenChunk(shape, word, finish, reasoning ? mode?.field : undefined));
         if (plan.malformed && i === midpoint) res.write(sse.MALFORMED_EVENT);
       }
       if (i !== midpoint || i === r.outputTokens) return;
@@ -136,26 +173,45 @@ export function generate(
       } else if (plan.errorObject && parsed.stream) {
         done = true;
         engine.abort(r.id, ctx.driver.now());
-        res.end(sse.errorEvent('simulated engine failure during generation') + sse.SSE_DONE);
+        const message = 'simulated engine failure during generation';
+        res.end(responses ? responses.error(message) : sse.errorEvent(message) + sse.SSE_DONE);
       }
     },
     onFinish(r: EngineRequest) {
       if (done || r.finishedAs === 'abort') return;
       done = true;
-      const usage = {
+      const reasoningTokens = Math.min(out.reasoning, r.generated);
+      const usage: sse.Usage = {
         prompt_tokens: promptTokens,
         completion_tokens: r.generated,
         total_tokens: promptTokens + r.generated,
       };
-      if (parsed.stream) {
+      if (mode) usage.completion_tokens_details = { reasoning_tokens: reasoningTokens };
+      if (responses && parsed.stream) {
+        res.end(responses.finish(r.finishedAs!, responsesUsage(usage, reasoningTokens)));
+      } else if (parsed.stream) {
         res.end((parsed.includeUsage ? sse.usageChunk(shape, usage) : '') + sse.SSE_DONE);
       } else if (plan.errorObject) {
         sendError(res, 500, 'simulated engine failure during generation', 'InternalServerError', 500);
       } else if (plan.malformed) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(sse.completeBody(shape, text, r.finishedAs!, usage)).slice(0, 40));
+      } else if (api === 'responses') {
+        const body = responsesBody(
+          shape.id,
+          ctx.model,
+          shape.created,
+          reasoningText,
+          text,
+          r.finishedAs!,
+          responsesUsage(usage, reasoningTokens),
+        );
+        const json = JSON.stringify(body);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+        res.end(json);
       } else {
-        const body = sse.completeBody(shape, text, r.finishedAs!, usage);
+        const reasoning = mode ? { field: mode.field, text: reasoningText } : undefined;
+        const body = sse.completeBody(shape, text, r.finishedAs!, usage, reasoning);
         if (plan.emptyChoices) body.choices = [];
         const json = JSON.stringify(body);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
@@ -174,7 +230,8 @@ export function generate(
       'cache-control': 'no-cache',
       connection: 'keep-alive',
     });
-    res.flushHeaders();
+    if (responses) res.write(responses.start());
+    else res.flushHeaders();
   }
   const id = shape.id;
   const enter = (): void => {
@@ -194,7 +251,8 @@ export function generate(
     } catch (e) {
       if (!(e instanceof EngineRejection)) throw e;
       done = true;
-      if (parsed.stream) res.end(sse.errorEvent(e.message, 'BadRequestError', 400) + sse.SSE_DONE);
+      if (parsed.stream && responses) res.end(responses.error(e.message));
+      else if (parsed.stream) res.end(sse.errorEvent(e.message, 'BadRequestError', 400) + sse.SSE_DONE);
       else sendError(res, 400, e.message, 'BadRequestError', 400);
       return;
     }

@@ -27,6 +27,15 @@ export {
   resolveProfile,
   type SimProfile,
 } from './profiles.js';
+export {
+  parseReasoningField,
+  parseReasoningLength,
+  pickReasoningLength,
+  REASONING_FIELDS,
+  type ReasoningField,
+  type ReasoningLength,
+  type ReasoningMode,
+} from './reasoning.js';
 export type {
   EngineCounters,
   EngineRequest,

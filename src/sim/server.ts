@@ -10,6 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { GoodputError } from '../errors.js';
+import type { ApiKind } from '../types.js';
+import { embed } from './embeddings.js';
 import { type EngineConfig, type EngineOptions, resolveEngineConfig } from './engine-config.js';
 import { type FailureConfig, FailureInjector } from './failures.js';
 import { type GenerateContext, generate } from './generate.js';
@@ -17,6 +19,7 @@ import { BodyTooLarge, hasKey, readBody, sendError, sendJson } from './http.js';
 import { LiveDriver } from './live.js';
 import { createSimMetrics } from './metrics.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
+import type { ReasoningMode } from './reasoning.js';
 import { Engine } from './scheduler.js';
 import { loadTokenizer } from './text.js';
 
@@ -40,7 +43,20 @@ export interface SimOptions {
   meanOutputTokens?: number;
   /** Largest request body accepted; larger ones get 413 (default 64 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Reasoning mode: chat and Responses requests stream this many reasoning tokens (in the given
+   * delta field) before the answer. See reasoning.ts.
+   */
+  reasoning?: ReasoningMode;
 }
+
+/** The endpoints served, by path. */
+const API_BY_PATH: ReadonlyMap<string, ApiKind> = new Map([
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/completions', 'completions'],
+  ['/v1/responses', 'responses'],
+  ['/v1/embeddings', 'embeddings'],
+]);
 
 export interface SimServer {
   /** Base URL, e.g. http://127.0.0.1:41234 (no /v1). */
@@ -85,6 +101,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     meanOutputTokens: opts.meanOutputTokens ?? 200,
     nextId: () => ++counter,
   };
+  if (opts.reasoning) gen.reasoning = opts.reasoning;
   const created = Math.floor(Date.now() / 1000);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -112,8 +129,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
           },
         ],
       });
-    const api =
-      path === '/v1/chat/completions' ? 'chat' : path === '/v1/completions' ? 'completions' : undefined;
+    const api = API_BY_PATH.get(path);
     if (!api || method !== 'POST')
       return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
     let body: Record<string, unknown>;
@@ -166,7 +182,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
         'invalid_request_error',
         'model_not_found',
       );
-    generate(gen, api, body, plan, req, res);
+    if (api === 'embeddings') embed(gen, body, req, res);
+    else generate(gen, api, body, plan, req, res);
   };
 
   // Node's default keep-alive timeout (5 s) is vLLM's too (TIMEOUT_KEEP_ALIVE = 5): idle

@@ -19,6 +19,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Reasoning mode: the reasoning tokens among completion_tokens. */
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 export const SSE_DONE = 'data: [DONE]\n\n';
@@ -46,11 +48,24 @@ export function roleChunk(s: ResponseShape): string {
   );
 }
 
-/** One token of output; the last one carries its finish_reason. */
-export function tokenChunk(s: ResponseShape, text: string, finishReason: string | null): string {
+/**
+ * One token of output; the last one carries its finish_reason. A reasoning token (chat, in
+ * reasoning mode) goes in `delta[reasoningField]` instead of `delta.content`.
+ */
+export function tokenChunk(
+  s: ResponseShape,
+  text: string,
+  finishReason: string | null,
+  reasoningField?: string,
+): string {
   const choice =
     s.api === 'chat'
-      ? { index: 0, delta: { content: text }, logprobs: null, finish_reason: finishReason }
+      ? {
+          index: 0,
+          delta: reasoningField ? { [reasoningField]: text } : { content: text },
+          logprobs: null,
+          finish_reason: finishReason,
+        }
       : { index: 0, text, logprobs: null, finish_reason: finishReason, stop_reason: null };
   return event(chunkObject(s, [choice]));
 }
@@ -93,12 +108,15 @@ export function completeBody(
   text: string,
   finishReason: string,
   usage: Usage,
+  reasoning?: { field: string; text: string },
 ): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: text };
+  if (reasoning && reasoning.text !== '') message[reasoning.field] = reasoning.text;
   const choice =
     s.api === 'chat'
       ? {
           index: 0,
-          message: { role: 'assistant', content: text },
+          message,
           logprobs: null,
           finish_reason: finishReason,
         }

@@ -28,8 +28,20 @@ export interface LoadClock extends Clock {
   run<T>(work: Promise<T>): Promise<T>;
 }
 
-/** Which OpenAI endpoint is called: `/v1/chat/completions` or `/v1/completions`. */
-export type ApiKind = 'chat' | 'completions';
+/**
+ * Which OpenAI endpoint is called: `/v1/chat/completions` ('chat'), `/v1/completions`
+ * ('completions'), `/v1/responses` ('responses', the Responses API, streamed) or
+ * `/v1/embeddings` ('embeddings', not streamed: latency only, no tokens out).
+ */
+export type ApiKind = 'chat' | 'completions' | 'responses' | 'embeddings';
+
+/** Every ApiKind, in the order help shows them. */
+export const API_KINDS = [
+  'chat',
+  'completions',
+  'responses',
+  'embeddings',
+] as const satisfies readonly ApiKind[];
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -145,14 +157,20 @@ export interface RequestRecord {
   /** Send time of the first attempt (equals sentMs when there was no retry). */
   firstSentMs: Ms;
   headersMs?: Ms;
-  /** First chunk carrying content or reasoning content. */
+  /** First chunk carrying output: answer (content, tool calls) or reasoning. */
   firstTokenMs?: Ms;
   /** Last byte of the response, or the moment of failure or abort. */
   endMs: Ms;
-  /** Arrival time of every chunk carrying content or reasoning content (first = firstTokenMs). */
+  /** Arrival time of every chunk carrying answer or reasoning output (first = firstTokenMs). */
   chunkMs: Ms[];
-  /** Characters of content + reasoning content in each of those chunks (same length as chunkMs). */
+  /** Characters of answer + reasoning output in each of those chunks (same length as chunkMs). */
   chunkChars: number[];
+  /**
+   * Characters of reasoning (`reasoning_content` / `reasoning`, Responses reasoning deltas) in
+   * each chunk, same length as chunkMs; the rest of chunkChars is answer (content, tool-call
+   * names and arguments). Absent when no chunk carried reasoning.
+   */
+  chunkReasoningChars?: number[];
   httpStatus?: number;
   /** Prompt tokens counted by the client. */
   promptTokens: number;
@@ -161,8 +179,14 @@ export interface RequestRecord {
   /** usage.completion_tokens when reported, else tokens counted by the client. */
   outputTokens: number;
   outputTokensSource: 'usage' | 'counted';
-  /** usage.completion_tokens_details.reasoning_tokens, when reported. */
+  /**
+   * Reasoning tokens: usage.completion_tokens_details.reasoning_tokens (Responses:
+   * usage.output_tokens_details.reasoning_tokens) when reported, else counted by the client
+   * when reasoning was streamed. Part of outputTokens.
+   */
   reasoningTokens?: number;
+  /** Where reasoningTokens came from; absent means 'usage' (older records). */
+  reasoningTokensSource?: 'usage' | 'counted';
   maxTokens: number;
   finishReason?: string;
   /** TCP (+TLS) connect time when this request had to open a new connection. */

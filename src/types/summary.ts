@@ -41,6 +41,15 @@ export interface VllmKeys extends VllmLatencyKeys {
 }
 
 /**
+ * Latencies of the two output phases of a reasoning model: time to first reasoning token
+ * (`ttfrt`), time to first answer token (`ttfat`: content or tool call; equals TTFT when the
+ * server streams no reasoning), and ITL between chunks of the same phase. Optional in a
+ * summary: absent when nothing was measured (and in summaries written before they existed).
+ */
+export const PHASE_LATENCY_NAMES = ['ttfrt', 'ttfat', 'reasoningItl', 'answerItl'] as const;
+export type PhaseLatencyName = (typeof PHASE_LATENCY_NAMES)[number];
+
+/**
  * Latencies kept in a RunSummary, in display order. `FromScheduled` variants measure from the
  * intended send time.
  */
@@ -53,8 +62,30 @@ export const SUMMARY_LATENCY_NAMES = [
   'queueWait',
   'ttftFromScheduled',
   'e2elFromScheduled',
+  ...PHASE_LATENCY_NAMES,
 ] as const;
 export type SummaryLatencyName = (typeof SUMMARY_LATENCY_NAMES)[number];
+/** The latencies every summary carries (the phase latencies are optional). */
+export type CoreLatencyName = Exclude<SummaryLatencyName, PhaseLatencyName>;
+
+/** The latencies of a summary: every core one, the phase ones when measured. */
+export type SummaryLatencies = {
+  [K in keyof (Record<CoreLatencyName, LatencyStats> &
+    Partial<Record<PhaseLatencyName, LatencyStats>>)]: (Record<CoreLatencyName, LatencyStats> &
+    Partial<Record<PhaseLatencyName, LatencyStats>>)[K];
+};
+
+/** Reasoning and answer token totals of the successful measured requests. */
+export interface ReasoningSummary {
+  /** Successful requests that streamed reasoning or reported reasoning tokens. */
+  requests: number;
+  /** Reasoning tokens of every successful request (usage when reported, else counted). */
+  reasoningTokens: number;
+  /** Answer tokens of every successful request: output tokens − reasoning tokens, per request. */
+  answerTokens: number;
+  /** Requests whose reasoning tokens were counted by the client (the server reported none). */
+  countedRequests: number;
+}
 
 export interface GoodputSummary {
   slo: Slo;
@@ -274,7 +305,7 @@ export interface RunSummary extends VllmKeys {
     /** Requests whose usage.prompt_tokens differed from the client's count by more than 1%. */
     promptTokenMismatch: number;
   };
-  latency: Record<SummaryLatencyName, LatencyStats>;
+  latency: SummaryLatencies;
   throughput: {
     requestsPerS: number;
     outputTokensPerS: number;
@@ -282,6 +313,8 @@ export interface RunSummary extends VllmKeys {
     peakOutputTokensPerS: number;
   };
   goodput: GoodputSummary;
+  /** Reasoning and answer tokens; absent when no successful request reasoned (and in older summaries). */
+  reasoning?: ReasoningSummary;
   errors: ErrorCount[];
   load: LoadHonesty;
   /**

@@ -164,8 +164,8 @@ export const watchCommand: CommandSpec = {
     'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
   ].join('\n'),
   options: [
-    // Watching is live by nature: no virtual clock (--time).
-    ...TARGET_OPTIONS.filter((o) => o.name !== 'time'),
+    // Watching is live by nature: no virtual clock (--time); the simulated reasoning mode is not a watch target.
+    ...TARGET_OPTIONS.filter((o) => !['time', 'reasoning-tokens', 'reasoning-field'].includes(o.name)),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,

@@ -219,7 +219,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
           sessionId: id,
           turn: t + 1,
         };
-        if (spec.api === 'chat') item.messages = messages;
+        if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
         else item.prompt = messages.map((m) => m.content).join('');
         return item;
       },

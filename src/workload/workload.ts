@@ -222,7 +222,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const outputTokenMemo = new Map<number, number>();
 
   function build(system: string, user: string): { messages?: ChatMessage[]; prompt?: string } {
-    if (spec.api !== 'chat') return { prompt: system + user };
+    if (spec.api !== 'chat' && spec.api !== 'responses') return { prompt: system + user };
     const messages: ChatMessage[] = [];
     if (system !== '') messages.push({ role: 'system', content: system });
     messages.push({ role: 'user', content: user });
@@ -254,7 +254,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   function fillFromDataset(i: number, item: WorkItem): void {
     const e = order ? order[i % order.length]! : i % entries!.length;
     const entry = entries![e]!;
-    if (entry.messages && spec.api === 'chat') {
+    if (entry.messages && (spec.api === 'chat' || spec.api === 'responses')) {
       item.messages =
         systemText !== '' ? [{ role: 'system', content: systemText }, ...entry.messages] : entry.messages;
     } else {

@@ -1,0 +1,116 @@
+/**
+ * Reasoning models end to end: `goodput run` against the embedded engine in reasoning mode
+ * (`--reasoning-tokens`). The summary keeps first-reasoning and first-answer percentiles apart;
+ * every request's first answer chunk comes after all its reasoning chunks (checked per
+ * record); usage's reasoning tokens are the engine's; and `gate --from` on `p99(ttfat)` passes
+ * just above the measured value and fails just below it.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/errors.js';
+import { metric } from '../src/metrics/index.js';
+import type { RequestRecord, RunSummary } from '../src/types.js';
+import { jsonlLines, runCliInProcess } from './helpers/cli.js';
+
+const REASONING = 12;
+const MAX_TOKENS = 20;
+
+let work: string;
+let dir: string;
+let summary: RunSummary;
+let records: RequestRecord[];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'goodput-reasoning-'));
+  dir = join(work, 'run');
+  const r = await runCliInProcess(
+    [
+      'run',
+      '--requests',
+      '16',
+      '--concurrency',
+      '4',
+      '--prompt-tokens',
+      '64',
+      '--max-tokens',
+      String(MAX_TOKENS),
+      '--ignore-eos',
+      '--reasoning-tokens',
+      String(REASONING),
+      '--reasoning-field',
+      'reasoning',
+      '--seed',
+      '5',
+      '--quiet',
+      '--out',
+      dir,
+    ],
+    { cwd: work },
+  );
+  expect(r.code, r.stderr).toBe(ExitCode.OK);
+  const { readFileSync } = await import('node:fs');
+  summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
+  records = (jsonlLines(join(dir, 'requests.jsonl')) as RequestRecord[]).filter(
+    (x) => (x as { id?: unknown }).id !== undefined,
+  );
+}, 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('reasoning mode of the embedded engine', () => {
+  it('keeps first-reasoning and first-answer percentiles apart in the summary', () => {
+    expect(summary.counts.completed).toBe(16);
+    const ttfrt = summary.latency.ttfrt!;
+    const ttfat = summary.latency.ttfat!;
+    expect(ttfrt.count).toBe(16);
+    expect(ttfat.count).toBe(16);
+    // the first reasoning token is the first token; the answer starts 12 tokens later
+    expect(ttfrt.p50).toBeCloseTo(summary.latency.ttft.p50, 3);
+    expect(ttfat.p50).toBeGreaterThan(ttfrt.p50);
+    expect(summary.latency.reasoningItl!.count).toBe(16 * (REASONING - 1));
+    expect(summary.latency.answerItl!.count).toBe(16 * (MAX_TOKENS - REASONING - 1));
+    expect(summary.reasoning).toEqual({
+      requests: 16,
+      reasoningTokens: 16 * REASONING,
+      answerTokens: 16 * (MAX_TOKENS - REASONING),
+      countedRequests: 0,
+    });
+    expect(metric('reasoning_tokens').read(summary)).toBe(REASONING);
+    expect(metric('answer_tokens').read(summary)).toBe(MAX_TOKENS - REASONING);
+  });
+
+  it('every first answer chunk comes after all the reasoning chunks of its request', () => {
+    expect(records).toHaveLength(16);
+    for (const r of records) {
+      const reasoning = r.chunkReasoningChars!;
+      expect(reasoning, r.id).toHaveLength(r.chunkMs.length);
+      const reasoningIdx = reasoning.flatMap((c, i) => (c > 0 ? [i] : []));
+      const answerIdx = reasoning.flatMap((c, i) => (c === 0 ? [i] : []));
+      expect(reasoningIdx).toHaveLength(REASONING);
+      expect(answerIdx).toHaveLength(MAX_TOKENS - REASONING);
+      const lastReasoningMs = r.chunkMs[reasoningIdx.at(-1)!]!;
+      const firstAnswerMs = r.chunkMs[answerIdx[0]!]!;
+      expect(firstAnswerMs, r.id).toBeGreaterThan(lastReasoningMs);
+      expect(Math.max(...reasoningIdx)).toBeLessThan(Math.min(...answerIdx));
+      expect(r.reasoningTokens).toBe(REASONING);
+      expect(r.reasoningTokensSource).toBeUndefined(); // from usage
+      expect(r.outputTokens).toBe(MAX_TOKENS);
+    }
+  });
+
+  it('gates on the first-answer metric: passes above the measured p99, fails below it', async () => {
+    const p99 = summary.latency.ttfat!.p99;
+    const gate = (limit: number) =>
+      runCliInProcess(['gate', '--from', dir, '--threshold', `p99(ttfat)<${limit}`], { cwd: work });
+    const pass = await gate(Math.ceil(p99 + 1));
+    expect(pass.code, pass.stderr + pass.stdout).toBe(ExitCode.OK);
+    expect(pass.stdout).toContain('[GATE PASS]');
+    const fail = await gate(Math.max(0.001, Math.floor(p99 - 1)));
+    expect(fail.code, fail.stderr + fail.stdout).toBe(ExitCode.THRESHOLD_BREACH);
+    expect(fail.stdout).toContain('[GATE FAIL]');
+    expect(fail.stdout).toContain('p99(ttfat)');
+  });
+});
