@@ -487,11 +487,22 @@ export const SHARD_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** Load worker threads: commands that run one benchmark (not watch, whose rounds are small). */
+export const WORKERS_OPTION: OptionSpec = {
+  name: 'workers',
+  type: 'string',
+  valueName: 'N',
+  group: 'Load',
+  description:
+    'Split the load across N worker threads, each with its own event loop and connections (closed loop: the concurrency; open loop: the arrivals); auto = cores − 1 [default: 1]',
+};
+
 /** Every flag a benchmark-running command accepts. */
 export const BENCHMARK_OPTIONS: OptionSpec[] = [
   ...TARGET_OPTIONS,
   ...WORKLOAD_OPTIONS,
   ...TRACE_OPTIONS,
   ...LOAD_OPTIONS,
+  WORKERS_OPTION,
   ...OUTPUT_OPTIONS,
 ];

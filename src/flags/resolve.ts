@@ -7,6 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
   parseExtraBody,
@@ -18,6 +19,7 @@ import {
 } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
+import { resolveWorkerCount } from '../runner/index.js';
 import { parseShard } from '../runner/shard.js';
 import { parseReasoningField, parseReasoningLength, resolveProfile } from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
@@ -141,6 +143,10 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
   if (durationMs !== undefined) load.durationMs = durationMs;
   const ttft = num('ttftTimeout');
   if (ttft !== undefined) load.ttftTimeoutMs = ttft;
+  if (o.workers !== undefined) {
+    const workers = resolveWorkerCount(o.workers as string, availableParallelism());
+    if (workers > 1) load.workers = workers;
+  }
   return load;
 }
 

@@ -183,6 +183,7 @@ export const RunMetaSchema = z.object({
     sessions: z
       .object({ concurrency: int.optional(), rate: num.optional(), userRate: num.optional() })
       .optional(),
+    workers: int.optional(),
   }),
   slo: sloSchema,
   seed: z.number().int(),

@@ -11,7 +11,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js';
+import type { Client } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
@@ -30,11 +30,12 @@ import {
   SCHEMA_VERSION,
   type ServerSummary,
 } from '../types.js';
-import { createRng, type Tokenizer } from '../workload/index.js';
+import { createRng, type Part, type Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
+import { createRunClient, warmConnections } from './live-client.js';
 import { LATE_SEND_TOLERANCE_MS, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
-import { buildRunMeta, type RecordSinkFn, runPipeline } from './pipeline.js';
+import { buildRunMeta, fanOut, type RecordSinkFn, runPipeline } from './pipeline.js';
 import { Progress, type ProgressMode, type ProgressStream, progressMode } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
@@ -42,6 +43,7 @@ import { checkShard, inShard, peakInFlight, shardItem, shardLoad } from './shard
 import { type PreparedTarget, prepareTarget } from './target.js';
 import { RunClock } from './timer.js';
 import { createVirtualTransport } from './virtual.js';
+import { checkWorkers, effectiveWorkers, type LoadWorkerPool, startLoadWorkers } from './workers/index.js';
 
 /** Requests diagnosis looks at (a uniform sample beyond this): enough for its time slices, flat in memory. */
 export const MAX_DIAGNOSIS_OBSERVATIONS = 10_000;
@@ -80,10 +82,13 @@ export function describeConnectionWarmup(w: ConnectionWarmup): string | undefine
   return `connection warm-up: ${w.ok} of ${w.requested} connections ready (${why}); the others connect during the load, their set-up counted in TTFT`;
 }
 
-/** How requests reach the target: a live client over sockets, or the engine in-process. */
+/** How requests reach the target: a live client over sockets, load workers, or the engine in-process. */
 interface Transport {
   clock: LoadClock;
-  send: SendFn;
+  /** Absent with load workers: each sends through its own client. */
+  send?: SendFn;
+  /** `--workers N` > 1: the threads that run the load (the clock is their t0). */
+  workers?: { pool: LoadWorkerPool; clock: RunClock };
   /** Live: the client to close at the end. */
   client?: Client;
   /** Live: the server metrics URL that answered, and its counters' baseline. */
@@ -102,35 +107,12 @@ async function openLiveTransport(
   note: (text: string) => void,
 ): Promise<Transport> {
   const clock = new RunClock();
-  const width = config.load.concurrency ?? config.load.maxConcurrency ?? 64;
-  const client = createClient(
-    {
-      baseUrl: target.baseUrl,
-      api: config.api,
-      model: target.model,
-      apiKey: config.apiKey,
-      timeoutMs: config.load.timeoutMs,
-      ttftTimeoutMs: config.load.ttftTimeoutMs,
-      maxRetries: config.load.maxRetries,
-      connections: config.load.mode === 'closed' ? width : config.load.maxConcurrency,
-      sampling: config.sampling,
-      headers: config.headers,
-      secrets: config.secrets,
-      extraBody: config.extraBody,
-      countTokens: (text) => tokenizer.count(text),
-    },
-    clock,
-  );
+  const client = createRunClient(config, target, config.load, tokenizer, clock);
   try {
     // Server metrics: probe (and take the counters' baseline) before the clock starts.
     const metrics = await chooseMetricsUrl(config.serverMetrics, target.baseUrl);
     if (metrics.note) note(metrics.note);
-    // Open the connections first, then start the clock: TCP set-up is not charged to TTFT.
-    // Bounded (a server that never answers, Ctrl-C, a short --duration): the load starts anyway.
-    const connectionWarmup = await client.warmup(Math.min(width, 256), {
-      budgetMs: Math.min(WARMUP_BUDGET_MS, config.load.durationMs ?? Number.POSITIVE_INFINITY),
-      signal: io.signal,
-    });
+    const connectionWarmup = await warmConnections(client, config.load, io.signal);
     const warmupNote = describeConnectionWarmup(connectionWarmup);
     if (warmupNote) note(warmupNote);
     clock.reset();
@@ -153,11 +135,43 @@ function checkShardedRun(config: BenchmarkConfig, virtual: boolean): void {
   }
 }
 
+/** Load workers of the target, each with its connections open, the server metrics probed, before the clock starts. */
+async function openWorkerTransport(
+  loads: { run: BenchmarkConfig; own: BenchmarkConfig; shard: Part | undefined },
+  target: PreparedTarget,
+  workers: number,
+  io: BenchmarkIo,
+  note: (text: string) => void,
+): Promise<Transport> {
+  const clock = new RunClock();
+  const metrics = await chooseMetricsUrl(loads.run.serverMetrics, target.baseUrl);
+  if (metrics.note) note(metrics.note);
+  const pool = await startLoadWorkers({
+    config: loads.run,
+    load: loads.own.load,
+    ...(loads.shard ? { shard: loads.shard } : {}),
+    baseUrl: target.baseUrl,
+    model: target.model,
+    workers,
+    signal: io.signal,
+  });
+  note(
+    pool.threads
+      ? `load: ${workers} worker threads`
+      : `load: ${workers} load workers on this thread (worker threads need the built package)`,
+  );
+  const warmupNote = describeConnectionWarmup(pool.connectionWarmup);
+  if (warmupNote) note(warmupNote);
+  clock.reset();
+  return { clock, workers: { pool, clock }, metrics, connectionWarmup: pool.connectionWarmup };
+}
+
 /** Runs one benchmark and writes its result directory; see the module comment. */
 export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Promise<BenchmarkResult> {
   const note = (text: string) => {
     if (!io.quiet) io.stderr?.write(`${text}\n`);
   };
+  checkWorkers(config);
   const runId = randomBytes(4).toString('hex');
   const virtual = config.sim?.timeMode === 'virtual' && config.url === undefined;
   checkShardedRun(config, virtual);
@@ -194,11 +208,22 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       shard !== undefined && !split
         ? (r: RequestRecord) => inShard(r.index, run.load.warmup, shard)
         : undefined;
+    // --workers: no more than the load this process runs can keep busy.
+    checkWorkers(config, run.load);
+    const workers = target.virtualProfile ? 1 : effectiveWorkers(own.load, config.load.workers ?? 1);
     const spans: Array<[number, number]> = [];
     const window = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
     if (target.virtualProfile) {
       transport = createVirtualTransport(run, target.virtualProfile);
       note(`virtual time (${target.virtualProfile}): the load runs on the engine's simulated clock`);
+    } else if (workers > 1) {
+      transport = await openWorkerTransport(
+        { run, own, shard: split ? shard : undefined },
+        target,
+        workers,
+        io,
+        note,
+      );
     } else {
       transport = await openLiveTransport(own, target, tokenizer, io, note);
     }
@@ -206,6 +231,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const startedAt = new Date();
     note(`results: ${dir}`);
     const meta = buildRunMeta(run, target, workload.spec, { runId, startedAt, version: io.version });
+    meta.load = { ...meta.load };
+    if (workers > 1) meta.load.workers = workers;
+    else delete meta.load.workers;
     if (shard) {
       meta.shard = { index: shard.index, count: shard.count };
       if (config.startAtMs !== undefined) meta.shard.startAt = new Date(config.startAtMs).toISOString();
@@ -279,17 +307,25 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
           window.last = Math.max(window.last, record.endMs);
         }),
     ];
-    const result = await runPipeline({
-      load: own.load,
-      workItem: split ? shardItem(workload, run.load.warmup, shard) : (i) => workload.item(i),
-      ...(workload.sessions ? { sessions: workload.sessions } : {}),
-      send: transport.send,
-      clock,
-      signal: output.signal,
-      writer: out,
-      ...(startAtMs !== undefined ? { startAtMs } : {}),
-      sinks: keep ? sinks.map((s) => s && ((r: RequestRecord) => keep(r) && s(r))) : sinks,
-    });
+    const result = transport.workers
+      ? await transport.workers.pool.run({
+          clock: transport.workers.clock,
+          signal: output.signal,
+          writer: out,
+          onRecord: fanOut(sinks),
+          ...(startAtMs !== undefined ? { startAtMs } : {}),
+        })
+      : await runPipeline({
+          load: own.load,
+          workItem: split ? shardItem(workload, run.load.warmup, shard) : (i) => workload.item(i),
+          ...(workload.sessions ? { sessions: workload.sessions } : {}),
+          send: transport.send!,
+          clock,
+          signal: output.signal,
+          writer: out,
+          ...(startAtMs !== undefined ? { startAtMs } : {}),
+          sinks: keep ? sinks.map((s) => s && ((r: RequestRecord) => keep(r) && s(r))) : sinks,
+        });
     progress?.stop();
 
     const samples = recorder?.scraper.samples ?? [];
@@ -337,6 +373,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     await recorder?.finish().catch(() => undefined);
     await writer?.close().catch(() => undefined);
     await transport?.client?.close().catch(() => undefined);
+    await transport?.workers?.pool.close().catch(() => undefined);
     await target.close().catch(() => undefined);
   }
 }

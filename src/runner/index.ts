@@ -44,3 +44,4 @@ export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } f
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
 export { createVirtualTransport, type VirtualEnd, virtualRecord } from './virtual.js';
+export { MAX_WORKERS, resolveWorkerCount } from './workers/index.js';

@@ -62,6 +62,13 @@ export interface RunLoadOptions {
   startAtMs?: Ms;
   /** Multi-turn sessions (load.sessions): the measured phase replays these (runner/sessions.ts). */
   sessions?: SessionSource;
+  /**
+   * The next warmup or closed-loop item index, from a counter shared with other load workers
+   * (`--workers`); undefined when none is left. Default: this loop's own counter.
+   */
+  claim?: (phase: 'warmup' | 'measured') => number | undefined;
+  /** Awaited between the warmup and the measured phase (load workers start measuring together). */
+  beforeMeasured?: () => Promise<void>;
 }
 
 export type StopReason = 'requests' | 'duration' | 'signal';
@@ -180,16 +187,19 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   if (load.warmup > 0) {
     const width = Math.max(1, Math.min(load.warmup, load.concurrency ?? load.maxConcurrency ?? load.warmup));
     let next = 0;
+    const claim = opts.claim ? () => opts.claim!('warmup') : () => (next < load.warmup ? next++ : undefined);
     await Promise.all(
       Array.from({ length: width }, async () => {
-        while (!stopSending.signal.aborted && next < load.warmup) {
-          const item = opts.workItem(next++);
+        while (!stopSending.signal.aborted) {
+          const i = claim();
+          if (i === undefined) break;
           warmupSent++;
-          await dispatch(item, clock.now());
+          await dispatch(opts.workItem(i), clock.now());
         }
       }),
     );
   }
+  if (opts.beforeMeasured && !stopSending.signal.aborted) await opts.beforeMeasured();
 
   // A shared start instant: every shard's measured load begins together, after its own warmup.
   if (opts.startAtMs !== undefined) await clock.sleepUntil(opts.startAtMs, stopSending.signal);
@@ -240,17 +250,19 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
       dropped = r.dropped;
     } else if (load.mode === 'closed') {
       let next = load.warmup;
+      const claim = opts.claim ? () => opts.claim!('measured') : () => (next < limit ? next++ : undefined);
       const workers = Math.max(1, load.concurrency ?? 1);
       await Promise.all(
         Array.from({ length: workers }, async () => {
-          while (!stopSending.signal.aborted && next < limit) {
+          while (!stopSending.signal.aborted) {
             const wait = opts.backpressure?.();
             if (wait) await clock.outside(wait);
-            // Re-check both stop rules: other workers went on while this one waited.
-            if (stopSending.signal.aborted || next >= limit) break;
-            const item = opts.workItem(next++);
+            // Re-check the stop rules: other workers went on while this one waited.
+            if (stopSending.signal.aborted) break;
+            const i = claim();
+            if (i === undefined) break;
             sent++;
-            await dispatch(item, clock.now());
+            await dispatch(opts.workItem(i), clock.now());
           }
         }),
       );

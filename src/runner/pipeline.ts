@@ -53,10 +53,18 @@ export interface PipelineOptions extends Omit<RunLoadOptions, 'onRecord' | 'back
   writer?: { readonly backlogged: boolean; drained(): Promise<void> };
 }
 
+/** One sink that hands every record to each of `sinks` in order (undefined ones skipped). */
+export function fanOut(sinks: ReadonlyArray<RecordSinkFn | undefined>): RecordSinkFn {
+  const active = sinks.filter((s): s is RecordSinkFn => s !== undefined);
+  return (record) => {
+    for (const sink of active) sink(record);
+  };
+}
+
 /** Runs the load on its clock with records flowing to the sinks; resolves with the load's result. */
 export function runPipeline(opts: PipelineOptions): Promise<LoadResult> {
   const { sinks, writer, ...load } = opts;
-  const active = sinks.filter((s): s is RecordSinkFn => s !== undefined);
+  const onRecord = fanOut(sinks);
   let draining: Promise<void> | undefined;
   return opts.clock.run(
     runLoad({
@@ -71,9 +79,7 @@ export function runPipeline(opts: PipelineOptions): Promise<LoadResult> {
             return draining;
           }
         : undefined,
-      onRecord: (record) => {
-        for (const sink of active) sink(record);
-      },
+      onRecord,
     }),
   );
 }

@@ -71,4 +71,17 @@ export class RunClock implements LoadClock {
   reset(): void {
     this.origin = performance.now();
   }
+
+  /**
+   * The run's t0 on the process-wide monotonic clock (ns), the same in every thread: a load
+   * worker's clock set from it (`startAt`) reads the same times as this one.
+   */
+  originNs(): bigint {
+    return process.hrtime.bigint() - BigInt(Math.round(this.now() * 1e6));
+  }
+
+  /** Takes t0 from another thread's clock (`originNs`). */
+  startAt(originNs: bigint): void {
+    this.origin = performance.now() - Number(process.hrtime.bigint() - originNs) / 1e6;
+  }
 }

@@ -113,6 +113,8 @@ export interface LoadSpec {
   maxRetries: number;
   /** Multi-turn sessions: requests are turns of conversations, started this way (see SessionLoadSpec). */
   sessions?: SessionLoadSpec;
+  /** Load worker threads the load was split across (`--workers`); absent: one, the main thread. */
+  workers?: number;
 }
 
 export interface TargetInfo {

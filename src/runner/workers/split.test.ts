@@ -1,0 +1,204 @@
+import { describe, expect, test } from 'vitest';
+import { GoodputError } from '../../errors.js';
+import type { LoadSpec, WorkItem } from '../../types.js';
+import {
+  effectiveWorkers,
+  openLoopSplit,
+  resolveWorkerCount,
+  shareArrivals,
+  shareRequests,
+  shareWorkItem,
+  splitEvenly,
+  workerLoad,
+} from './split.js';
+
+const closed = (concurrency: number, requests?: number): LoadSpec => ({
+  mode: 'closed',
+  concurrency,
+  ...(requests !== undefined ? { requests } : {}),
+  warmup: 0,
+  timeoutMs: 1000,
+  maxRetries: 0,
+});
+const open = (rate: number, burstiness: number, extra: Partial<LoadSpec> = {}): LoadSpec => ({
+  mode: 'open',
+  rate,
+  burstiness,
+  warmup: 0,
+  timeoutMs: 1000,
+  maxRetries: 0,
+  ...extra,
+});
+
+/** The first `count` arrivals of the union of n shares, in time order. */
+function union(load: LoadSpec, n: number, perWorker: number): number[] {
+  const all: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const at = shareArrivals(load, 7, k, n);
+    for (let j = 0; j < perWorker; j++) all.push(at(j));
+  }
+  return all.sort((a, b) => a - b);
+}
+
+function gapStats(offsets: number[]): { mean: number; cv2: number } {
+  const g = offsets.slice(1).map((t, i) => t - offsets[i]!);
+  const mean = g.reduce((a, b) => a + b, 0) / g.length;
+  const variance = g.reduce((a, b) => a + (b - mean) ** 2, 0) / (g.length - 1);
+  return { mean, cv2: variance / (mean * mean) };
+}
+
+describe('resolveWorkerCount', () => {
+  test.each([
+    [undefined, 2, 1],
+    ['auto', 2, 1],
+    ['auto', 1, 1],
+    ['auto', 16, 15],
+    ['3', 2, 3],
+    [' 4 ', 2, 4],
+    [2, 8, 2],
+  ])('--workers %s on %i cores → %i', (flag, cores, want) => {
+    expect(resolveWorkerCount(flag, cores)).toBe(want);
+  });
+
+  test.each(['0', '-1', '1.5', 'two', '', '257'])('--workers %s is a usage error with a hint', (flag) => {
+    const err = (() => {
+      try {
+        resolveWorkerCount(flag, 4);
+      } catch (e) {
+        return e;
+      }
+    })() as GoodputError;
+    expect(err).toBeInstanceOf(GoodputError);
+    expect(err.code).toBe('E_USAGE');
+    expect(err.hint).toContain('--workers 2');
+  });
+});
+
+describe('splitEvenly / shareRequests / effectiveWorkers', () => {
+  test.each([
+    [8, 3, [3, 3, 2]],
+    [64, 2, [32, 32]],
+    [1, 2, [1, 0]],
+    [10, 4, [3, 3, 2, 2]],
+  ])('%i over %i → %j', (total, n, want) => {
+    expect(splitEvenly(total, n)).toEqual(want);
+    expect(want.reduce((a, b) => a + b, 0)).toBe(total);
+  });
+
+  test.each([
+    [100, 3],
+    [7, 2],
+    [1, 4],
+    [1000, 7],
+  ])('requests %i over %i workers: the shares add up and differ by at most one', (requests, n) => {
+    const shares = Array.from({ length: n }, (_, k) => shareRequests(requests, k, n)!);
+    expect(shares.reduce((a, b) => a + b, 0)).toBe(requests);
+    expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
+  });
+
+  test('a run bounded by time has no request share', () => {
+    expect(shareRequests(undefined, 1, 2)).toBeUndefined();
+  });
+
+  test.each([
+    [closed(1), 4, 1],
+    [closed(3), 4, 3],
+    [closed(64), 4, 4],
+    [open(10, 1, { maxConcurrency: 2 }), 4, 2],
+    [open(10, 1, { requests: 3 }), 8, 3],
+    [open(10, 1), 8, 8],
+  ])('%j with %i workers asked → %i with work to do', (load, n, want) => {
+    expect(effectiveWorkers(load, n)).toBe(want);
+  });
+});
+
+describe('workerLoad', () => {
+  test('closed loop: the concurrency is split, the request count is shared (one counter)', () => {
+    const shares = [0, 1, 2].map((k) => workerLoad(closed(8, 100), k, 3));
+    expect(shares.map((s) => s.concurrency)).toEqual([3, 3, 2]);
+    expect(shares.every((s) => s.requests === 100)).toBe(true);
+  });
+
+  test('open loop: requests and the cap on requests in flight are split; rate stays the run’s', () => {
+    const shares = [0, 1].map((k) => workerLoad(open(100, 1, { requests: 11, maxConcurrency: 5 }), k, 2));
+    expect(shares.map((s) => s.requests)).toEqual([6, 5]);
+    expect(shares.map((s) => s.maxConcurrency)).toEqual([3, 2]);
+    const timed = workerLoad(open(100, 1, { durationMs: 1000 }), 1, 2);
+    expect(timed.requests).toBeUndefined();
+    expect(timed.durationMs).toBe(1000);
+  });
+});
+
+describe('open-loop split', () => {
+  test.each([
+    [10, 1, 'independent'],
+    [Number.POSITIVE_INFINITY, 0.5, 'independent'],
+    [10, 0.5, 'round-robin'],
+    [10, 4, 'round-robin'],
+  ])('rate %f, burstiness %f → %s', (rate, b, want) => {
+    expect(openLoopSplit(rate, b)).toBe(want);
+  });
+
+  test.each([
+    [200, 2],
+    [2000, 3],
+    [50, 4],
+  ])('Poisson %f/s over %i workers: the union has mean gap 1000/rate and CV² ≈ 1', (rate, n) => {
+    const offsets = union(open(rate, 1), n, 12_000);
+    // Compare over the span where every share is still running.
+    const end = Math.min(
+      ...Array.from({ length: n }, (_, k) => shareArrivals(open(rate, 1), 7, k, n)(11_999)),
+    );
+    const s = gapStats(offsets.filter((t) => t <= end));
+    expect(Math.abs(s.mean / (1000 / rate) - 1)).toBeLessThan(0.03);
+    expect(Math.abs(s.cv2 - 1)).toBeLessThan(0.1);
+    // One arrival at 0, as in a one-worker run, and the shares are not copies of each other.
+    expect(offsets.filter((t) => t === 0)).toHaveLength(1);
+    expect(shareArrivals(open(rate, 1), 7, 1, n)(0)).not.toBe(shareArrivals(open(rate, 1), 7, 2 % n, n)(0));
+  });
+
+  test.each([
+    [100, 0.25, 2],
+    [100, 4, 3],
+  ])(
+    'gamma %f/s burstiness %f over %i workers: the union is the one-worker schedule exactly',
+    (rate, b, n) => {
+      const one = shareArrivals(open(rate, b), 7, 0, 1);
+      const merged = union(open(rate, b), n, 300);
+      expect(merged).toEqual(Array.from({ length: 300 * n }, (_, i) => one(i)));
+    },
+  );
+
+  test('items: each measured item goes to exactly one worker, warmup items are the run’s', () => {
+    const item = (i: number): WorkItem => ({
+      index: i,
+      id: `r-${i}`,
+      warmup: i < 2,
+      promptTokens: 1,
+      maxTokens: 1,
+    });
+    const load = open(100, 0.5, { warmup: 2, requests: 10 });
+    const seen: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const share = workerLoad(load, k, 3);
+      const at = shareWorkItem({ item }, load, 7, k, 3);
+      expect(at(1).index).toBe(1);
+      for (let i = load.warmup; i < load.warmup + share.requests!; i++) seen.push(at(i).index);
+    }
+    expect(seen.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  test('a trace keeps its own times: round-robin hands each worker every N-th request as scheduled', () => {
+    const item = (i: number): WorkItem => ({
+      index: i,
+      id: `r-${i}`,
+      warmup: false,
+      promptTokens: 1,
+      maxTokens: 1,
+      scheduledMs: 10 * i * i,
+    });
+    const load = open(100, 1, { requests: 9 });
+    const second = shareWorkItem({ item }, load, 7, 1, 3, 'round-robin');
+    expect([0, 1, 2].map((j) => second(j))).toEqual([item(1), item(4), item(7)]);
+  });
+});
