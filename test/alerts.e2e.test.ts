@@ -35,8 +35,11 @@ const dir = mkdtempSync(join(tmpdir(), 'goodput-alerts-'));
 let sim: SimServer | undefined;
 let exporter: WatchExporter | undefined;
 let prom: RunningPrometheus | undefined;
+/** The alert poller runs while this holds (cleared at the end, and in afterAll if the test failed). */
+let polling = false;
 
 afterAll(async () => {
+  polling = false;
   prom?.stop();
   await exporter?.close();
   await sim?.close();
@@ -100,7 +103,7 @@ test('alert lifecycle and dashboard data against a real Prometheus at a 3 s cade
 
   // Alert states as Prometheus reports them, polled every 100 ms while watch runs.
   const seen: Array<{ at: number; rollback?: PromAlert['state']; stale?: PromAlert['state'] }> = [];
-  let polling = true;
+  polling = true;
   const poller = (async () => {
     while (polling) {
       const alerts = await prom!.alerts().catch(() => []);
