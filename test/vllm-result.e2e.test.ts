@@ -204,6 +204,8 @@ describe('gate --from a vLLM result', () => {
 
 interface Delta {
   key: string;
+  p?: number;
+  why?: string;
   baseline?: number;
   candidate?: number;
   ci?: [number, number];
@@ -224,7 +226,7 @@ describe('compare with a vLLM result', () => {
     expect(r.stderr).toContain('--allow-different');
   });
 
-  it("shows the file's figures as stated, — for what it lacks, and no latency interval without samples", async () => {
+  it("shows the file's figures as stated, — for what it lacks, intervals from its per-request arrays", async () => {
     const r = await cli(['compare', current, goodputRun, '--allow-different', '--json']);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const report = JSON.parse(r.stdout) as Report;
@@ -237,10 +239,19 @@ describe('compare with a vLLM result', () => {
     expect(by.get('tpot_p99')?.baseline).toBe(21.97);
     expect(by.get('e2el_p99')?.baseline).toBe(661.2);
     expect(by.get('request_goodput')?.baseline).toBe(1.2);
-    // Both state a p99 TTFT, but vLLM gives no per-request samples: no interval, no verdict.
+    // Both state a p99 TTFT, and the detailed file holds each request's TTFT (`ttfts`): the
+    // figure shown is the file's, the interval and the verdict come from its per-request values.
     expect(by.get('ttft_p99')?.candidate).toBeGreaterThan(0);
-    expect(by.get('ttft_p99')?.ci).toBeUndefined();
-    expect(by.get('ttft_p99')?.verdict).toBe('untested');
+    expect(by.get('ttft_p99')?.ci).toHaveLength(2);
+    expect(by.get('ttft_p99')?.verdict).toBe('better');
+    expect(by.get('ttft_p50')?.verdict).toBe('better');
+    expect(by.get('ttft_p50')?.p).toBeLessThan(0.05);
+    expect(by.get('itl_p99')?.ci).toHaveLength(2);
+    // TPOT and E2EL are not stated per request: their figures compare, without an interval, and say why.
+    expect(by.get('tpot_p99')).toMatchObject({ baseline: 21.97, verdict: 'untested' });
+    expect(by.get('tpot_p99')?.why).toContain(
+      'states TTFT and inter-chunk gaps per request, not this latency',
+    );
     // Request throughput: counts on both sides (vLLM's `completed`), so a rate-ratio interval.
     expect(by.get('request_throughput')?.baseline).toBe(1.6);
     expect(by.get('request_throughput')?.ci).toHaveLength(2);
@@ -251,11 +262,25 @@ describe('compare with a vLLM result', () => {
       expect(by.get(key)?.verdict, key).toBe('untested');
     }
     expect(cmp?.notes?.[0]).toContain('is a vLLM result');
+    expect(cmp?.notes?.[0]).toContain('per-request TTFTs and inter-chunk gaps (4 requests)');
+    // Every row has a verdict or says why it has none.
+    for (const d of cmp?.deltas ?? []) if (d.verdict === 'untested') expect(d.why, d.key).toBeTruthy();
 
     const table = await cli(['compare', current, goodputRun, '--allow-different']);
     expect(table.code, table.stderr).toBe(ExitCode.OK);
     expect(table.stdout).toContain('vllm-current.json is a vLLM result');
     expect(table.stdout).toMatch(/TTFT p99 \(ms\)\s+341/);
+  });
+
+  it('goodput import keeps the per-request arrays: the imported directory compares as the file does', async () => {
+    const dir = join(work, 'imported-current');
+    const imp = await cli(['import', current, '-o', dir]);
+    expect(imp.code, imp.stderr).toBe(ExitCode.OK);
+    const fromDir = await cli(['compare', dir, goodputRun, '--allow-different', '--json']);
+    expect(fromDir.code, fromDir.stderr).toBe(ExitCode.OK);
+    const by = new Map((JSON.parse(fromDir.stdout) as Report).comparisons[0]?.deltas.map((d) => [d.key, d]));
+    expect(by.get('ttft_p99')).toMatchObject({ baseline: 340.7, verdict: 'better' });
+    expect(by.get('ttft_p99')?.ci).toHaveLength(2);
   });
 
   it('an old vLLM result as the candidate: the keys it lacks are —', async () => {

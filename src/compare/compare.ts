@@ -20,7 +20,7 @@ import {
   rateRelativeVariance,
   type TestKind,
 } from './metrics.js';
-import type { RunSamples } from './samples.js';
+import { type RunSamples, samplesFromStated } from './samples.js';
 import { type Interval, mannWhitneyU, newcombeDifference, rateRatioChange, seededRandom } from './stats.js';
 
 /** `unchanged` = no significant change; `untested` = a single figure per run, no interval. */
@@ -169,6 +169,21 @@ function floored(move: -1 | 0 | 1, change: number | undefined, minEffect: number
   return change !== undefined && Math.abs(change) < minEffect ? 0 : move;
 }
 
+const statedSamples = new WeakMap<ImportedSummary, RunSamples>();
+
+/** A run's per-request samples: its records', or the per-request values another tool states (vLLM's detailed arrays). */
+function samplesOf(run: CompareInput): RunSamples | undefined {
+  if (!('imported' in run)) return run.samples;
+  const stated = run.imported.samples;
+  if (!stated) return undefined;
+  let samples = statedSamples.get(run.imported);
+  if (!samples) {
+    samples = samplesFromStated(stated);
+    statedSamples.set(run.imported, samples);
+  }
+  return samples;
+}
+
 /** A row's figure: the summary's, or the imported result's as its source states it. */
 function figureOf(def: CompareMetric, run: CompareInput): number | undefined {
   return 'imported' in run ? importedValue(run.imported, metric(def.key)) : def.value(run.summary);
@@ -191,8 +206,11 @@ function rateVarianceOf(key: string, run: CompareInput): number | undefined {
 function importedNotes(run: CompareInput): string[] {
   if (!('imported' in run)) return [];
   const where = run.path ?? run.name;
+  const samples = run.imported.samples
+    ? `its per-request TTFTs and inter-chunk gaps (${run.imported.samples.ttftMs.length} requests) give TTFT and ITL their intervals, the other latency rows have none`
+    : 'no per-request samples goodput reads, so its latency rows have no interval';
   return [
-    `${run.name} is ${resultNoun(run.imported.source.tool)} (${where}): no per-request samples goodput reads, so its latency rows have no interval; ` +
+    `${run.name} is ${resultNoun(run.imported.source.tool)} (${where}): ${samples}; ` +
       'figures it does not state are shown as —, never estimated',
   ];
 }
@@ -210,10 +228,16 @@ function whyUntested(def: CompareMetric, base: CompareInput, cand: CompareInput,
     return `${run.name} did not measure it`;
   }
   if (def.test === 'none') return 'a single figure per run: shown, not tested';
-  const imported = [base, cand].find((r) => 'imported' in r)?.name ?? '';
-  if (def.test === 'proportion') return `${imported} states no counts behind it: no interval`;
-  if (def.test === 'rate') return `${imported} states no count of the requests behind it: no interval`;
-  return `${imported} has no per-request samples: no interval`;
+  const imported = [base, cand].find((r) => 'imported' in r);
+  const name = imported?.name ?? '';
+  if (def.test === 'proportion') return `${name} states no counts behind it: no interval`;
+  if (def.test === 'rate') return `${name} states no count of the requests behind it: no interval`;
+  const lacking = [base, cand].find((r) => (samplesOf(r)?.[def.sample ?? 'ttft']?.length ?? 0) === 0);
+  if (lacking && 'imported' in lacking && lacking.imported.samples) {
+    return `${lacking.name} states TTFT and inter-chunk gaps per request, not this latency: no interval`;
+  }
+  if (lacking && !('imported' in lacking)) return `${lacking.name} has no per-request records: no interval`;
+  return `${lacking?.name ?? name} has no per-request samples: no interval`;
 }
 
 function deltaFor(
@@ -280,8 +304,8 @@ function testedDelta(
     return delta;
   }
   if ((def.test === 'rank' || def.test === 'bootstrap') && def.sample && def.quantile !== undefined) {
-    const a = 'imported' in base ? undefined : base.samples?.[def.sample];
-    const b = 'imported' in cand ? undefined : cand.samples?.[def.sample];
+    const a = samplesOf(base)?.[def.sample];
+    const b = samplesOf(cand)?.[def.sample];
     if (!a || !b || a.length === 0 || b.length === 0) return delta;
     const boot = bootstrapQuantileChange(a, b, def.quantile, { random, resamples });
     if (!boot) return delta;

@@ -10,7 +10,7 @@
  */
 
 import { phaseMetrics } from '../metrics/index.js';
-import type { RequestRecord } from '../types.js';
+import type { ImportedSamples, RequestRecord } from '../types.js';
 
 export interface RunSamples {
   /** Ascending, milliseconds. */
@@ -25,6 +25,28 @@ export interface RunSamples {
   completed: number;
   /** Σ output tokens and Σ output tokens² over those requests (for the throughput interval). */
   outputTokens: { sum: number; sumOfSquares: number };
+}
+
+/**
+ * The samples of another tool's per-request values (vLLM's detailed TTFTs and inter-chunk
+ * gaps): TTFT and ITL as stated; TPOT and E2EL empty, since the tool does not state them per
+ * request.
+ */
+export function samplesFromStated(stated: ImportedSamples): RunSamples {
+  let sum = 0;
+  let sumOfSquares = 0;
+  for (const n of stated.outputTokens) {
+    sum += n;
+    sumOfSquares += n * n;
+  }
+  return {
+    ttft: Float64Array.from(stated.ttftMs).sort(),
+    tpot: new Float64Array(0),
+    itl: Float64Array.from(stated.itlMs).sort(),
+    e2el: new Float64Array(0),
+    completed: stated.ttftMs.length,
+    outputTokens: { sum, sumOfSquares },
+  };
 }
 
 /** Collects the per-request latency samples of a run's records. */

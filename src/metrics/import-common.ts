@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ImportedSamples } from '../types.js';
 import { type LatencyStatKey, latencyMetricOf } from './catalogue.js';
 
 /** What one benchmark of a source gives, before it is stamped with its source. */
@@ -17,6 +18,7 @@ export interface ImportedFigures {
   date?: string;
   /** A benchmark's name within a file holding several (a guidellm strategy). */
   label?: string;
+  samples?: ImportedSamples;
 }
 
 /** A finite number, else undefined (null, a string, NaN and a missing key are not figures). */

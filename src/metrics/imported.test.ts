@@ -37,6 +37,29 @@ describe('importResult: vLLM', () => {
   });
 });
 
+describe('importResult: vLLM per-request arrays', () => {
+  it('reads ttfts and itls of the successful requests, seconds to ms; failed ones (an error) left out', () => {
+    const [r] = importResult(
+      'vllm',
+      {
+        mean_ttft_ms: 1,
+        ttfts: [0.25, 0, 0.5],
+        itls: [[0.02, 0.0125], [], [0.03]],
+        output_lens: [3, 0, 2],
+        errors: ['', 'HTTP 500', ''],
+      },
+      FILE,
+    );
+    expect(r?.samples).toEqual({ ttftMs: [250, 500], itlMs: [20, 12.5, 30], outputTokens: [3, 2] });
+    expect(r?.notes.join()).toContain('per-request ttfts and itls of 2 successful requests');
+  });
+
+  it('a file without them (a summary only) has no samples', () => {
+    const [r] = importResult('vllm', { mean_ttft_ms: 1, ttfts: [] }, FILE);
+    expect(r?.samples).toBeUndefined();
+  });
+});
+
 describe('importResult: guidellm', () => {
   const runs = importResult('guidellm', GUIDELLM_SWEEP, FILE);
 

@@ -85,6 +85,7 @@ export function importResult(tool: ImportTool, value: unknown, file: ImportFile)
       notes: b.notes,
       context: b.context,
     };
+    if (b.samples !== undefined) out.samples = b.samples;
     if (b.model !== undefined) out.model = b.model;
     if (b.date !== undefined) out.date = b.date;
     return out;

@@ -396,6 +396,7 @@ export const ImportedSummarySchema = z.object({
   missing: z.array(z.string()),
   notes: z.array(z.string()),
   context: z.array(z.tuple([z.string(), z.string()])),
+  samples: z.object({ ttftMs: z.array(num), itlMs: z.array(num), outputTokens: z.array(num) }).optional(),
 });
 
 export const ServerSampleSchema = z.object({

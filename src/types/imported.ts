@@ -45,4 +45,17 @@ export interface ImportedSummary {
   notes: string[];
   /** What the source says was run (load, workload, duration), label → value, as stated. */
   context: Array<[string, string]>;
+  /**
+   * Per-request values the source states, of its successful requests, in ms (vLLM's detailed
+   * `ttfts` and `itls`, in seconds there, and `output_lens`): they give compare an interval for
+   * TTFT and ITL. Absent when the source holds none (a summary file).
+   */
+  samples?: ImportedSamples;
+}
+
+/** Per-request values another tool states: TTFT per request, every inter-chunk gap, output tokens per request. */
+export interface ImportedSamples {
+  ttftMs: number[];
+  itlMs: number[];
+  outputTokens: number[];
 }
