@@ -23,13 +23,15 @@ function num(v: number | undefined, digits = 1): string {
 
 function loadText(s: RunSummary): string {
   const { load, workload, sampling, model } = s.meta;
-  const shape = load.sessions
-    ? load.sessions.rate !== undefined
-      ? `multi-turn sessions arriving at ${load.sessions.rate}/s`
-      : `multi-turn sessions, ${load.sessions.concurrency ?? load.concurrency} at once`
-    : load.mode === 'open'
-      ? `open loop at ${load.rate == null || load.rate === Number.POSITIVE_INFINITY ? 'an unlimited rate' : `${load.rate} req/s`}${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
-      : `closed loop, concurrency ${load.concurrency}`;
+  const shape = load.stages
+    ? `stages of ${load.stagesOf ?? 'concurrency'} ${load.stages.map((st) => `${st.durationMs / 1000}s:${st.target}`).join(',')}`
+    : load.sessions
+      ? load.sessions.rate !== undefined
+        ? `multi-turn sessions arriving at ${load.sessions.rate}/s`
+        : `multi-turn sessions, ${load.sessions.concurrency ?? load.concurrency} at once`
+      : load.mode === 'open'
+        ? `open loop at ${load.rate == null || load.rate === Number.POSITIVE_INFINITY ? 'an unlimited rate' : `${load.rate} req/s`}${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
+        : `closed loop, concurrency ${load.concurrency}`;
   const stop = [
     load.requests !== undefined ? `${load.requests} requests` : undefined,
     load.durationMs !== undefined ? `${load.durationMs / 1000} s` : undefined,

@@ -396,6 +396,22 @@ export const LOAD_OPTIONS: OptionSpec[] = [
     description: 'Stop sending after this long (e.g. 60s); requests still in flight are interrupted',
   },
   {
+    name: 'stages',
+    type: 'list',
+    valueName: 'DUR:N,…',
+    group: 'Load',
+    description:
+      'Load shape over time, k6-style: each target reached linearly over its stage from the one before (0 at first; 0s:N jumps), e.g. 30s:10,2m:50,30s:0; the run lasts their total; the summary gives the load each stage achieved',
+  },
+  {
+    name: 'stages-of',
+    type: 'string',
+    choices: ['concurrency', 'rate'],
+    group: 'Load',
+    description:
+      'What the --stages targets are: requests in flight (closed loop) or requests per second (open loop) [default: concurrency]',
+  },
+  {
     name: 'warmup',
     type: 'integer',
     valueName: 'N',

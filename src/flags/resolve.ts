@@ -26,6 +26,7 @@ import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applySessionFlags } from './sessions.js';
 import type { ParsedArgs } from './spec.js';
+import { applyStageFlags } from './stages.js';
 import { resolveTraceFlags } from './trace.js';
 
 /** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
@@ -217,7 +218,7 @@ export async function resolveBenchmarkConfig(
       seed,
     },
     workload: { promptTokens },
-    load: resolveLoad(o, target),
+    load: applyStageFlags(resolveLoad(o, target), args),
     slo: target.slo ?? {},
     seed,
     serverMetrics: { enabled: o.serverMetrics !== false },

@@ -93,6 +93,8 @@ const LOAD_SHAPING_KEYS = [
   'traceTimeUnit',
   'traceBlockSize',
   'timeScale',
+  'stages',
+  'stagesOf',
   'maxTokens',
   'ignoreEos',
   'temperature',

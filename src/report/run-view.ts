@@ -100,6 +100,9 @@ function describeLoad(s: RunSummary): string {
         ? `${l.durationMs / 1000} s`
         : '';
   const shape =
+    (l.stages
+      ? `stages of ${l.stagesOf ?? 'concurrency'} ${l.stages.map((st) => `${st.durationMs / 1000}s:${st.target}`).join(',')}`
+      : undefined) ??
     sessionLoadShape(l) ??
     (l.mode === 'closed'
       ? `closed loop, concurrency ${l.concurrency ?? 1}`
@@ -114,11 +117,13 @@ function describeLoad(s: RunSummary): string {
 function describeWorkload(s: RunSummary): string {
   const w = s.meta.workload;
   const prompt =
-    w.kind === 'dataset'
-      ? `dataset ${w.dataset?.path ?? ''} (${w.dataset?.entries ?? 0} entries)`
-      : `prompt ${w.promptTokens ?? 0} tokens` +
-        (w.promptTokensRange ? ` ±${w.promptTokensRange * 100} %` : '') +
-        (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
+    w.kind === 'trace'
+      ? `trace ${w.trace?.path ?? ''} (${w.trace?.format ?? ''}, ${w.trace?.entries ?? 0} requests, times × ${w.trace?.timeScale ?? 1})`
+      : w.kind === 'dataset'
+        ? `dataset ${w.dataset?.path ?? ''} (${w.dataset?.entries ?? 0} entries)`
+        : `prompt ${w.promptTokens ?? 0} tokens` +
+          (w.promptTokensRange ? ` ±${w.promptTokensRange * 100} %` : '') +
+          (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
   return `${prompt} · max ${w.maxTokens} output tokens · ${w.api} API`;
 }
 
@@ -281,6 +286,10 @@ export function buildRunView(s: RunSummary): RunView {
           ] as Array<[string, string]>)
         : []),
       ['dropped', fmtInt(s.load.dropped)],
+      ...(s.load.stages ?? []).map((st, i): [string, string] => [
+        `stage ${i + 1} (${st.startMs / 1000}–${(st.startMs + st.durationMs) / 1000} s)`,
+        `${st.of} ${st.from}→${st.to}: sent ${fmtInt(st.sent)} (${st.achievedRate.toFixed(2)} req/s) · mean in flight ${st.meanInFlight.toFixed(1)}`,
+      ]),
     ],
     errors: s.errors.map((e) => ({
       code: e.code,

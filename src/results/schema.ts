@@ -184,6 +184,8 @@ export const RunMetaSchema = z.object({
       .object({ concurrency: int.optional(), rate: num.optional(), userRate: num.optional() })
       .optional(),
     workers: int.optional(),
+    stages: z.array(z.object({ durationMs: num, target: num })).optional(),
+    stagesOf: z.enum(['rate', 'concurrency']).optional(),
   }),
   slo: sloSchema,
   seed: z.number().int(),
@@ -336,6 +338,22 @@ export const RunSummarySchema = z.object({
     clientBoundReason: z.string().optional(),
     peakInFlight: int,
     dispatchLagHistogram: z.string().optional(),
+    stages: z
+      .array(
+        z.object({
+          startMs: num,
+          durationMs: num,
+          of: z.enum(['rate', 'concurrency']),
+          from: num,
+          to: num,
+          targetMean: num,
+          sent: int,
+          achievedRate: num,
+          meanInFlight: num,
+          coveredMs: num,
+        }),
+      )
+      .optional(),
     connectionWarmup: z
       .object({
         requested: int,

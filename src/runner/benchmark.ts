@@ -362,6 +362,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         `start skew: ${summary.load.startSkewMs >= 0 ? '+' : ''}${summary.load.startSkewMs.toFixed(1)} ms after --start-at`,
       );
     }
+    if (result.stages) summary.load.stages = result.stages;
     recorder = undefined;
     const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;

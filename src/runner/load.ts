@@ -23,8 +23,8 @@
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
-import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
-import type { SessionSource } from '../workload/index.js';
+import type { LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
+import { nextActiveMs, type SessionSource, StageTally, stageWindows } from '../workload/index.js';
 import { runSessionLoop } from './sessions.js';
 
 /** An open-loop send later than this behind its schedule counts as late. */
@@ -100,6 +100,8 @@ export interface LoadResult {
   clientBoundReason?: string;
   /** With startAtMs: measuredStartMs − startAtMs (late is positive; early only when the wait was cut short). */
   startSkewMs?: number;
+  /** With load.stages: what each stage asked for and achieved. */
+  stages?: StageLoad[];
 }
 
 /** A record for a sender that threw (a bug: the client must not throw), so the run keeps going. */
@@ -159,11 +161,15 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   opts.signal?.addEventListener('abort', onSignal, { once: true });
 
   const clientQueueWait = new LatencyHistogram();
+  // Stages: tallied on the measured phase's clock (set below, before the first measured send).
+  const tally = load.stages ? new StageTally(load.stages, load.stagesOf ?? 'concurrency') : undefined;
+  let stageZero = 0;
   const dispatch = async (
     item: WorkItem,
     scheduledMs: Ms,
     onReply?: (text: string) => void,
   ): Promise<RequestRecord> => {
+    if (!item.warmup) tally?.sent(clock.now() - stageZero);
     inFlight++;
     if (!item.warmup && inFlight > peakInFlight) peakInFlight = inFlight;
     const handedMs = clock.now();
@@ -175,6 +181,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
       record = failedRecord(item, scheduledMs, clock.now(), e);
     }
     inFlight--;
+    if (!item.warmup) tally?.ended(clock.now() - stageZero);
     if (!item.warmup) clientQueueWait.record(Math.max(0, (record.firstSentMs ?? record.sentMs) - handedMs));
     if (!item.warmup && record.endMs > measuredEndMs) measuredEndMs = record.endMs;
     slotWaiters.shift()?.();
@@ -207,6 +214,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   const loopDelay = clock.realTime ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   loopDelay?.enable();
   const measuredStartMs = clock.now();
+  stageZero = measuredStartMs;
   measuredEndMs = measuredStartMs;
   const deadline =
     load.durationMs === undefined ? Number.POSITIVE_INFINITY : measuredStartMs + load.durationMs;
@@ -251,10 +259,19 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     } else if (load.mode === 'closed') {
       let next = load.warmup;
       const claim = opts.claim ? () => opts.claim!('measured') : () => (next < limit ? next++ : undefined);
-      const workers = Math.max(1, load.concurrency ?? 1);
+      // Concurrency stages: as many workers as the highest target; worker w sends while the target is > w.
+      const shape = load.stages && load.stagesOf !== 'rate' ? stageWindows(load.stages) : undefined;
+      const workers = shape
+        ? Math.max(1, ...shape.map((w) => Math.ceil(w.to)))
+        : Math.max(1, load.concurrency ?? 1);
       await Promise.all(
-        Array.from({ length: workers }, async () => {
+        Array.from({ length: workers }, async (_, worker) => {
           while (!stopSending.signal.aborted) {
+            if (shape) {
+              const at = nextActiveMs(shape, worker, clock.now() - measuredStartMs);
+              if (!Number.isFinite(at)) break;
+              if (!(await clock.sleepUntil(measuredStartMs + at, stopSending.signal))) break;
+            }
             const wait = opts.backpressure?.();
             if (wait) await clock.outside(wait);
             // Re-check the stop rules: other workers went on while this one waited.
@@ -325,6 +342,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     clientBound,
     ...(clientBoundReason !== undefined ? { clientBoundReason } : {}),
     ...(opts.startAtMs !== undefined ? { startSkewMs: measuredStartMs - opts.startAtMs } : {}),
+    ...(tally ? { stages: tally.finish(clock.now() - measuredStartMs) } : {}),
   };
 }
 

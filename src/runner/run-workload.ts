@@ -98,6 +98,7 @@ export async function buildRunWorkload(
     warmup: config.load.warmup,
     requests: config.load.requests,
     rate: sessions ? sessions.rate : config.load.mode === 'open' ? config.load.rate : undefined,
+    ...(config.load.stagesOf === 'rate' && config.load.stages ? { stages: config.load.stages } : {}),
     burstiness: config.load.burstiness,
     cancelRate: config.workload.cancelRate,
     cancelAfterMs: config.workload.cancelAfterMs,

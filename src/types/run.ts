@@ -96,6 +96,13 @@ export interface WorkloadSpec {
   sessions?: SessionWorkloadSpec;
 }
 
+/** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */
+export interface LoadStage {
+  durationMs: number;
+  /** Requests per second (stagesOf 'rate') or requests in flight (stagesOf 'concurrency'). */
+  target: number;
+}
+
 export interface LoadSpec {
   mode: 'closed' | 'open';
   concurrency?: number;
@@ -115,6 +122,10 @@ export interface LoadSpec {
   sessions?: SessionLoadSpec;
   /** Load worker threads the load was split across (`--workers`); absent: one, the main thread. */
   workers?: number;
+  /** Load shape over time (`--stages`): the run lasts their total duration. */
+  stages?: LoadStage[];
+  /** What the stages' targets are: the arrival rate (open loop) or the concurrency (closed loop). */
+  stagesOf?: 'rate' | 'concurrency';
 }
 
 export interface TargetInfo {

@@ -161,6 +161,8 @@ export interface LoadHonesty {
    * (the shared instant), so that a merge of the shards spans the whole run as one run would.
    */
   shardWindow?: { firstSendMs: number; lastEndMs: number };
+  /** Runs with `--stages`: the load each stage asked for and the load it achieved. */
+  stages?: StageLoad[];
 }
 
 /** One shard of a merged sharded run: what it achieved and how far from the shared instant it started. */
@@ -172,6 +174,27 @@ export interface ShardOutcome {
   requestsPerS: number;
   outputTokensPerS: number;
   startSkewMs?: number;
+}
+
+/** One stage of a shaped load, as asked and as achieved. */
+export interface StageLoad {
+  /** Start of the stage in ms after the start of the measured phase. */
+  startMs: number;
+  durationMs: number;
+  of: 'rate' | 'concurrency';
+  /** The target at the stage's start and end (linear in between). */
+  from: number;
+  to: number;
+  /** The target's mean over the stage: (from + to) / 2. */
+  targetMean: number;
+  /** Measured requests sent during the stage. */
+  sent: number;
+  /** sent / stage duration, per second. */
+  achievedRate: number;
+  /** Time-weighted mean of the requests in flight during the stage (the part of it that ran). */
+  meanInFlight: number;
+  /** Part of the stage the run covered, ms (less than durationMs when the run was stopped). */
+  coveredMs: number;
 }
 
 /** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */

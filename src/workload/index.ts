@@ -47,6 +47,15 @@ export {
   sessionId,
 } from './sessions.js';
 export {
+  nextActiveMs,
+  StagedArrivals,
+  StageTally,
+  type StageWindow,
+  stagesDurationMs,
+  stageWindows,
+  targetAt,
+} from './stages.js';
+export {
   promptLength,
   type SyntheticPromptOptions,
   shortestPromptLength,

@@ -64,7 +64,7 @@ export interface SessionSourceInput {
   /** Take each turn's output length from the dataset (else spec.maxTokens). */
   outputFromDataset: boolean;
   /** Open loop over sessions: their arrival times. */
-  arrivals?: ArrivalSchedule;
+  arrivals?: Pick<ArrivalSchedule, 'offsetAt'>;
 }
 
 /** "s-000001" for session 0. */

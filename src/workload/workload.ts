@@ -11,12 +11,13 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { ChatMessage, WorkItem, WorkloadSpec } from '../types.js';
+import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
 import { fitPromptFrame } from './prompt-frame.js';
 import { createRng, type Rng } from './rng.js';
 import { createSessionSource, type SessionSource } from './sessions.js';
+import { StagedArrivals } from './stages.js';
 import { promptLength, shortestPromptLength, syntheticPrompt } from './synthetic.js';
 import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
 import { type TraceReplayOptions, traceReplay } from './trace/replay.js';
@@ -53,6 +54,8 @@ export interface WorkloadOptions {
    * `outputFromDataset` is false.
    */
   trace?: TraceReplayOptions;
+  /** Open loop shaped by stages (`--stages … --stages-of rate`): their targets are rates; replaces `rate`. */
+  stages?: readonly LoadStage[];
 }
 
 export interface Workload {
@@ -205,10 +208,13 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const systemTokens = spec.systemPromptTokens ?? 0;
   const systemText = systemTokens > 0 ? syntheticPrompt(systemTokens, root.fork('system'), tokenizer) : '';
 
-  const schedule =
-    options.rate === undefined || replay
-      ? undefined
-      : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
+  const schedule = replay
+    ? undefined
+    : options.stages
+      ? new StagedArrivals(options.stages, options.burstiness ?? 1, root.fork('arrivals'))
+      : options.rate === undefined
+        ? undefined
+        : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
   const cancels = cancelRate !== undefined && cancelRate > 0 && cancelAfterMs !== undefined;
 
   const order =
