@@ -24,6 +24,8 @@ const REPLACED = [
   'rate',
   'concurrency',
   'burstiness',
+  'sessions',
+  'sessionRate',
 ];
 
 function usage(message: string, hint: string): GoodputError {
