@@ -114,3 +114,70 @@ describe('reasoning mode of the embedded engine', () => {
     expect(fail.stdout).toContain('p99(ttfat)');
   });
 });
+
+describe('the embedded engine serves the Responses API and embeddings', () => {
+  async function run(
+    name: string,
+    extra: string[],
+  ): Promise<{ summary: RunSummary; records: RequestRecord[] }> {
+    const out = join(work, name);
+    const r = await runCliInProcess(
+      [
+        'run',
+        '--requests',
+        '8',
+        '--concurrency',
+        '2',
+        '--prompt-tokens',
+        '48',
+        '--seed',
+        '3',
+        '--quiet',
+        '--out',
+        out,
+        ...extra,
+      ],
+      { cwd: work },
+    );
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const { readFileSync } = await import('node:fs');
+    return {
+      summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as RunSummary,
+      records: (jsonlLines(join(out, 'requests.jsonl')) as RequestRecord[]).filter((x) => x.id !== undefined),
+    };
+  }
+
+  it('--api responses: reasoning and answer phases from Responses events, usage from response.completed', async () => {
+    const { summary: s, records: rs } = await run('responses', [
+      '--api',
+      'responses',
+      '--max-tokens',
+      '10',
+      '--ignore-eos',
+      '--reasoning-tokens',
+      '3',
+    ]);
+    expect(s.meta.target.api).toBe('responses');
+    expect(s.counts.completed).toBe(8);
+    expect(s.latency.ttfrt?.count).toBe(8);
+    expect(s.latency.ttfat!.p50).toBeGreaterThan(s.latency.ttfrt!.p50);
+    expect(s.reasoning).toMatchObject({ requests: 8, reasoningTokens: 24, answerTokens: 56 });
+    for (const r of rs) {
+      expect(r.outputTokensSource).toBe('usage');
+      expect(r.chunkReasoningChars?.slice(0, 3).every((c) => c > 0)).toBe(true);
+      expect(r.chunkReasoningChars?.slice(3).every((c) => c === 0)).toBe(true);
+      expect(r.finishReason).toBe('length');
+    }
+  });
+
+  it('--api embeddings: latency of each request, one input each (inputs/s = request throughput)', async () => {
+    const { summary: s, records: rs } = await run('embeddings', ['--api', 'embeddings']);
+    expect(s.counts.completed).toBe(8);
+    expect(s.latency.e2el.count).toBe(8);
+    expect(s.latency.ttft.count).toBe(0);
+    expect(s.total_output_tokens).toBe(0);
+    expect(s.counts.usageMissing).toBe(0);
+    expect(s.request_throughput).toBeGreaterThan(0);
+    for (const r of rs) expect(r.serverPromptTokens).toBeGreaterThan(0);
+  });
+});

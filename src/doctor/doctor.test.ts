@@ -56,6 +56,30 @@ describe('goodput doctor against real loopback servers', () => {
     expect(report.target).toBe(`${sim.url}/v1/chat/completions`);
   });
 
+  it('names the delta field a reasoning server streams its reasoning in', async () => {
+    for (const field of ['reasoning_content', 'reasoning'] as const) {
+      const s = await startSim({
+        host: '127.0.0.1',
+        port: 0,
+        seed: 3,
+        slowdown: 0.05,
+        reasoning: { length: { kind: 'fixed', tokens: 4 }, field },
+      });
+      try {
+        const r = await doctor(['--url', s.url, '--json']);
+        expect(r.code, r.all).toBe(ExitCode.OK);
+        const report = JSON.parse(r.out) as DoctorReport;
+        const conformance = report.steps.find((x) => x.stage === 'conformance');
+        expect(JSON.stringify(conformance)).toContain(`reasoning text in delta.${field}`);
+      } finally {
+        await s.close();
+      }
+    }
+    // and a server without reasoning says so
+    const plain = JSON.parse((await doctor(['--url', sim.url, '--json'])).out) as DoctorReport;
+    expect(JSON.stringify(plain.steps.find((x) => x.stage === 'conformance'))).toContain('no reasoning fields');
+  });
+
   it('with no --url checks the embedded engine', async () => {
     const r = await doctor([]);
     expect(r.code).toBe(ExitCode.OK);

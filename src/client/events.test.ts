@@ -1,0 +1,118 @@
+import { describe, expect, test } from 'vitest';
+import { chatParts, embeddingsProblem, responsesBodyParts, responsesStep, responsesUsage } from './events.js';
+
+describe('chatParts', () => {
+  test.each([
+    { delta: { content: 'hi' }, answer: ['hi'], reasoning: [] },
+    { delta: { reasoning_content: 'think', content: '' }, answer: [], reasoning: ['think'] },
+    { delta: { reasoning: 'think' }, answer: [], reasoning: ['think'] },
+    // a server sending both names: counted once (reasoning_content)
+    { delta: { reasoning_content: 'a', reasoning: 'a' }, answer: [], reasoning: ['a'] },
+    {
+      delta: {
+        tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"a"' } }, null, { function: 3 }],
+      },
+      answer: ['f', '{"a"'],
+      reasoning: [],
+    },
+    { delta: { role: 'assistant', content: null }, answer: [], reasoning: [] },
+  ])('$delta', ({ delta, answer, reasoning }) => {
+    expect(chatParts(delta as Record<string, unknown>)).toEqual({ answer, reasoning });
+  });
+});
+
+describe('responsesStep', () => {
+  test.each([
+    [
+      { type: 'response.output_text.delta', delta: 'x' },
+      { kind: 'output', parts: { answer: ['x'], reasoning: [] } },
+    ],
+    [
+      { type: 'response.refusal.delta', delta: 'no' },
+      { kind: 'output', parts: { answer: ['no'], reasoning: [] } },
+    ],
+    [
+      { type: 'response.function_call_arguments.delta', delta: '{' },
+      { kind: 'output', parts: { answer: ['{'], reasoning: [] } },
+    ],
+    [
+      { type: 'response.reasoning_text.delta', delta: 'r' },
+      { kind: 'output', parts: { answer: [], reasoning: ['r'] } },
+    ],
+    [
+      { type: 'response.reasoning_summary_text.delta', delta: 's' },
+      { kind: 'output', parts: { answer: [], reasoning: ['s'] } },
+    ],
+    [
+      { type: 'response.completed', response: { usage: { output_tokens: 2 } } },
+      { kind: 'end', finishReason: 'stop', usage: { output_tokens: 2 } },
+    ],
+    [
+      { type: 'response.incomplete', response: { incomplete_details: { reason: 'max_output_tokens' } } },
+      { kind: 'end', finishReason: 'length' },
+    ],
+    [
+      { type: 'response.incomplete', response: { incomplete_details: { reason: 'content_filter' } } },
+      { kind: 'end', finishReason: 'content_filter' },
+    ],
+    [
+      { type: 'response.failed', response: { error: { message: 'boom' } } },
+      { kind: 'failed', message: 'boom' },
+    ],
+    [
+      { type: 'error', message: 'bad' },
+      { kind: 'failed', message: 'bad' },
+    ],
+    [{ type: 'response.created', response: {} }, { kind: 'other' }],
+    [{ type: 'response.output_text.done', text: 'all' }, { kind: 'other' }],
+  ])('%j', (event, want) => {
+    expect(responsesStep(event as Record<string, unknown>, 'message')).toEqual(want);
+  });
+
+  test('falls back to the SSE event name when the data has no type', () => {
+    expect(responsesStep({ delta: 'x' }, 'response.output_text.delta')).toEqual({
+      kind: 'output',
+      parts: { answer: ['x'], reasoning: [] },
+    });
+  });
+});
+
+describe('Responses usage, bodies and embeddings', () => {
+  test('usage is renamed to the chat names', () => {
+    expect(
+      responsesUsage({
+        input_tokens: 3,
+        output_tokens: 9,
+        output_tokens_details: { reasoning_tokens: 4 },
+        total_tokens: 12,
+      }),
+    ).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 9,
+      total_tokens: 12,
+      completion_tokens_details: { reasoning_tokens: 4 },
+    });
+  });
+
+  test('a non-streamed body: message text is answer, reasoning items reasoning, function calls answer', () => {
+    expect(
+      responsesBodyParts({
+        output: [
+          { type: 'reasoning', summary: [{ text: 'sum' }], content: [{ text: 'why' }] },
+          { type: 'message', content: [{ type: 'output_text', text: 'hello' }] },
+          { type: 'function_call', name: 'f', arguments: '{}' },
+        ],
+      }),
+    ).toEqual({ answer: ['hello', 'f', '{}'], reasoning: ['why', 'sum'] });
+  });
+
+  test.each([
+    [{ data: [{ embedding: [0.1] }] }, undefined],
+    [{ data: [{ embedding: 'AAAA' }] }, undefined],
+    [{ data: [] }, 'the response carried no data'],
+    [{}, 'the response carried no data'],
+    [{ data: [{ embedding: [1] }, { index: 1 }] }, 'data[1] has no embedding'],
+  ])('embeddings %j → %s', (doc, want) => {
+    expect(embeddingsProblem(doc as Record<string, unknown>)).toBe(want);
+  });
+});
