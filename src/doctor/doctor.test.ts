@@ -77,7 +77,9 @@ describe('goodput doctor against real loopback servers', () => {
     }
     // and a server without reasoning says so
     const plain = JSON.parse((await doctor(['--url', sim.url, '--json'])).out) as DoctorReport;
-    expect(JSON.stringify(plain.steps.find((x) => x.stage === 'conformance'))).toContain('no reasoning fields');
+    expect(JSON.stringify(plain.steps.find((x) => x.stage === 'conformance'))).toContain(
+      'no reasoning fields',
+    );
   });
 
   it('with no --url checks the embedded engine', async () => {
