@@ -36,6 +36,11 @@ export const CLIENT_BOUND_DISPATCH_LAG_MS = 10;
 /** Client queue wait p99 (handed to the sender → written to a socket) above this means the same. */
 export const CLIENT_BOUND_QUEUE_WAIT_MS = 250;
 
+/** Live open loop: the longest stretch of sends in one event-loop turn before I/O gets its turn. */
+export const MAX_SEND_TURN_MS = 1;
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Sends one request and resolves with its record; must not throw (a failure is a record). */
 export type SendFn = (
   item: WorkItem,
@@ -286,11 +291,25 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     } else {
       const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
       const pending = new Set<Promise<void>>();
+      // Sends due together leave in one turn of the event loop, but a turn that has sent for
+      // MAX_SEND_TURN_MS gives way to I/O and timers (responses, the deadline): a backlog of
+      // due sends must not starve the reads and open a connection per request.
+      let turnStartMs = clock.now();
       for (let i = load.warmup; i < limit && !stopSending.signal.aborted; i++) {
         const item = opts.workItem(i);
         const scheduledMs = measuredStartMs + (item.scheduledMs ?? 0);
         if (scheduledMs >= deadline) break;
+        if (clock.realTime && clock.now() - turnStartMs > MAX_SEND_TURN_MS) {
+          await yieldTurn();
+          turnStartMs = clock.now();
+          if (stopSending.signal.aborted) {
+            dropped += countDue(opts, i, limit, measuredStartMs, Math.min(clock.now(), deadline));
+            break;
+          }
+        }
+        const waits = scheduledMs > clock.now();
         if (!(await clock.sleepUntil(scheduledMs, stopSending.signal))) break;
+        if (waits) turnStartMs = clock.now();
         let waitedForSlot = false;
         while (inFlight >= cap && !stopSending.signal.aborted) {
           waitedForSlot = true;
