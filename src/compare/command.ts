@@ -5,12 +5,13 @@
  * @module
  */
 
+import { resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
-import type { CommandSpec } from '../flags/index.js';
+import { type CommandSpec, chosenFormat } from '../flags/index.js';
 import { compareRuns } from './compare.js';
 import { loadCompareInputs } from './load.js';
 import { COMPARE_METRIC_KEYS } from './metrics.js';
-import { renderCompareMarkdown, renderCompareTable } from './render.js';
+import { renderCompareCsv, renderCompareMarkdown, renderCompareTable } from './render.js';
 
 export const compareCommand: CommandSpec = {
   name: 'compare',
@@ -31,13 +32,17 @@ export const compareCommand: CommandSpec = {
     },
   ],
   options: [
-    { name: 'markdown', type: 'boolean', group: 'Output', description: 'Print a Markdown table' },
     {
-      name: 'json',
-      type: 'boolean',
+      name: 'format',
+      type: 'string',
+      choices: ['table', 'markdown', 'json', 'csv'],
+      default: 'table',
       group: 'Output',
-      description: 'Print the comparison as JSON (schemaVersion 1)',
+      description:
+        'table: the terminal table; markdown: for PR comments; json: the comparison (schemaVersion 1); csv: one row per candidate and metric (values, change, interval, verdict)',
     },
+    { name: 'markdown', type: 'boolean', group: 'Output', description: 'Same as --format markdown' },
+    { name: 'json', type: 'boolean', group: 'Output', description: 'Same as --format json' },
     {
       name: 'allow-different',
       type: 'boolean',
@@ -74,6 +79,7 @@ export const compareCommand: CommandSpec = {
         'pass a baseline result directory and one or more candidates: goodput compare RUN_A RUN_B',
       );
     }
+    const format = chosenFormat(ctx.args, ['json', 'markdown']);
     const resamples = o.resamples as number;
     if (!(resamples >= 100)) {
       throw new GoodputError(
@@ -82,14 +88,16 @@ export const compareCommand: CommandSpec = {
         'e.g. --resamples 2000',
       );
     }
-    const runs = await loadCompareInputs(paths);
+    // Relative to the command's working directory (as every other path flag).
+    const runs = await loadCompareInputs(paths.map((p) => resolvePath(ctx.cwd, p)));
     const report = compareRuns(runs, {
       resamples,
       seed: o.seed as number,
       allowDifferent: o.allowDifferent === true,
     });
-    if (o.json === true) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else if (o.markdown === true) ctx.stdout.write(renderCompareMarkdown(report));
+    if (format === 'json') ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else if (format === 'markdown') ctx.stdout.write(renderCompareMarkdown(report));
+    else if (format === 'csv') ctx.stdout.write(renderCompareCsv(report));
     else ctx.stdout.write(renderCompareTable(report));
     const watched = (o.failOnWorse as string[] | undefined) ?? [];
     if (watched.length === 0) return ExitCode.OK;

@@ -47,7 +47,14 @@ export {
   type Direction,
   type TestKind,
 } from './metrics.js';
-export { formatChange, formatValue, renderCompareMarkdown, renderCompareTable } from './render.js';
+export {
+  COMPARE_CSV_COLUMNS,
+  formatChange,
+  formatValue,
+  renderCompareCsv,
+  renderCompareMarkdown,
+  renderCompareTable,
+} from './render.js';
 export { type RunSamples, samplesFromRecords } from './samples.js';
 export {
   erfc,

@@ -1,11 +1,11 @@
 /**
- * Renderers for a CompareReport: a terminal table and Markdown. They return strings and
+ * Renderers for a CompareReport: a terminal table, Markdown and CSV. They return strings and
  * decide nothing.
  *
  * @module
  */
 
-import { markdownCell, markdownText } from '../util/index.js';
+import { csvLine, markdownCell, markdownText } from '../util/index.js';
 import { describeDiff } from './comparable.js';
 import type { CompareReport, MetricDelta, Verdict } from './compare.js';
 
@@ -120,4 +120,52 @@ export function renderCompareMarkdown(report: CompareReport): string {
       `changes under ${report.minEffect * 100}% count as noise._`,
   );
   return `${out.join('\n')}\n`;
+}
+
+/** Columns of `compare --format csv`: one row per candidate and metric. */
+export const COMPARE_CSV_COLUMNS: readonly string[] = [
+  'baseline',
+  'candidate',
+  'metric',
+  'label',
+  'unit',
+  'baseline_value',
+  'candidate_value',
+  'change_kind',
+  'change',
+  'ci_low',
+  'ci_high',
+  'p',
+  'verdict',
+  'why',
+];
+
+/**
+ * The comparison as CSV (RFC 4180): one row per candidate and metric, values in the metric's
+ * unit, the change as a fraction (relative) or in points (proportions), its interval, the
+ * verdict. Empty fields are what was not measured.
+ */
+export function renderCompareCsv(report: CompareReport): string {
+  let out = csvLine(COMPARE_CSV_COLUMNS);
+  for (const c of report.comparisons) {
+    for (const d of c.deltas) {
+      out += csvLine([
+        report.baseline.name,
+        c.candidate.name,
+        d.key,
+        d.label,
+        d.unit,
+        d.baseline,
+        d.candidate,
+        d.changeKind,
+        d.change,
+        d.ci?.[0],
+        d.ci?.[1],
+        d.p,
+        d.verdict,
+        d.why,
+      ]);
+    }
+  }
+  return out;
 }

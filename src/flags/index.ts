@@ -8,6 +8,7 @@
  * @module
  */
 
+export { chosenFormat } from './format.js';
 export {
   BENCHMARK_OPTIONS,
   FORCE_OPTION,

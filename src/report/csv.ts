@@ -1,7 +1,6 @@
 /**
  * CSV of runs (pure, strings): one row of catalogue metrics per run (`report --format csv`),
- * or one row per request record (`report --format csv --records`). RFC 4180: fields holding a
- * comma, a double quote, CR or LF are quoted, quotes doubled; lines end with CRLF. Every
+ * or one row per request record (`report --format csv --records`), RFC 4180 (util/csv.ts). Every
  * string comes from a summary or a record, which never hold the API key.
  *
  * @module
@@ -9,21 +8,9 @@
 
 import { importedValue, METRICS, meetsSlo, requestMetrics } from '../metrics/index.js';
 import type { ImportedSummary, RequestRecord, RunSummary, Slo } from '../types.js';
+import { type CsvValue, csvField, csvLine } from '../util/index.js';
 
-export type CsvValue = string | number | boolean | undefined | null;
-
-/** One field: empty for a missing value or a non-finite number; quoted when it must be. */
-export function csvField(value: CsvValue): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** One CSV line, CRLF-terminated. */
-export function csvLine(values: readonly CsvValue[]): string {
-  return `${values.map(csvField).join(',')}\r\n`;
-}
+export { type CsvValue, csvField, csvLine };
 
 /** Columns of the summary CSV: the run, then every catalogue metric by id (its unit is the catalogue's). */
 export const SUMMARY_CSV_COLUMNS: readonly string[] = ['run', 'run_id', 'model', ...METRICS.map((m) => m.id)];

@@ -7,6 +7,7 @@
  */
 
 export { type BoundedReadOptions, type BoundedStop, type BoundedText, readBounded } from './bounded.js';
+export { type CsvValue, csvField, csvLine } from './csv.js';
 export {
   MIN_SECRET_FRAGMENT,
   makeRedactor,

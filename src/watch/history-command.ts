@@ -8,11 +8,11 @@ import { writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
-import type { CommandSpec } from '../flags/index.js';
+import { type CommandSpec, chosenFormat } from '../flags/index.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
-import { renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
+import { renderHistoryCsv, renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
 
 /** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
 function durationMs(value: unknown, flag: string): number {
@@ -47,7 +47,15 @@ export const historyCommand: CommandSpec = {
       valueName: 'DURATION',
       description: 'Window size of the trend',
     },
-    { name: 'json', type: 'boolean', description: 'Print the windows as JSON on stdout' },
+    {
+      name: 'format',
+      type: 'string',
+      choices: ['table', 'json', 'csv'],
+      default: 'table',
+      description:
+        "table: one line per window; json: the windows and rollbacks (schemaVersion 1); csv: one row per target and window (counts, attainment, errors, every latency's count/p50/p90/p99/mean in ms)",
+    },
+    { name: 'json', type: 'boolean', description: 'Same as --format json' },
     { name: 'report', type: 'boolean', description: 'Write an HTML trend page (with -o)' },
     {
       name: 'out',
@@ -59,6 +67,7 @@ export const historyCommand: CommandSpec = {
   ],
   async run(ctx) {
     const o = ctx.args.options;
+    const format = chosenFormat(ctx.args, ['json']);
     const windowMs = durationMs(o.window, '--window');
     if (!(windowMs > 0))
       throw new GoodputError('E_USAGE', '--window must be longer than 0', 'e.g. --window 1h');
@@ -95,7 +104,8 @@ export const historyCommand: CommandSpec = {
         );
         ctx.stderr.write(`trend report: ${out}\n`);
       }
-      if (o.json === true) ctx.stdout.write(renderHistoryJson(windows, rollbacks, windowMs));
+      if (format === 'json') ctx.stdout.write(renderHistoryJson(windows, rollbacks, windowMs));
+      else if (format === 'csv') ctx.stdout.write(renderHistoryCsv(windows));
       else if (o.report !== true) ctx.stdout.write(renderHistoryTable(windows, rollbacks));
       return ExitCode.OK;
     } finally {

@@ -1,7 +1,7 @@
 /**
  * Renderers of `goodput history`: the trend table (one line per window: rounds, attainment,
- * errors, p50/p99 of TTFT, TPOT, ITL and E2EL recomputed from merged histograms), its JSON,
- * and a self-contained HTML page with uPlot charts (the report module's inlined uPlot).
+ * errors, p50/p99 of TTFT, TPOT, ITL and E2EL recomputed from merged histograms), its JSON
+ * and CSV, and a self-contained HTML page with uPlot charts (the report module's inlined uPlot).
  * Renderers return strings.
  *
  * @module
@@ -18,8 +18,8 @@ import {
   type TrendSection,
   type XY,
 } from '../report/html/index.js';
-import type { StoredRollback, WindowFigures } from '../store/index.js';
-import { escapeHtml } from '../util/index.js';
+import { STORED_LATENCIES, type StoredRollback, type WindowFigures } from '../store/index.js';
+import { csvLine, escapeHtml } from '../util/index.js';
 
 function fmt(ms: number, count: number): string {
   if (count === 0) return '-';
@@ -201,4 +201,48 @@ function fmtWindow(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   return `${ms / 1000}s`;
+}
+
+const LATENCY_STATS = ['count', 'p50', 'p90', 'p99', 'mean'] as const;
+
+/** Columns of `history --format csv`: one row per target and window; latencies in ms. */
+export const HISTORY_CSV_COLUMNS: readonly string[] = [
+  'target',
+  'window_start',
+  'rounds',
+  'invalid_rounds',
+  'attempted',
+  'failed',
+  'good',
+  'attainment',
+  'errors',
+  ...STORED_LATENCIES.flatMap((l) => LATENCY_STATS.map((s) => `${l}_${s === 'count' ? 'count' : `${s}_ms`}`)),
+];
+
+/**
+ * The windows as CSV (RFC 4180): errors as `CODE:N` separated by spaces, a latency's
+ * percentiles empty when the window has no sample of it, attainment empty when nothing was attempted.
+ */
+export function renderHistoryCsv(windows: WindowFigures[]): string {
+  let out = csvLine(HISTORY_CSV_COLUMNS);
+  for (const w of windows) {
+    out += csvLine([
+      w.target,
+      new Date(w.start).toISOString(),
+      w.rounds,
+      w.invalidRounds,
+      w.attempted,
+      w.failed,
+      w.good,
+      w.attainment,
+      Object.entries(w.errors)
+        .map(([code, n]) => `${code}:${n}`)
+        .join(' '),
+      ...STORED_LATENCIES.flatMap((l) => {
+        const v = w.latency[l];
+        return LATENCY_STATS.map((s) => (s === 'count' ? v.count : v.count === 0 ? undefined : v[s]));
+      }),
+    ]);
+  }
+  return out;
 }
