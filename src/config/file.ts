@@ -2,7 +2,7 @@
  * Config files, in either of two shapes, validated with zod (strict: unknown fields are
  * errors, reported with their path and the likely intended name):
  *
- * - settings.json: `{ "base_url", "api_key", "model_id", "slo": { "ttft_ms", "tpot_ms", "e2el_ms" } }`
+ * - settings.json: `{ "base_url", "api_key", "model_id", "slo": { "ttft_ms", "tpot_ms", "e2el_ms", "user_tps" } }`
  * - gateway: `{ "provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries" }`
  *
  * Both normalise to FileConfig. Values are never echoed in errors (a value may be a key).
@@ -22,7 +22,12 @@ const httpUrl = z
   .optional();
 const positiveMs = z.number().positive().optional();
 
-const settingsSlo = z.strictObject({ ttft_ms: positiveMs, tpot_ms: positiveMs, e2el_ms: positiveMs });
+const settingsSlo = z.strictObject({
+  ttft_ms: positiveMs,
+  tpot_ms: positiveMs,
+  e2el_ms: positiveMs,
+  user_tps: positiveMs,
+});
 
 /** The settings.json shape. */
 export const SettingsFileSchema = z.strictObject({
@@ -61,10 +66,10 @@ export interface FileConfig {
 
 const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo'];
 const GATEWAY_KEYS = ['provider', 'baseUrl', 'apiKey', 'model', 'timeoutMs', 'maxRetries'];
-const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms'];
+const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms', 'user_tps'];
 
 const HINT =
-  'use the settings.json shape {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms"}} ' +
+  'use the settings.json shape {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms", "user_tps"}} ' +
   'or the gateway shape {"provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries"}';
 
 /** Which shape a parsed object is meant to be: the one sharing more of its keys (gateway when it names a provider). */
@@ -111,7 +116,7 @@ export function parseConfig(value: unknown, name: string): FileConfig {
       `${name} (${shape} shape) is invalid:\n  ${lines.join('\n  ')}`,
       shape === 'gateway'
         ? `fix the fields named above; the gateway shape is {"provider": "openai-compatible", "baseUrl", "apiKey", "model", "timeoutMs", "maxRetries"}`
-        : `fix the fields named above; the settings.json shape is {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms"}}`,
+        : `fix the fields named above; the settings.json shape is {"base_url", "api_key", "model_id", "slo": {"ttft_ms", "tpot_ms", "e2el_ms", "user_tps"}}`,
     );
   }
   if (shape === 'gateway') {
@@ -129,7 +134,12 @@ export function parseConfig(value: unknown, name: string): FileConfig {
   }
   const s = result.data as z.infer<typeof SettingsFileSchema>;
   const slo = s.slo
-    ? definedOnly<Slo>({ ttftMs: s.slo.ttft_ms, tpotMs: s.slo.tpot_ms, e2elMs: s.slo.e2el_ms })
+    ? definedOnly<Slo>({
+        ttftMs: s.slo.ttft_ms,
+        tpotMs: s.slo.tpot_ms,
+        e2elMs: s.slo.e2el_ms,
+        userTps: s.slo.user_tps,
+      })
     : undefined;
   return definedOnly({
     path: name,

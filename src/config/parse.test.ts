@@ -75,6 +75,8 @@ describe('parseSlo', () => {
     [' TTFT = 300 , tpot=12.5 ', { ttftMs: 300, tpotMs: 12.5 }],
     ['ttft_ms=400,e2el_ms=2000', { ttftMs: 400, e2elMs: 2000 }],
     ['ttft=500,', { ttftMs: 500 }],
+    ['ttft=500,user_tps=20', { ttftMs: 500, userTps: 20 }],
+    ['user_tps=12.5tok/s', { userTps: 12.5 }],
   ])('%j → %o', (text, slo) => expect(parseSlo(text)).toEqual(slo));
 
   test.each([
@@ -88,13 +90,21 @@ describe('parseSlo', () => {
     ['ttft=-5', "bad value '-5'"],
     ['tpot=5m', "bad value '5m'"],
     ['ttft=500,ttft=600', "'ttft' is given twice"],
+    ['user_tps=0', "bad value '0' for user_tps"],
+    ['user_tps=20ms', "bad value '20ms' for user_tps"],
+    ['user_tsp=20', "(did you mean 'user_tps'?)"],
   ])('%j is a usage error naming %s', (text, part) => {
     const err = usageError(() => parseSlo(text));
     expect(err.message).toContain(part);
   });
 
   test('formatSlo is the inverse of parseSlo', () => {
-    for (const text of ['ttft=500,tpot=100,e2el=5000', 'tpot=40', 'ttft=1.5,e2el=900']) {
+    for (const text of [
+      'ttft=500,tpot=100,e2el=5000',
+      'tpot=40',
+      'ttft=1.5,e2el=900',
+      'tpot=40,user_tps=25',
+    ]) {
       expect(formatSlo(parseSlo(text))).toBe(text);
     }
     expect(formatSlo({})).toBe('');

@@ -76,9 +76,18 @@ export function parseDuration(text: string, flag = '--duration'): number {
   return total;
 }
 
-const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2el: 'e2elMs' } as const;
+const SLO_KEYS = { ttft: 'ttftMs', tpot: 'tpotMs', e2el: 'e2elMs', user_tps: 'userTps' } as const;
 type SloName = keyof typeof SLO_KEYS;
-const SLO_HINT = 'write e.g. --slo ttft=500,tpot=100,e2el=5000 (milliseconds; 500ms and 5s also work)';
+const SLO_HINT =
+  'write e.g. --slo ttft=500,tpot=100,e2el=5000 (milliseconds; 500ms and 5s also work), user_tps=20 (output tokens/s each user sees, at least)';
+
+/** A rate bound: a positive number of tokens/s (a `tok/s` suffix is accepted). */
+function parseRate(value: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(tok\/s)?$/i.exec(value.trim());
+  if (!m) return undefined;
+  const v = Number(m[1]);
+  return v > 0 && Number.isFinite(v) ? v : undefined;
+}
 
 /** A latency bound: a number of ms, or with an `ms` / `s` suffix. Returns undefined when unreadable. */
 function parseLatency(value: string): number | undefined {
@@ -106,18 +115,30 @@ export function parseSlo(text: string, flag = '--slo'): Slo {
       throw new GoodputError('E_USAGE', `${flag}: '${part}' is not NAME=VALUE`, SLO_HINT);
     }
     const rawName = part.slice(0, eq).trim().toLowerCase();
-    const name = rawName.replace(/_ms$/, '');
+    const name = rawName === 'user_tps' ? rawName : rawName.replace(/_ms$/, '');
     if (!(name in SLO_KEYS)) {
       const guess = suggest(name, Object.keys(SLO_KEYS));
       throw new GoodputError(
         'E_USAGE',
         `${flag}: unknown objective '${rawName}' in '${part}'${guess ? ` (did you mean '${guess}'?)` : ''}`,
-        `objectives are ttft, tpot and e2el; ${SLO_HINT}`,
+        `objectives are ttft, tpot, e2el and user_tps; ${SLO_HINT}`,
       );
     }
     const key = SLO_KEYS[name as SloName];
     if (slo[key] !== undefined) {
       throw new GoodputError('E_USAGE', `${flag}: '${name}' is given twice`, SLO_HINT);
+    }
+    if (key === 'userTps') {
+      const rate = parseRate(part.slice(eq + 1));
+      if (rate === undefined) {
+        throw new GoodputError(
+          'E_USAGE',
+          `${flag}: bad value '${part.slice(eq + 1).trim()}' for user_tps in '${part}': expected a positive number of output tokens/s`,
+          SLO_HINT,
+        );
+      }
+      slo.userTps = rate;
+      continue;
     }
     const ms = parseLatency(part.slice(eq + 1));
     if (ms === undefined) {

@@ -23,9 +23,9 @@
  * @module
  */
 
-import type { RequestRecord, RunMeta, RunSummary, Slo } from '../types.js';
+import type { RequestRecord, RunMeta, RunSummary, Slo, SloName } from '../types.js';
 import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
-import { meetsSlo, requestMetrics, tokenCount } from './request-metrics.js';
+import { requestMetrics, sloOutcomes, tokenCount, userTokensPerS } from './request-metrics.js';
 import {
   buildSummary,
   DEFAULT_LATE_SEND_TOLERANCE_MS,
@@ -161,7 +161,19 @@ export class RunAccumulator {
     s.inputTokens += promptTokens;
     s.outputTokens += outputTokens;
     s.usefulOutputTokens += outputTokens;
-    if (meetsSlo(record, m, s.slo)) s.goodRequests++;
+    const outcomes = sloOutcomes(record, m, s.slo);
+    let good = true;
+    for (const [name, met] of Object.entries(outcomes) as Array<[SloName, boolean]>) {
+      if (met) s.sloGood[name] = (s.sloGood[name] ?? 0) + 1;
+      else good = false;
+    }
+    // the joint objective: every SLO set (meetsSlo), counted from the same outcomes
+    if (good) {
+      s.goodRequests++;
+      s.goodOutputTokens += outputTokens;
+    }
+    const rate = userTokensPerS(m);
+    if (rate !== undefined) s.userRates.record(rate);
 
     const L = s.latency;
     if (m.ttftMs !== undefined) L.ttft.record(m.ttftMs);

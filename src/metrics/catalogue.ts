@@ -14,41 +14,12 @@
  * @module
  */
 
-import type { LatencyStats, RunSummary, SummaryLatencyName } from '../types.js';
+import type { SummaryLatencyName } from '../types.js';
 import { errorRate, meanAnswerTokens, meanReasoningTokens } from './definitions.js';
+import { type LatencyStatKey, type MetricDef, scalar } from './metric-def.js';
+import { USER_METRICS } from './user-metrics.js';
 
-export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'ratio' | 'count';
-/** Which way is better: latencies and error rates go down, throughput and goodput go up. */
-export type Better = 'lower' | 'higher';
-
-export type LatencyStatKey = keyof Pick<
-  LatencyStats,
-  'p50' | 'p90' | 'p95' | 'p99' | 'p999' | 'mean' | 'min' | 'max' | 'std'
->;
-
-export interface MetricDef {
-  /** Stable id: compare's row key, the exporter's `metric` label, e.g. "ttft_p99", "error_rate". */
-  id: string;
-  label: string;
-  unit: MetricUnit;
-  better: Better;
-  /** The figure from a summary; undefined when the run did not measure it. */
-  read(summary: RunSummary): number | undefined;
-  /** vLLM's flat key for the same figure, when vLLM has one (e.g. "p99_ttft_ms"). */
-  vllmKey?: string;
-  /** Subject in the gate grammar: "p99(ttft)", "attainment". */
-  threshold: string;
-  /** Name in an ADR `rollback: { metric: … }`: "ttft_p99_ms", "attainment". */
-  adrMetric: string;
-  /** Key in an ADR `gate:` block, a limit in the metric's unit: "ttft_p99_ms" (max), "attainment_min". */
-  adrGateKey: string;
-  /** The latency and statistic, for latency metrics. */
-  latency?: { name: SummaryLatencyName; text: string; stat: LatencyStatKey };
-  /** Compare: only shown when a run has server metrics. */
-  server?: boolean;
-  /** Compare: only shown when a run reasoned (its summary has a `reasoning` block). */
-  reasoning?: boolean;
-}
+export type { Better, LatencyStatKey, MetricDef, MetricUnit } from './metric-def.js';
 
 /** The exporter gauge holding each catalogue metric of the last valid watch round, by `metric` label. */
 export const ROUND_METRIC_SERIES = 'goodput_round_metric';
@@ -154,17 +125,6 @@ function latencyMetric(
   if (PHASE_TEXTS.has(text)) def.reasoning = true;
   if (VLLM_LATENCY.has(text) && vllmStat) def.vllmKey = `${vllmStat}_${text}_ms`;
   return def;
-}
-
-type ScalarSpec = Omit<MetricDef, 'threshold' | 'adrMetric' | 'adrGateKey'> & { adrGateKey?: string };
-
-function scalar(spec: ScalarSpec): MetricDef {
-  return {
-    ...spec,
-    threshold: spec.id,
-    adrMetric: spec.id,
-    adrGateKey: spec.adrGateKey ?? `${spec.id}_${spec.better === 'lower' ? 'max' : 'min'}`,
-  };
 }
 
 /** The scalar (non-latency) metrics. */
@@ -323,6 +283,7 @@ export const METRICS: readonly MetricDef[] = [
     ),
   ),
   ...SCALARS,
+  ...USER_METRICS,
 ];
 
 const BY_ID = new Map(METRICS.map((m) => [m.id, m]));

@@ -24,7 +24,7 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { LatencyStats, RunSummary } from '../types.js';
+import type { LatencyStats, RunSummary, SloAttainment, SloName } from '../types.js';
 import { LatencyHistogram } from './histogram.js';
 import { PromptBucketState, PromptBuckets } from './prompt-buckets.js';
 import {
@@ -35,6 +35,7 @@ import {
   type SummaryExtras,
 } from './run-state.js';
 import { checkShardSet, shardOutcomes, shardSpanS } from './shards.js';
+import { UserRates } from './user-rate.js';
 
 function decodeOrThrow(
   encoded: string | undefined,
@@ -55,7 +56,7 @@ function decodeOrThrow(
 function sameSlo(a: RunSummary, b: RunSummary): boolean {
   const x = a.goodput.slo;
   const y = b.goodput.slo;
-  return x.ttftMs === y.ttftMs && x.tpotMs === y.tpotMs && x.e2elMs === y.e2elMs;
+  return x.ttftMs === y.ttftMs && x.tpotMs === y.tpotMs && x.e2elMs === y.e2elMs && x.userTps === y.userTps;
 }
 
 /**
@@ -112,6 +113,11 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     state.reasoning.reasoningTokens += r?.reasoningTokens ?? 0;
     state.reasoning.answerTokens += r?.answerTokens ?? s.total_output_tokens;
     state.reasoning.countedRequests += r?.countedRequests ?? 0;
+    state.goodOutputTokens += s.goodput.goodOutputTokens ?? 0;
+    for (const [name, v] of Object.entries(s.goodput.perSlo ?? {}) as Array<[SloName, SloAttainment]>) {
+      state.sloGood[name] = (state.sloGood[name] ?? 0) + v.good;
+    }
+    if (s.perUser) state.userRates.merge(UserRates.fromSummary(s.perUser));
     state.lateSends += s.load.lateSends;
     for (const b of s.buckets ?? []) state.buckets?.mergeState(PromptBucketState.fromBucket(b));
     peakTokens += s.max_output_tokens_per_s;

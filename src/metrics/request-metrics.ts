@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RequestRecord, Slo } from '../types.js';
+import type { RequestRecord, Slo, SloName } from '../types.js';
 
 /** Above this a token count in a record is not a count (no response is a trillion tokens long). */
 const MAX_TOKEN_COUNT = 1e12;
@@ -188,15 +188,44 @@ export function requestMetrics(record: RequestRecord): RequestMetrics {
 }
 
 /**
- * Whether a request met every SLO that is set. Only successful requests can be good; a
- * request with no first token misses a TTFT SLO; a request with one output token has no TPOT
- * and so cannot miss a TPOT SLO (as in vLLM).
+ * A request's output tokens per second once its answer streams (AIPerf's "output token
+ * throughput per user"): decode time is E2EL − TTFT, over which the tokens after the first
+ * arrived, so the rate is (output tokens − 1) ÷ decode time in seconds = 1000 / TPOT.
+ * Undefined for a request of one token or none (no decode).
+ */
+export function userTokensPerS(m: Pick<RequestMetrics, 'tpotMs'>): number | undefined {
+  return m.tpotMs !== undefined && m.tpotMs > 0 && Number.isFinite(m.tpotMs) ? 1000 / m.tpotMs : undefined;
+}
+
+/**
+ * Whether a request met each SLO that is set, on its own. Only successful requests can meet
+ * any; a request with no first token misses a TTFT SLO; a request with one output token has
+ * no TPOT (and no per-user rate) and so cannot miss a TPOT or user_tps SLO (as in vLLM).
+ */
+export function sloOutcomes(
+  record: RequestRecord,
+  metrics: RequestMetrics,
+  slo: Slo,
+): Partial<Record<SloName, boolean>> {
+  const ok = record.outcome === 'success';
+  const out: Partial<Record<SloName, boolean>> = {};
+  if (slo.ttftMs !== undefined) out.ttft = ok && metrics.ttftMs !== undefined && metrics.ttftMs <= slo.ttftMs;
+  if (slo.tpotMs !== undefined)
+    out.tpot = ok && !(metrics.tpotMs !== undefined && metrics.tpotMs > slo.tpotMs);
+  if (slo.e2elMs !== undefined) out.e2el = ok && metrics.e2elMs <= slo.e2elMs;
+  if (slo.userTps !== undefined) {
+    const rate = userTokensPerS(metrics);
+    out.userTps = ok && !(rate !== undefined && rate < slo.userTps);
+  }
+  return out;
+}
+
+/**
+ * Whether a request met every SLO that is set (every success when none is): the joint
+ * objective of SLO attainment and goodput. See sloOutcomes for each one.
  */
 export function meetsSlo(record: RequestRecord, metrics: RequestMetrics, slo: Slo): boolean {
   if (record.outcome !== 'success') return false;
-  if (slo.ttftMs !== undefined && !(metrics.ttftMs !== undefined && metrics.ttftMs <= slo.ttftMs))
-    return false;
-  if (slo.tpotMs !== undefined && metrics.tpotMs !== undefined && metrics.tpotMs > slo.tpotMs) return false;
-  if (slo.e2elMs !== undefined && metrics.e2elMs > slo.e2elMs) return false;
+  for (const met of Object.values(sloOutcomes(record, metrics, slo))) if (!met) return false;
   return true;
 }

@@ -18,7 +18,9 @@ import {
   type RunSummary,
   SCHEMA_VERSION,
   type ServerSummary,
+  SLO_NAMES,
   type Slo,
+  type SloName,
   SUMMARY_LATENCY_NAMES,
   type SummaryLatencies,
   type SummaryLatencyName,
@@ -28,6 +30,7 @@ import { LatencyHistogram } from './histogram.js';
 import type { PromptBuckets } from './prompt-buckets.js';
 import { tokenCount } from './request-metrics.js';
 import type { TurnStats } from './turns.js';
+import { UserRates } from './user-rate.js';
 
 /** Every latency a RunSummary keeps, in display order. */
 export const SUMMARY_LATENCIES: readonly SummaryLatencyName[] = SUMMARY_LATENCY_NAMES;
@@ -88,6 +91,12 @@ export interface RunState {
   goodRequests: number;
   /** Reasoning and answer tokens of successful requests (the summary keeps it when any reasoned). */
   reasoning: ReasoningSummary;
+  /** Output tokens of the good requests. */
+  goodOutputTokens: number;
+  /** Requests that met each SLO set, on its own. */
+  sloGood: Partial<Record<SloName, number>>;
+  /** Per-user output tokens/s of successful requests. */
+  userRates: UserRates;
   lateSends: number;
   /** Earliest first send and latest end of measured requests (±Infinity when none). */
   firstSentMs: number;
@@ -126,6 +135,9 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
     interruptedOutputTokens: 0,
     goodRequests: 0,
     reasoning: { requests: 0, reasoningTokens: 0, answerTokens: 0, countedRequests: 0 },
+    goodOutputTokens: 0,
+    sloGood: {},
+    userRates: new UserRates(),
     lateSends: 0,
     firstSentMs: Number.POSITIVE_INFINITY,
     lastEndMs: Number.NEGATIVE_INFINITY,
@@ -158,6 +170,23 @@ export function vllmLatencyKeys(
     out[`p99.9_${name}_ms`] = s.p999;
   }
   return out as VllmLatencyKeys;
+}
+
+/** Attainment of each SLO set, on its own, over the joint attainment's denominator. */
+function perSloOf(state: RunState): Pick<RunSummary['goodput'], 'perSlo'> {
+  const attempted = state.counts.attempted - (state.counts.interrupted ?? 0);
+  const perSlo: NonNullable<RunSummary['goodput']['perSlo']> = {};
+  for (const name of SLO_NAMES) {
+    if (sloBound(state.slo, name) === undefined) continue;
+    const good = state.sloGood[name] ?? 0;
+    perSlo[name] = { good, attainment: ratio(good, attempted) };
+  }
+  return Object.keys(perSlo).length > 0 ? { perSlo } : {};
+}
+
+/** The bound an Slo sets for an objective, by name. */
+export function sloBound(slo: Slo, name: SloName): number | undefined {
+  return name === 'userTps' ? slo.userTps : slo[`${name}Ms`];
 }
 
 /**
@@ -245,6 +274,9 @@ export function buildSummary(
       tokenGoodputRatio: Math.min(1, ratio(useful, totalOutputTokens)),
       tokenSource,
       ...(interruptedTokens > 0 ? { interruptedOutputTokens: interruptedTokens } : {}),
+      goodOutputTokens: state.goodOutputTokens,
+      goodTokenThroughput: ratio(state.goodOutputTokens, duration),
+      ...perSloOf(state),
     },
     errors,
     load: {
@@ -260,6 +292,8 @@ export function buildSummary(
     interrupted: extras.interrupted ?? false,
   };
   if (state.reasoning.requests > 0) summary.reasoning = { ...state.reasoning };
+  const perUser = state.userRates.summary();
+  if (perUser) summary.perUser = perUser;
   if (extras.server) summary.server = extras.server;
   if (state.buckets && state.buckets.size > 0) summary.buckets = state.buckets.toBuckets();
   if (state.turns && state.turns.size > 0) {

@@ -13,6 +13,7 @@ import {
   type RunSummary,
   type ServerSeriesName,
   type Slo,
+  type SloName,
   type SummaryLatencyName,
 } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
@@ -88,6 +89,7 @@ export function describeSloText(slo: Slo): string {
   if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${slo.ttftMs} ms`);
   if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${slo.tpotMs} ms`);
   if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${slo.e2elMs} ms`);
+  if (slo.userTps !== undefined) parts.push(`user output ≥ ${slo.userTps} tok/s`);
   return parts.length > 0 ? parts.join(', ') : 'none set (every success counts as good)';
 }
 
@@ -210,6 +212,33 @@ function serverView(s: RunSummary): RunView['server'] {
   };
 }
 
+/** Each SLO's own attainment, when more than one is set (with one, it is the joint attainment). */
+function perSloRows(s: RunSummary): Array<[string, string]> {
+  const per = s.goodput.perSlo ?? {};
+  const set = SLO_VIEW_ROWS.filter(([name]) => per[name] !== undefined);
+  if (set.length < 2) return [];
+  return set.map(([name, label]) => [`  ${label} alone`, fmtPct(per[name]!.attainment)]);
+}
+
+const SLO_VIEW_ROWS: ReadonlyArray<readonly [SloName, string]> = [
+  ['ttft', 'TTFT'],
+  ['tpot', 'TPOT'],
+  ['e2el', 'E2EL'],
+  ['userTps', 'user tokens/s'],
+];
+
+/** Per-user output tokens/s: median and slow tail. */
+function perUserRows(s: RunSummary): Array<[string, string]> {
+  const r = s.perUser?.outputTokensPerS;
+  if (!r || r.count === 0) return [];
+  return [
+    [
+      'per-user output tokens/s',
+      `p50 ${fmtNum(r.p50)} · p10 ${fmtNum(r.p10)} · p1 ${fmtNum(r.p1)} (1000 / TPOT)`,
+    ],
+  ];
+}
+
 /** Decides and formats everything a run report shows. */
 export function buildRunView(s: RunSummary): RunView {
   const openLoop = s.meta.load.mode === 'open';
@@ -251,12 +280,22 @@ export function buildRunView(s: RunSummary): RunView {
       ['output tokens/s', fmtNum(s.throughput.outputTokensPerS)],
       ['total tokens/s', fmtNum(s.throughput.totalTokensPerS)],
       ['peak output tokens/s', fmtNum(s.throughput.peakOutputTokensPerS)],
+      ...perUserRows(s),
     ],
     sloText: describeSloText(g.slo),
     goodput: [
       ['good requests', `${fmtInt(g.goodRequests)} of ${fmtInt(g.attempted)} attempted`],
       ['SLO attainment', fmtPct(g.attainment)],
+      ...perSloRows(s),
       ['request goodput', `${fmtNum(g.requestGoodput)} req/s`],
+      ...(g.goodTokenThroughput !== undefined
+        ? ([
+            [
+              'good-token throughput',
+              `${fmtNum(g.goodTokenThroughput)} tok/s (output tokens of good requests)`,
+            ],
+          ] as Array<[string, string]>)
+        : []),
       [
         'token goodput ratio',
         `${fmtPct(g.tokenGoodputRatio)} (useful ${fmtInt(g.usefulOutputTokens)} of ${fmtInt(g.totalOutputTokens)} tokens, ` +

@@ -105,7 +105,26 @@ export const RequestRecordSchema = z.object({
   turn: int.optional(),
 });
 
-export const sloSchema = z.object({ ttftMs: num.optional(), tpotMs: num.optional(), e2elMs: num.optional() });
+export const sloSchema = z.object({
+  ttftMs: num.optional(),
+  tpotMs: num.optional(),
+  e2elMs: num.optional(),
+  userTps: num.optional(),
+});
+
+const sloAttainment = z.object({ good: int, attainment: num });
+
+const rateStats = z.object({
+  count: int,
+  mean: num,
+  min: num,
+  max: num,
+  p1: num,
+  p10: num,
+  p50: num,
+  p90: num,
+  p99: num,
+});
 
 const sampling = z.object({
   temperature: num,
@@ -323,10 +342,21 @@ export const RunSummarySchema = z.object({
     interruptedOutputTokens: num.optional(),
     tokenGoodputRatio: num,
     tokenSource: z.enum(['client', 'server']),
+    goodOutputTokens: num.optional(),
+    goodTokenThroughput: num.optional(),
+    perSlo: z
+      .object({
+        ttft: sloAttainment.optional(),
+        tpot: sloAttainment.optional(),
+        e2el: sloAttainment.optional(),
+        userTps: sloAttainment.optional(),
+      })
+      .optional(),
   }),
   reasoning: z
     .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
     .optional(),
+  perUser: z.object({ outputTokensPerS: rateStats, histogram: z.string().optional() }).optional(),
   errors: z.array(
     z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
   ),

@@ -2,11 +2,14 @@
 
 import type { ApiKind, Sampling } from './request.js';
 
-/** Service-level objectives in milliseconds; a request is good when it meets every one that is set. */
+/** Service-level objectives; a request is good when it meets every one that is set. */
 export interface Slo {
+  /** Latency bounds in milliseconds. */
   ttftMs?: number;
   tpotMs?: number;
   e2elMs?: number;
+  /** Least output tokens per second a user must see once the answer streams (see userTokensPerS). */
+  userTps?: number;
 }
 
 /** Formats of a replayed trace (`--trace`, `--trace-format`). */

@@ -111,7 +111,48 @@ export interface GoodputSummary {
   interruptedOutputTokens?: number;
   /** usefulOutputTokens / totalOutputTokens. */
   tokenGoodputRatio: number;
+  /** Output tokens of the good requests (those that met every SLO set). */
+  goodOutputTokens?: number;
+  /** goodOutputTokens per second of the run: good-token throughput. */
+  goodTokenThroughput?: number;
+  /** Attainment of each SLO that is set on its own (the joint one is `attainment`). */
+  perSlo?: Partial<Record<SloName, SloAttainment>>;
   tokenSource: 'client' | 'server';
+}
+
+/** The objectives of an Slo by name: `ttft`, `tpot`, `e2el`, `userTps`. */
+export const SLO_NAMES = ['ttft', 'tpot', 'e2el', 'userTps'] as const;
+export type SloName = (typeof SLO_NAMES)[number];
+
+export interface SloAttainment {
+  /** Measured requests that met this objective (only successful requests can). */
+  good: number;
+  /** good / attempted (the same denominator as the joint attainment). */
+  attainment: number;
+}
+
+/**
+ * A distribution of a rate where higher is better (tokens/s), with its low percentiles: the
+ * slow tail (p1, p10) is what a user notices.
+ */
+export interface RateStats {
+  count: number;
+  mean: number;
+  min: number;
+  max: number;
+  p1: number;
+  p10: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** Per-user view: each request's output tokens/s once its answer streams. */
+export interface PerUserSummary {
+  /** Per request: (output tokens − 1) ÷ (E2EL − TTFT) in s, i.e. 1000 / TPOT; requests of one token have none. */
+  outputTokensPerS: RateStats;
+  /** Its mergeable histogram (HdrHistogram, tokens/s × 1000, compressed base64). */
+  histogram?: string;
 }
 
 export interface ErrorCount {
@@ -338,6 +379,8 @@ export interface RunSummary extends VllmKeys {
   goodput: GoodputSummary;
   /** Reasoning and answer tokens; absent when no successful request reasoned (and in older summaries). */
   reasoning?: ReasoningSummary;
+  /** Output tokens/s as each user saw them (absent in summaries written before it was kept). */
+  perUser?: PerUserSummary;
   errors: ErrorCount[];
   load: LoadHonesty;
   /**

@@ -34,7 +34,12 @@ export interface WatchTarget {
 }
 
 const SloObject = z
-  .object({ ttft_ms: z.number().positive(), tpot_ms: z.number().positive(), e2el_ms: z.number().positive() })
+  .object({
+    ttft_ms: z.number().positive(),
+    tpot_ms: z.number().positive(),
+    e2el_ms: z.number().positive(),
+    user_tps: z.number().positive(),
+  })
   .partial()
   .strict();
 
@@ -110,6 +115,7 @@ export function parseTargetsText(
       if (t.slo.ttft_ms !== undefined) out.slo.ttftMs = t.slo.ttft_ms;
       if (t.slo.tpot_ms !== undefined) out.slo.tpotMs = t.slo.tpot_ms;
       if (t.slo.e2el_ms !== undefined) out.slo.e2elMs = t.slo.e2el_ms;
+      if (t.slo.user_tps !== undefined) out.slo.userTps = t.slo.user_tps;
     }
     if (t.key_env !== undefined) {
       out.keyEnv = t.key_env;

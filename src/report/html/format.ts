@@ -112,6 +112,7 @@ export function describeSlo(summary: RunSummary): string {
   if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${fmtMs(slo.ttftMs)}`);
   if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${fmtMs(slo.tpotMs)}`);
   if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${fmtMs(slo.e2elMs)}`);
+  if (slo.userTps !== undefined) parts.push(`user output ≥ ${fmtNum(slo.userTps)} tok/s`);
   return parts.length > 0 ? parts.join(', ') : 'none set';
 }
 
