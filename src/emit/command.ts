@@ -14,6 +14,7 @@ import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandContext, CommandSpec, OptionSpec } from '../flags/index.js';
 import { type Cadence, cadenceOf, promDuration } from './cadence.js';
 import { renderDashboard } from './dashboard.js';
+import { k8sCommands } from './k8s-command.js';
 import { alertsFromAdr, renderRulesYaml } from './rules.js';
 import { renderRulesTest } from './rules-test.js';
 
@@ -195,9 +196,10 @@ const grafanaDashboard: CommandSpec = {
 
 export const emitCommand: CommandSpec = {
   name: 'emit',
-  summary: 'Generate artefacts from an ADR (prometheus-rules, grafana-dashboard)',
+  summary:
+    'Generate artefacts: alert rules and a Grafana dashboard from an ADR (prometheus-rules, grafana-dashboard), Kubernetes manifests (k8s-job, k8s-watch)',
   options: [],
-  subcommands: [prometheusRules, grafanaDashboard],
+  subcommands: [prometheusRules, grafanaDashboard, ...k8sCommands],
   async run() {
     throw new GoodputError(
       'E_USAGE',

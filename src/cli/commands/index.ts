@@ -85,7 +85,8 @@ export const COMMANDS: LazyCommand[] = [
   },
   {
     name: 'emit',
-    summary: 'Generate artefacts from an ADR (prometheus-rules, grafana-dashboard)',
+    summary:
+      'Generate artefacts: alert rules and a Grafana dashboard from an ADR (prometheus-rules, grafana-dashboard), Kubernetes manifests (k8s-job, k8s-watch)',
     load: async () => (await import('../../emit/command.js')).emitCommand,
   },
   {
