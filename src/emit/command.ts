@@ -14,7 +14,7 @@ import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandContext, CommandSpec, OptionSpec } from '../flags/index.js';
 import { type Cadence, cadenceOf, promDuration } from './cadence.js';
 import { renderDashboard } from './dashboard.js';
-import { k8sCommands } from './k8s-command.js';
+import { k8sCommands } from './kubernetes-command.js';
 import { alertsFromAdr, renderRulesYaml } from './rules.js';
 import { renderRulesTest } from './rules-test.js';
 

@@ -1,5 +1,5 @@
 /**
- * Kubernetes manifests for goodput, as plain objects (pure; `emit/k8s-command.ts` writes them
+ * Kubernetes manifests for goodput, as plain objects (pure; `emit/kubernetes-command.ts` writes them
  * as YAML, the tests validate them with kubernetes-models):
  *
  * - `shardJob`: an Indexed Job of N pods (completions = parallelism = N), pod i running
