@@ -167,6 +167,14 @@ describe('three shards as three processes, merged', () => {
     expect(seed.err).toContain('hint: run every shard with the same flags');
     const ok = await cli(['merge', 'f0', 'f1', '-o', 'x4']);
     expect(ok.code, ok.err).toBe(0);
+    // A shard's --workers is its machine's affair, not the workload's: still one run.
+    const live = ['--url', sim.url, '--concurrency', '4', '--requests', '8', ...WORKLOAD];
+    const one = await cli(['run', ...live, '--shard', '0/2', '-o', 'w0', '-q']);
+    expect(one.code, one.err).toBe(0);
+    const threads = await cli(['run', ...live, '--shard', '1/2', '--workers', '2', '-o', 'w1', '-q']);
+    expect(threads.code, threads.err).toBe(0);
+    const mixed = await cli(['merge', 'w0', 'w1', '-o', 'x6']);
+    expect(mixed.code, mixed.err).toBe(0);
     for (const r of [missing, other, twice, seed]) expect(r.code).not.toBe(0);
     const split = await cli(['run', ...load, '--concurrency', '1', '--shard', '0/2', '-o', 'x5']);
     expect(split.code).toBe(2);

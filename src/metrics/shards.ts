@@ -13,9 +13,13 @@ function refuse(message: string, hint: string): GoodputError {
   return new GoodputError('E_INCOMPARABLE', message, hint);
 }
 
-/** What every shard of one run shares: the workload, its seed, sampling, load and target. */
+/**
+ * What every shard of one run shares: the workload, its seed, sampling, load and target (not
+ * `--workers`: how many threads a shard's machine gave it is its own affair).
+ */
 function workloadKey(m: RunMeta): string {
-  return JSON.stringify([m.seed, m.sampling, m.workload, m.load, m.model, m.target, m.slo]);
+  const { workers: _, ...load } = m.load;
+  return JSON.stringify([m.seed, m.sampling, m.workload, load, m.model, m.target, m.slo]);
 }
 
 /**

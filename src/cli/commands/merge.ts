@@ -124,13 +124,12 @@ export const mergeCommand: CommandSpec = {
     }
     const summaries = await Promise.all(runs.map((r) => readSummary(r)));
     const first = summaries[0]!.meta;
-    const diffs = summaries
-      .slice(1)
-      .flatMap((s, i) =>
-        [...targetDiffs(first, s.meta), ...comparabilityDiffs(first, s.meta)].map(
-          (d) => `  ${ctx.args.positionals[i + 1]}: ${describeDiff(d)}`,
-        ),
-      );
+    const diffs = summaries.slice(1).flatMap((s, i) =>
+      [...targetDiffs(first, s.meta), ...comparabilityDiffs(first, s.meta)]
+        // --workers is how a generator ran its share, not the load it offered.
+        .filter((d) => d.path !== 'load.workers')
+        .map((d) => `  ${ctx.args.positionals[i + 1]}: ${describeDiff(d)}`),
+    );
     if (diffs.length > 0) {
       if (ctx.args.options.allowDifferent !== true) {
         throw new GoodputError(
