@@ -16,8 +16,13 @@ export interface FieldDiff {
   candidate: unknown;
 }
 
-/** Fields that may differ without changing the load: where a dataset or trace file lives, not what it holds. */
-const IGNORED_PATHS = new Set(['workload.dataset.path', 'workload.trace.path']);
+/** Fields that may differ without changing the load: where a dataset, trace or tokenizer file lives, not what it holds. */
+const IGNORED_PATHS = new Set([
+  'workload.dataset.path',
+  'workload.trace.path',
+  'workload.tokenizerFile.path',
+  'workload.tokenizerFile.chatTemplate.source',
+]);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

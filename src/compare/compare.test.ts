@@ -74,6 +74,39 @@ describe('comparabilityDiffs', () => {
     expect(comparabilityDiffs(a, moved)).toEqual([]);
     expect(comparabilityDiffs(a, changed).map((d) => d.path)).toEqual(['workload.dataset.sha256']);
   });
+
+  it('ignores where a tokenizer file lives but not which tokenizer or template counted', () => {
+    const file = {
+      path: '/a/tokenizer.json',
+      sha256: 'aa',
+      chatTemplate: { source: '/a/c.json', sha256: 't1' },
+    };
+    const a = makeMeta({ workload: { ...makeMeta().workload, tokenizer: 'hf:m@aa', tokenizerFile: file } });
+    const moved = makeMeta({
+      workload: {
+        ...a.workload,
+        tokenizerFile: {
+          ...file,
+          path: '/b/tokenizer.json',
+          chatTemplate: { source: '/b/t.jinja', sha256: 't1' },
+        },
+      },
+    });
+    const otherTemplate = makeMeta({
+      workload: {
+        ...a.workload,
+        tokenizerFile: { ...file, chatTemplate: { source: '/a/c.json', sha256: 't2' } },
+      },
+    });
+    expect(comparabilityDiffs(a, moved)).toEqual([]);
+    expect(comparabilityDiffs(a, otherTemplate).map((d) => d.path)).toEqual([
+      'workload.tokenizerFile.chatTemplate.sha256',
+    ]);
+    expect(comparabilityDiffs(a, makeMeta()).map((d) => d.path)).toEqual([
+      'workload.tokenizer',
+      'workload.tokenizerFile',
+    ]);
+  });
 });
 
 describe('compareRuns', () => {
