@@ -17,6 +17,7 @@
 import type { SummaryLatencyName } from '../types.js';
 import { errorRate, meanAnswerTokens, meanReasoningTokens } from './definitions.js';
 import { type LatencyStatKey, type MetricDef, scalar } from './metric-def.js';
+import { SERVER_TELEMETRY_METRICS } from './server-telemetry.js';
 import { USER_METRICS } from './user-metrics.js';
 
 export type { Better, LatencyStatKey, MetricDef, MetricUnit } from './metric-def.js';
@@ -284,6 +285,7 @@ export const METRICS: readonly MetricDef[] = [
   ),
   ...SCALARS,
   ...USER_METRICS,
+  ...SERVER_TELEMETRY_METRICS,
 ];
 
 const BY_ID = new Map(METRICS.map((m) => [m.id, m]));

@@ -55,6 +55,9 @@ const SERVER_SERIES = [
   'serverTtftCount',
   'serverItlSecondsSum',
   'serverItlCount',
+  'specDraftsTotal',
+  'specDraftTokensTotal',
+  'specAcceptedTokensTotal',
 ] as const satisfies readonly ServerSeriesName[];
 
 const SUMMARY_LATENCIES = SUMMARY_LATENCY_NAMES;
@@ -251,6 +254,8 @@ const serverSummary = z.object({
   fragmentationSource: z.enum(['server', 'derived']).optional(),
   serverTtftMeanMs: num.optional(),
   serverItlMeanMs: num.optional(),
+  specAcceptanceRate: num.optional(),
+  specMeanAcceptedLength: num.optional(),
   scrapeFailures: int.optional(),
 });
 

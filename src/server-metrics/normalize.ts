@@ -68,6 +68,10 @@ const VLLM_RULES: SeriesRule[] = [
     names: ['vllm:inter_token_latency_seconds_count', 'vllm:time_per_output_token_seconds_count'],
     agg: 'sum',
   },
+  // Speculative decoding (vllm/v1/spec_decode/metrics.py, SpecDecodingProm).
+  { series: 'specDraftsTotal', names: counter('vllm:spec_decode_num_drafts'), agg: 'sum' },
+  { series: 'specDraftTokensTotal', names: counter('vllm:spec_decode_num_draft_tokens'), agg: 'sum' },
+  { series: 'specAcceptedTokensTotal', names: counter('vllm:spec_decode_num_accepted_tokens'), agg: 'sum' },
 ];
 
 /**

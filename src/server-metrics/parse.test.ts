@@ -86,7 +86,14 @@ describe('parsePrometheusText', () => {
   });
 
   it('keeps every sample line of every fixture', () => {
-    for (const name of ['vllm-v1.prom', 'vllm-v0.prom', 'sglang.prom', 'llamacpp.prom', 'tgi.prom']) {
+    for (const name of [
+      'vllm-v1.prom',
+      'vllm-v0.prom',
+      'vllm-spec.prom',
+      'sglang.prom',
+      'llamacpp.prom',
+      'tgi.prom',
+    ]) {
       const text = fixture(name);
       const sampleLines = text.split(/\r?\n/).filter((l) => l.length > 0 && !l.startsWith('#'));
       const out = parsePrometheusText(text);
@@ -132,6 +139,18 @@ describe('normalisation of real exposition texts', () => {
       numBlocks: 5691,
       serverItlSecondsSum: 7000,
       serverItlCount: 350000,
+    });
+  });
+
+  it('vLLM speculative decoding: drafts, draft and accepted tokens summed across engines', () => {
+    const { engine, values } = normalizeExposition(parsePrometheusText(fixture('vllm-spec.prom')));
+    expect(engine).toBe('vllm');
+    // The per-position counter is a different series and must not be read as the total.
+    expect(values).toEqual({
+      running: 8 + 6,
+      specDraftsTotal: 1000 + 500,
+      specDraftTokensTotal: 3000 + 1500,
+      specAcceptedTokensTotal: 1800 + 900,
     });
   });
 

@@ -255,3 +255,58 @@ describe('folding ended requests into the samples they cover', () => {
     expect(folded.kvFragmentation).toBeCloseTo(plain.kvFragmentation!, 9);
   });
 });
+
+describe('speculative decoding over the run', () => {
+  const cases: Array<{
+    label: string;
+    values: Array<ServerSample['values']>;
+    rate: number | undefined;
+    length: number | undefined;
+  }> = [
+    {
+      label: 'deltas, not the lifetime totals',
+      values: [
+        { specDraftsTotal: 1000, specDraftTokensTotal: 3000, specAcceptedTokensTotal: 2900 },
+        { specDraftsTotal: 1100, specDraftTokensTotal: 3300, specAcceptedTokensTotal: 3050 },
+        { specDraftsTotal: 1200, specDraftTokensTotal: 3600, specAcceptedTokensTotal: 3200 },
+      ],
+      // 300 accepted of 600 drafted, over 200 drafts.
+      rate: 300 / 600,
+      length: 1 + 300 / 200,
+    },
+    {
+      label: 'a server restart counts the new value',
+      values: [
+        { specDraftsTotal: 500, specDraftTokensTotal: 2000, specAcceptedTokensTotal: 1000 },
+        { specDraftsTotal: 10, specDraftTokensTotal: 40, specAcceptedTokensTotal: 30 },
+      ],
+      rate: 30 / 40,
+      length: 1 + 30 / 10,
+    },
+    {
+      label: 'no drafts during the run: undefined, not NaN',
+      values: [
+        { specDraftsTotal: 5, specDraftTokensTotal: 15, specAcceptedTokensTotal: 9 },
+        { specDraftsTotal: 5, specDraftTokensTotal: 15, specAcceptedTokensTotal: 9 },
+      ],
+      rate: undefined,
+      length: undefined,
+    },
+    {
+      label: 'no speculative decoding',
+      values: [{ running: 1 }, { running: 2 }],
+      rate: undefined,
+      length: undefined,
+    },
+  ];
+  for (const c of cases) {
+    it(c.label, () => {
+      const s = summarizeServer(
+        c.values.map((v, i) => sample(i * 1000, v)),
+        { metricsUrl: 'u' },
+      );
+      expect(s.specAcceptanceRate).toBe(c.rate);
+      expect(s.specMeanAcceptedLength).toBe(c.length);
+    });
+  }
+});

@@ -7,6 +7,8 @@
  *   deltas between the first and last sample, robust to a counter reset (a server restart):
  *   a decrease counts the new value as the increment;
  * - prefix-cache hit rate = Δhits / Δqueries;
+ * - speculative decoding (vLLM): acceptance rate = Δaccepted / Δdraft tokens, mean accepted
+ *   length = 1 + Δaccepted / Δdrafts (vLLM's definition: the bonus token counts);
  * - fragmentation: the server's own gauge when exposed, else derived (fragmentation.ts),
  *   averaged over samples where KV blocks were allocated;
  * - wasted tokens = Δ generation tokens − output tokens of successful responses − output tokens
@@ -219,6 +221,12 @@ export function summarizeServer(
   const itlSum = counterDelta(samples, 'serverItlSecondsSum');
   const itlCount = counterDelta(samples, 'serverItlCount');
   if (itlSum !== undefined && itlCount) summary.serverItlMeanMs = (itlSum / itlCount) * 1000;
+
+  const drafts = counterDelta(samples, 'specDraftsTotal');
+  const draftTokens = counterDelta(samples, 'specDraftTokensTotal');
+  const accepted = counterDelta(samples, 'specAcceptedTokensTotal');
+  if (accepted !== undefined && draftTokens) summary.specAcceptanceRate = accepted / draftTokens;
+  if (accepted !== undefined && drafts) summary.specMeanAcceptedLength = 1 + accepted / drafts;
 
   const client = opts.records ? toView(opts.records) : undefined;
   const fragmentation = meanFragmentation(samples, client);

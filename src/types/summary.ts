@@ -256,7 +256,11 @@ export type ServerSeriesName =
   | 'serverTtftSecondsSum'
   | 'serverTtftCount'
   | 'serverItlSecondsSum'
-  | 'serverItlCount';
+  | 'serverItlCount'
+  /** vLLM speculative decoding counters: drafts, draft tokens proposed, draft tokens accepted. */
+  | 'specDraftsTotal'
+  | 'specDraftTokensTotal'
+  | 'specAcceptedTokensTotal';
 
 /** One scrape of the server's metrics, normalised. */
 export interface ServerSample {
@@ -289,6 +293,10 @@ export interface ServerSummary {
   /** Mean TTFT and ITL from the server's own histograms (deltas over the run), when exported. */
   serverTtftMeanMs?: number;
   serverItlMeanMs?: number;
+  /** Speculative decoding over the run (counter deltas): accepted ÷ draft tokens. */
+  specAcceptanceRate?: number;
+  /** Tokens per verification step, vLLM's definition: 1 + accepted tokens ÷ drafts. */
+  specMeanAcceptedLength?: number;
   /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
   scrapeFailures?: number;
 }
