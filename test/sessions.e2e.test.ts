@@ -9,12 +9,13 @@
  * @module
  */
 
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/errors.js';
 import { collect, readRecords } from '../src/results/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { ChatMessage, RequestRecord, RunSummary } from '../src/types.js';
@@ -193,5 +194,172 @@ describe('multi-turn sessions against the embedded engine', () => {
     expect(summary.server?.prefixCacheHitRate ?? 0).toBeGreaterThan(0.3);
     const t = ttftByTurn(records);
     expect(t.later).toBeLessThan(t.first * 0.6);
+  }, 60_000);
+});
+
+describe('session runs in ADRs and compare', () => {
+  const VIRTUAL = [
+    '--time',
+    'virtual',
+    '--sessions',
+    '3',
+    '--turns',
+    '2-4',
+    '--turn-tokens',
+    '40',
+    '--think-time',
+    'exp:1s',
+    '--prompt-tokens',
+    '200',
+    '--max-tokens',
+    '20',
+    '--requests',
+    '24',
+    '--quiet',
+  ];
+
+  it('an ADR records the session workload, so gate --adr reruns it identically', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'goodput-sessions-adr-'));
+    const cli = (argv: string[]) => runCliInProcess(argv, { cwd: work });
+    for (const name of ['base', 'cand']) {
+      const r = await cli(['run', ...VIRTUAL, '--out', join(work, name)]);
+      expect(r.code, r.stderr).toBe(ExitCode.OK);
+    }
+    const made = await cli([
+      'adr',
+      'new',
+      '--title',
+      'Sessions',
+      '--baseline',
+      'base',
+      '--candidate',
+      'cand',
+      '--date',
+      '2026-01-02',
+    ]);
+    expect(made.code, made.stderr).toBe(ExitCode.OK);
+    const recorded = JSON.parse(await readFile(join(work, 'cand', 'summary.json'), 'utf8')) as RunSummary;
+    expect(recorded.meta.workload.sessions).toEqual({
+      turns: { min: 2, max: 4 },
+      turnTokens: 40,
+      thinkTime: { meanMs: 1000, dist: 'exponential' },
+    });
+    expect(recorded.meta.load.sessions).toEqual({ concurrency: 3 });
+    const gated = await cli([
+      'gate',
+      '--adr',
+      made.stdout.trim(),
+      '--time',
+      'virtual',
+      '--out',
+      join(work, 'gate'),
+      '--quiet',
+    ]);
+    expect([ExitCode.OK, ExitCode.THRESHOLD_BREACH], gated.stderr).toContain(gated.code);
+    const rerun = JSON.parse(await readFile(join(work, 'gate', 'summary.json'), 'utf8')) as RunSummary;
+    expect(rerun.meta.workload).toEqual(recorded.meta.workload);
+    expect(rerun.meta.load).toEqual(recorded.meta.load);
+    // The same conversations: the same turns of the same sessions with the same prompt lengths.
+    const shape = async (dir: string) =>
+      (await collect(readRecords(join(work, dir))))
+        .map((r) => `${r.sessionId}/${r.turn}/${r.promptTokens}`)
+        .sort();
+    expect(await shape('gate')).toEqual(await shape('cand'));
+    expect(rerun.turns?.map((t) => t.turn)).toEqual(recorded.turns?.map((t) => t.turn));
+  }, 120_000);
+
+  it('compare refuses a session run against a single-turn one unless --allow-different, naming why', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'goodput-sessions-cmp-'));
+    const cli = (argv: string[]) => runCliInProcess(argv, { cwd: work });
+    const a = await cli(['run', ...VIRTUAL, '--out', join(work, 'sessions')]);
+    expect(a.code, a.stderr).toBe(ExitCode.OK);
+    const b = await cli([
+      'run',
+      '--time',
+      'virtual',
+      '--concurrency',
+      '3',
+      '--prompt-tokens',
+      '200',
+      '--max-tokens',
+      '20',
+      '--requests',
+      '24',
+      '--quiet',
+      '--out',
+      join(work, 'single'),
+    ]);
+    expect(b.code, b.stderr).toBe(ExitCode.OK);
+    const refused = await cli(['compare', join(work, 'single'), join(work, 'sessions')]);
+    expect(refused.code).toBe(ExitCode.USAGE);
+    expect(refused.stderr).toMatch(/workload\.sessions/);
+    expect(refused.stderr).toMatch(/load\.sessions/);
+    const allowed = await cli(['compare', join(work, 'single'), join(work, 'sessions'), '--allow-different']);
+    expect(allowed.code, allowed.stderr).not.toBe(ExitCode.USAGE);
+    expect(`${allowed.stdout}${allowed.stderr}`).toMatch(/sessions/);
+  }, 120_000);
+});
+
+describe('conversation datasets as sessions', () => {
+  it('a ShareGPT file replays every turn of every conversation; a bad conversation exits 2 naming line and field', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'goodput-sessions-data-'));
+    const cli = (argv: string[]) => runCliInProcess(argv, { cwd: work });
+    const conversation = (n: number, turns: number) => ({
+      id: `c${n}`,
+      conversations: Array.from({ length: turns }, (_, t) => [
+        { from: 'human', value: `Conversation ${n}, question ${t + 1}: how does paging help?` },
+        { from: 'gpt', value: 'It keeps blocks small and reusable.' },
+      ]).flat(),
+    });
+    await writeFile(
+      join(work, 'chats.json'),
+      JSON.stringify([conversation(1, 2), conversation(2, 4), conversation(3, 3)]),
+    );
+    const r = await cli([
+      'run',
+      '--time',
+      'virtual',
+      '--dataset',
+      'chats.json',
+      '--sessions',
+      '1',
+      '--requests',
+      '9',
+      '--out',
+      'share',
+      '--quiet',
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const records = await collect(readRecords(join(work, 'share')));
+    const turns = new Map<string, number>();
+    for (const x of records) turns.set(x.sessionId!, Math.max(turns.get(x.sessionId!) ?? 0, x.turn!));
+    // One user at a time: three whole conversations of 2, 4 and 3 turns (in the seeded order).
+    expect([...turns.values()].sort()).toEqual([2, 3, 4]);
+    const summary = JSON.parse(await readFile(join(work, 'share', 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.turns?.map((t) => [t.turn, t.requests])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 2],
+      [4, 1],
+    ]);
+
+    await writeFile(
+      join(work, 'bad.jsonl'),
+      '{"messages": [{"role": "user", "content": "hi"}]}\n{"messages": [{"role": "user", "content": 7}]}\n',
+    );
+    const bad = await cli([
+      'run',
+      '--time',
+      'virtual',
+      '--dataset',
+      'bad.jsonl',
+      '--sessions',
+      '1',
+      '--out',
+      'bad',
+      '--quiet',
+    ]);
+    expect(bad.code).toBe(ExitCode.USAGE);
+    expect(bad.stderr).toMatch(/bad\.jsonl:2: field "messages\[0\]\.content": expected string, got number/);
   }, 60_000);
 });

@@ -55,6 +55,9 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
     if (t.columns) workload.trace.columns = t.columns;
     if (t.timeUnit) workload.trace.timeUnit = t.timeUnit;
   }
+  // Multi-turn sessions: the same conversations (turns, tokens per turn, think time); the
+  // load's session part (how sessions start) comes with the load below.
+  if (spec.sessions) workload.sessions = { ...spec.sessions };
   if (spec.cancelAfterMs !== undefined) {
     workload.cancelAfterMs = spec.cancelAfterMs;
     workload.cancelRate = spec.cancelRate ?? 1;

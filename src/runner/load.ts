@@ -244,11 +244,18 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         deadline,
         firstIndex: load.warmup,
         limit: limit - load.warmup,
-        async waitForSlot() {
+        async waitForSlot(until) {
           let waited = false;
-          while (inFlight >= cap && !stopSending.signal.aborted) {
+          while (inFlight >= cap && !until.aborted) {
             waited = true;
-            await new Promise<void>((resolve) => slotWaiters.push(resolve));
+            await new Promise<void>((resolve) => {
+              const wake = () => {
+                until.removeEventListener('abort', wake);
+                resolve();
+              };
+              slotWaiters.push(wake);
+              until.addEventListener('abort', wake, { once: true });
+            });
           }
           return waited;
         },

@@ -36,8 +36,8 @@ export interface SessionLoopOptions {
   firstIndex: number;
   /** Measured turns to send at most (Infinity: until the deadline). */
   limit: number;
-  /** Waits for a free --max-concurrency slot; resolves true when it had to wait. */
-  waitForSlot(): Promise<boolean>;
+  /** Waits for a free --max-concurrency slot, or until `until` aborts; resolves true when it had to wait. */
+  waitForSlot(until: AbortSignal): Promise<boolean>;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
   dispatch(item: WorkItem, scheduledMs: Ms, onReply: (text: string) => void): Promise<RequestRecord>;
   /** Awaited between turns while the record sink is backlogged. */
@@ -83,7 +83,7 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
       const scheduled = t === 0 ? scheduledStart : gapMs !== undefined;
       if (done.signal.aborted || due >= o.deadline) return;
       if (!(await clock.sleepUntil(due, done.signal))) return;
-      const waitedForSlot = await o.waitForSlot();
+      const waitedForSlot = await o.waitForSlot(done.signal);
       if (done.signal.aborted) {
         if (scheduled && o.stop.aborted) dropped++;
         return;

@@ -112,6 +112,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
   const entries = input.entries;
   if (spec.kind === 'dataset') {
     for (const e of entries ?? []) {
+      if (e.prompt !== undefined) continue; // a single prompt is a one-turn session
       const c = e.conversation;
       if (!c || c.turns.length === 0) {
         const where = c?.source ?? 'the dataset';
@@ -141,7 +142,13 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
     let conversation: Conversation | undefined;
     if (spec.kind === 'dataset') {
       const e = input.order ? input.order[s % input.order.length]! : s % entries!.length;
-      conversation = entries![e]!.conversation!;
+      const entry = entries![e]!;
+      conversation = entry.conversation ?? {
+        source: '',
+        turns: [
+          { user: entry.prompt ?? '', ...(entry.outputTokens ? { outputTokens: entry.outputTokens } : {}) },
+        ],
+      };
       turns = conversation.turns.length;
     } else {
       const range = sessions.turns ?? { min: 1, max: 1 };
