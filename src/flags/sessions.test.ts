@@ -2,13 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BENCHMARK_OPTIONS } from './options.js';
+import { BENCHMARK_OPTIONS, SHARD_OPTIONS } from './options.js';
 import { parseArgv } from './parse.js';
 import { resolveBenchmarkConfig } from './resolve.js';
 import { parseThinkTime, parseTurns } from './sessions.js';
 import type { CommandSpec } from './spec.js';
 
-const spec: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS, run: async () => 0 };
+const spec: CommandSpec = {
+  name: 'run',
+  summary: '',
+  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS],
+  run: async () => 0,
+};
 const dir = mkdtempSync(join(tmpdir(), 'goodput-sessions-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const resolve = async (argv: string[]) => resolveBenchmarkConfig(parseArgv(spec, argv), {}, dir);
@@ -80,6 +85,7 @@ describe('session flags → config', () => {
       ['--sessions', '2', '--dataset', 'x.jsonl', '--turns', '3'],
       /--turns applies to synthetic sessions only/,
     ],
+    [['--sessions', '2', '--shard', '1/2'], /--shard cannot be used with multi-turn sessions/],
   ])('%j is refused as a usage error', async (argv, message) => {
     await expect(resolve(argv)).rejects.toMatchObject({
       code: 'E_USAGE',
