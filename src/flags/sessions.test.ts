@@ -86,6 +86,7 @@ describe('session flags → config', () => {
       /--turns applies to synthetic sessions only/,
     ],
     [['--sessions', '2', '--shard', '1/2'], /--shard cannot be used with multi-turn sessions/],
+    [['--sessions', '2', '--stages', '10s:4'], /--sessions cannot be used with --stages/],
   ])('%j is refused as a usage error', async (argv, message) => {
     await expect(resolve(argv)).rejects.toMatchObject({
       code: 'E_USAGE',
