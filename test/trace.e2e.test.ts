@@ -80,6 +80,8 @@ describe('run --trace', () => {
     expect(summary.load.dispatchLag.count).toBe(REQUESTS);
     expect(summary.load.dispatchLag.max).toBeLessThanOrEqual(1);
     expect(summary.load.dropped).toBe(0);
+    // The engine's prefix cache sees the shared hash blocks in virtual time too.
+    expect(summary.server?.prefixCacheHitRate).toBeGreaterThan(0.1);
   }, 120_000);
 
   it('replays it live against the embedded engine at 0.3× its times (≤ 20 s) and reports the dispatch lag', async () => {

@@ -164,10 +164,11 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
           promptTokens: item.promptTokens,
           outputTokens: out.tokens,
           finishReason: out.finishReason,
-          // A session turn's prompt holds earlier turns and replies: hashed from its real
-          // tokens (and its reply's), as the live engine does, so the next turn finds them.
+          // A session turn's prompt holds earlier turns and replies, and a trace's prompts share
+          // hash blocks: hashed from their real tokens (and the reply's), as the live engine does,
+          // so a later request finds them in the prefix cache.
           promptBlockHashes:
-            item.sessionId !== undefined
+            item.sessionId !== undefined || config.workload.trace !== undefined
               ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
               : syntheticBlockHashes(
                   {
