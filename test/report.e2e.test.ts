@@ -254,6 +254,14 @@ describe('goodput report, end to end', () => {
       const sweepChart = check.charts.find((c) => c.id === 'chart-sweep');
       expect(sweepChart?.rendered).toBe(true);
       expect(sweepChart!.inkedPixels).toBeGreaterThan(2000);
+      // the Pareto chart of capacity planning: per-user tokens/s p50 against total tokens/s,
+      // one point per load, the TPOT SLO as 1000 / TPOT tokens/s
+      const pareto = check.charts.find((c) => c.id === 'chart-pareto');
+      expect(pareto?.rendered).toBe(true);
+      expect(pareto!.inkedPixels).toBeGreaterThan(2000);
+      const legend = (await page.locator('#chart-pareto .u-legend').textContent()) ?? '';
+      expect(legend).toContain('Per-user output tokens/s p50');
+      expect(legend).toContain('SLO: TPOT ≤ 20 ms (1000 / TPOT)');
       const notes = await page.locator('#sweep').textContent();
       expect(notes ?? '').toContain('Saturation at concurrency 8');
       expect(notes ?? '').toContain('capacity at SLO: concurrency 4');

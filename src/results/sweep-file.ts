@@ -36,6 +36,7 @@ const pointSchema = z.object({
   p99TtftMs: num,
   meanTpotMs: num,
   p99TpotMs: num.optional(),
+  p50UserTps: num.optional(),
   meanE2elMs: num,
   p99E2elMs: num,
   attainment: num,

@@ -42,11 +42,14 @@ export function pointFromSummary(
 ): SweepPointSummary {
   // Every figure read through the catalogue, so a sweep judges exactly what gate and compare show;
   // a figure the run did not measure (no successful request) is 0 in the point.
-  const figure = (id: string) => metric(id).read(summary) ?? 0;
-  const figures = Object.fromEntries(SWEEP_POINT_FIGURES.map(([field, id]) => [field, figure(id)])) as Record<
-    (typeof SWEEP_POINT_FIGURES)[number][0],
-    number
-  >;
+  // A figure the sweep file may lack (newer ones) stays absent; the others are 0 when unmeasured.
+  const optional = new Set<string>(['p99TpotMs', 'p50UserTps']);
+  const figures = Object.fromEntries(
+    SWEEP_POINT_FIGURES.flatMap(([field, id]) => {
+      const v = metric(id).read(summary);
+      return v === undefined && optional.has(field) ? [] : [[field, v ?? 0]];
+    }),
+  ) as Pick<SweepPointSummary, (typeof SWEEP_POINT_FIGURES)[number][0]>;
   const attainment = metric('attainment').read(summary);
   return {
     phase,

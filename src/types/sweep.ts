@@ -31,6 +31,8 @@ export interface SweepPointSummary {
   meanTpotMs: number;
   /** Absent in sweeps written before it was kept. */
   p99TpotMs?: number;
+  /** Median per-user output tokens/s (absent in older sweeps, or when no request decoded). */
+  p50UserTps?: number;
   meanE2elMs: number;
   p99E2elMs: number;
   attainment: number;
@@ -97,4 +99,5 @@ export const SWEEP_POINT_FIGURES = [
   ['p99E2elMs', 'e2el_p99'],
   ['attainment', 'attainment'],
   ['requestGoodput', 'request_goodput'],
+  ['p50UserTps', 'user_tps_p50'],
 ] as const satisfies ReadonlyArray<readonly [keyof SweepPointSummary, string]>;

@@ -299,11 +299,66 @@ export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
   ];
 }
 
+/**
+ * Sweep: the Pareto curve of capacity planning, per-user output tokens/s (p50) against total
+ * output tokens/s, one point per load level in load order, with the SLO a user must see as a line.
+ */
+export function paretoChart(sweep: SweepView | undefined): ChartSpec[] {
+  if (!sweep) return [];
+  const pts = sweep.points
+    .slice()
+    .sort((a, b) => a.load - b.load)
+    .filter((p) => p.values.output_throughput !== undefined && p.values.user_tps_p50 !== undefined);
+  if (pts.length === 0) return [];
+  const curve: XY = {
+    x: pts.map((p) => p.values.output_throughput!),
+    y: pts.map((p) => p.values.user_tps_p50!),
+  };
+  const series: ChartSeries[] = [
+    {
+      label: `${labelWithUnit(metric('user_tps_p50'))}, one point per load`,
+      color: '#2563eb',
+      data: compact(curve),
+      style: 'dashed',
+    },
+  ];
+  if (sweep.userTpsSlo) {
+    const xs = curve.x;
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    series.push({
+      label: sweep.userTpsSlo.label,
+      color: '#dc2626',
+      data: compact({
+        x: lo === hi ? [lo * 0.9, hi * 1.1] : [lo, hi],
+        y: [sweep.userTpsSlo.value, sweep.userTpsSlo.value],
+      }),
+    });
+  }
+  return [
+    {
+      id: 'chart-pareto',
+      title: 'Per-user against total throughput (Pareto)',
+      group: 'sweep',
+      xLabel: `total ${labelWithUnit(metric('output_throughput')).toLowerCase()}`,
+      yLabel: labelWithUnit(metric('user_tps_p50')),
+      series,
+      markers: [],
+    },
+  ];
+}
+
 /** Every chart of the report, in page order. */
 export function allCharts(
   runs: ReportRun[],
   sweep?: SweepView,
   imported: readonly ImportedReportRun[] = [],
 ): ChartSpec[] {
-  return [...sweepChart(sweep), ...cdfCharts(runs, imported), ...scatterChart(runs), ...timelineCharts(runs)];
+  return [
+    ...sweepChart(sweep),
+    ...paretoChart(sweep),
+    ...cdfCharts(runs, imported),
+    ...scatterChart(runs),
+    ...timelineCharts(runs),
+  ];
 }

@@ -58,6 +58,8 @@ export interface SweepView {
   loadLabel: string;
   points: SweepPoint[];
   saturationLoad?: number;
+  /** The per-user tokens/s a user must see (user_tps SLO, else the TPOT SLO as 1000 / TPOT), for the Pareto chart. */
+  userTpsSlo?: { value: number; label: string };
   capacityAtSloLoad?: number;
   /** Extra notes read from the sweep file (e.g. why the sweep stopped). */
   notes: string[];

@@ -20,10 +20,42 @@ export const RUN_COLORS = [
   '#0891b2',
   '#be185d',
   '#4d7c0f',
+  // then Kelly's colours of maximum contrast, each the farthest from those before it
+  '#c2b280',
+  '#000000',
+  '#dcd300',
+  '#a1caf1',
+  '#604e97',
+  '#882d17',
+  '#8db600',
+  '#2b3d26',
+  '#848482',
+  '#e68fac',
 ];
 
+/**
+ * The colour of run i: the 18 of the palette above (no two closer than 55 in RGB), then hues
+ * spread by the golden angle with lightness alternating, so a report of many runs never repeats one.
+ */
 export function runColor(i: number): string {
-  return RUN_COLORS[i % RUN_COLORS.length]!;
+  if (i < RUN_COLORS.length) return RUN_COLORS[i]!;
+  const k = i - RUN_COLORS.length;
+  const hue = (17 + k * 137.508) % 360;
+  const lightness = k % 2 === 0 ? 0.42 : 0.3;
+  return hslHex(hue, 0.75, lightness);
+}
+
+/** #rrggbb of an HSL colour (hue in degrees, saturation and lightness 0..1). */
+function hslHex(h: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const channel = (n: number) => {
+    const k = (n + h / 30) % 12;
+    const v = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(v * 255)
+      .toString(16)
+      .padStart(2, '0');
+  };
+  return `#${channel(0)}${channel(8)}${channel(4)}`;
 }
 
 function swatch(i: number): string {

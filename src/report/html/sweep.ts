@@ -58,6 +58,13 @@ export function sweepView(
     points,
     notes,
   };
+  if (sweep.slo.userTps !== undefined)
+    view.userTpsSlo = { value: sweep.slo.userTps, label: `SLO: user_tps ≥ ${sweep.slo.userTps}` };
+  else if (sweep.slo.tpotMs !== undefined && sweep.slo.tpotMs > 0)
+    view.userTpsSlo = {
+      value: 1000 / sweep.slo.tpotMs,
+      label: `SLO: TPOT ≤ ${sweep.slo.tpotMs} ms (1000 / TPOT)`,
+    };
   if (sweep.knee) view.saturationLoad = sweep.knee.load;
   if (sweep.capacity) view.capacityAtSloLoad = sweep.capacity.load;
   return view;
