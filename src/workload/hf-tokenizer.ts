@@ -65,8 +65,13 @@ export function chatTemplateOf(config: Record<string, unknown>): string | undefi
   return undefined;
 }
 
+/** A parsed chat template (our own type: @huggingface/jinja's declarations do not type-check for consumers). */
+export interface ChatTemplate {
+  render(items: Record<string, unknown>): string;
+}
+
 /** Parses a chat template once; a syntax error is a usage error naming where it came from. */
-export function compileChatTemplate(text: string, origin: string): Template {
+export function compileChatTemplate(text: string, origin: string): ChatTemplate {
   try {
     return new Template(text);
   } catch (e) {
