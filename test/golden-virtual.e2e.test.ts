@@ -116,13 +116,20 @@ describe('golden virtual runs: the summary is unchanged by refactors', () => {
     expect(got.dropped).toBe(want!.dropped);
     expect(got.peakInFlight).toBe(want!.peakInFlight);
     expect(got.server).toEqual(want!.server);
-    const { attainment, tokenGoodputRatio, requestGoodput, ...tokens } = got.goodput;
-    const { attainment: wa, tokenGoodputRatio: wr, requestGoodput: wg, ...wantTokens } = want!.goodput;
+    const { attainment, tokenGoodputRatio, requestGoodput, goodTokenThroughput, ...tokens } = got.goodput;
+    const {
+      attainment: wa,
+      tokenGoodputRatio: wr,
+      requestGoodput: wg,
+      goodTokenThroughput: wt,
+      ...wantTokens
+    } = want!.goodput;
     expect(tokens).toEqual(wantTokens);
     expect(attainment).toBeCloseTo(wa, 9);
     expect(tokenGoodputRatio).toBeCloseTo(wr, 9);
     // Per-second figures divide by the measured span, which moves with the latencies.
     expect(requestGoodput).toBeCloseTo(wg, 3);
+    expect(goodTokenThroughput ?? 0).toBeCloseTo(wt ?? 0, 1);
     for (const [metric, stats] of Object.entries(want!.latency)) {
       const g = got.latency[metric];
       expect(g, metric).toBeDefined();
