@@ -316,7 +316,7 @@ export function metricByAdrGateKey(key: string): MetricDef | undefined {
 export const ADR_GATE_KEYS: readonly string[] = METRICS.map((m) => m.adrGateKey);
 
 /** The scalar metrics' threshold names (gate grammar). */
-export const SCALAR_METRIC_NAMES: readonly string[] = SCALARS.map((m) => m.id);
+export const SCALAR_METRIC_NAMES: readonly string[] = METRICS.filter((m) => !m.latency).map((m) => m.id);
 
 /** The rows `compare` shows, in display order. */
 export const COMPARE_ROW_IDS = [
