@@ -68,6 +68,9 @@ function givenSummary(): RunSummary {
     },
     preemptions: 13,
     prefixCacheHitRate: 0.425,
+    specAcceptanceRate: 0.6125,
+    specMeanAcceptedLength: 2.8375,
+    specAcceptanceRateByPosition: [0.8125, 0.6384, 0.3876],
   };
   return s;
 }
@@ -141,6 +144,12 @@ describe('renderRunTable', () => {
     expect(text).toMatch(/KV usage\s+10\.0 %\s+50\.0 %\s+97\.5 %\s+20\.0 %/);
     expect(text).toMatch(/preemptions\s+13/);
     expect(text).toContain('42.5 %');
+    expect(text).toMatch(/spec-decode acceptance rate\s+61\.3 %/);
+    expect(text).toMatch(/spec-decode mean accepted length\s+2\.84/);
+    expect(text).toMatch(/spec-decode acceptance by position\s+0: 81\.3 % · 1: 63\.8 % · 2: 38\.8 %/);
+    expect(renderRunMarkdown(s)).toContain(
+      '| spec-decode acceptance by position | 0: 81.3 % · 1: 63.8 % · 2: 38.8 % |',
+    );
     expect(text).toMatch(/64–127\s+1\s+1/);
     expect(text).toMatch(/2048–4095\s+1\s+1/);
     const bare = { ...s, server: undefined, buckets: undefined, errors: [], interrupted: false };

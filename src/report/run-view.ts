@@ -204,12 +204,30 @@ function serverView(s: RunSummary): RunView['server'] {
   if (srv.serverTtftMeanMs !== undefined)
     notes.push(['server TTFT mean', `${fmtMs(srv.serverTtftMeanMs)} ms`]);
   if (srv.serverItlMeanMs !== undefined) notes.push(['server ITL mean', `${fmtMs(srv.serverItlMeanMs)} ms`]);
+  notes.push(...specDecodeNotes(srv));
   if (srv.scrapeFailures) notes.push(['failed scrapes', fmtInt(srv.scrapeFailures)]);
   return {
     title: `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`,
     table: { header: ['series', 'min', 'mean', 'max', 'last'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
     notes,
   };
+}
+
+/** Speculative decoding over the run (vLLM's counters), when the server drafts. */
+function specDecodeNotes(srv: NonNullable<RunSummary['server']>): Array<[string, string]> {
+  const notes: Array<[string, string]> = [];
+  if (srv.specAcceptanceRate !== undefined)
+    notes.push(['spec-decode acceptance rate', fmtPct(srv.specAcceptanceRate)]);
+  if (srv.specMeanAcceptedLength !== undefined)
+    notes.push(['spec-decode mean accepted length', fmtNum(srv.specMeanAcceptedLength)]);
+  const byPosition = srv.specAcceptanceRateByPosition;
+  if (byPosition && byPosition.length > 0) {
+    notes.push([
+      'spec-decode acceptance by position',
+      byPosition.map((rate, k) => `${k}: ${fmtPct(rate)}`).join(' · '),
+    ]);
+  }
+  return notes;
 }
 
 /** Each SLO's own attainment, when more than one is set (with one, it is the joint attainment). */

@@ -256,6 +256,7 @@ const serverSummary = z.object({
   serverItlMeanMs: num.optional(),
   specAcceptanceRate: num.optional(),
   specMeanAcceptedLength: num.optional(),
+  specAcceptanceRateByPosition: z.array(num).optional(),
   scrapeFailures: int.optional(),
 });
 
@@ -456,6 +457,7 @@ export const ServerSampleSchema = z.object({
   tMs: num,
   engine,
   values: z.partialRecord(z.enum(SERVER_SERIES), num),
+  specAcceptedByPosition: z.array(num).optional(),
 });
 
 export const JsonlHeaderSchema = z.object({

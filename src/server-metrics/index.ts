@@ -14,7 +14,7 @@ export {
   type HeldAtSample,
   spanOf,
 } from './fragmentation.js';
-export { detectEngine, normalizeExposition, type ServerEngine } from './normalize.js';
+export { detectEngine, type NormalizedScrape, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
   type PromExposition,
   type PromMetricType,

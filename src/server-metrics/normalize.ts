@@ -191,6 +191,35 @@ function cacheLayout(samples: readonly PromSample[]): { blockSize?: number; numB
   return { blockSize, numBlocks };
 }
 
+/** Draft positions kept at most: vLLM drafts a handful; a hostile `position` label must not size an array. */
+const MAX_DRAFT_POSITIONS = 64;
+
+/**
+ * vLLM's accepted tokens per draft position (vllm/v1/spec_decode/metrics.py: counter
+ * `vllm:spec_decode_num_accepted_tokens_per_pos`, labels of the engine plus `position`, from 0):
+ * summed across engines by position; a position missing below the highest seen counts 0.
+ */
+function acceptedByPosition(samples: readonly PromSample[]): number[] | undefined {
+  for (const name of counter('vllm:spec_decode_num_accepted_tokens_per_pos')) {
+    const byPos: number[] = [];
+    let found = false;
+    for (const s of samples) {
+      if (s.name !== name || Number.isNaN(s.value)) continue;
+      const label = s.labels.position;
+      const pos = Number(label);
+      if (label === undefined || label === '' || !Number.isInteger(pos) || pos < 0) continue;
+      if (pos >= MAX_DRAFT_POSITIONS) continue;
+      found = true;
+      byPos[pos] = (byPos[pos] ?? 0) + s.value;
+    }
+    if (found) return Array.from(byPos, (v) => v ?? 0);
+  }
+  return undefined;
+}
+
+/** One scrape normalised: a ServerSample without its time. */
+export type NormalizedScrape = Omit<ServerSample, 'tMs'>;
+
 /**
  * Normalises one parsed scrape into goodput's vocabulary.
  *
@@ -199,7 +228,7 @@ function cacheLayout(samples: readonly PromSample[]): { blockSize?: number; numB
 export function normalizeExposition(
   exposition: Pick<PromExposition, 'samples'>,
   engine: ServerEngine = detectEngine(exposition.samples),
-): { engine: ServerEngine; values: ServerSample['values'] } {
+): NormalizedScrape {
   const samples = exposition.samples;
   const byName = valuesByName(samples);
   const values: ServerSample['values'] = {};
@@ -227,6 +256,8 @@ export function normalizeExposition(
     const { blockSize, numBlocks } = cacheLayout(samples);
     if (blockSize !== undefined) values.blockSize = blockSize;
     if (numBlocks !== undefined) values.numBlocks = numBlocks;
+    const perPos = acceptedByPosition(samples);
+    if (perPos) return { engine, values, specAcceptedByPosition: perPos };
   }
   return { engine, values };
 }

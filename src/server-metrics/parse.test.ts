@@ -143,8 +143,12 @@ describe('normalisation of real exposition texts', () => {
   });
 
   it('vLLM speculative decoding: drafts, draft and accepted tokens summed across engines', () => {
-    const { engine, values } = normalizeExposition(parsePrometheusText(fixture('vllm-spec.prom')));
+    const { engine, values, specAcceptedByPosition } = normalizeExposition(
+      parsePrometheusText(fixture('vllm-spec.prom')),
+    );
     expect(engine).toBe('vllm');
+    // vllm:spec_decode_num_accepted_tokens_per_pos_total{position="k"}, both engines summed by position.
+    expect(specAcceptedByPosition).toEqual([800 + 400, 600 + 300, 400 + 200]);
     // The per-position counter is a different series and must not be read as the total.
     expect(values).toEqual({
       running: 8 + 6,
@@ -152,6 +156,30 @@ describe('normalisation of real exposition texts', () => {
       specDraftTokensTotal: 3000 + 1500,
       specAcceptedTokensTotal: 1800 + 900,
     });
+  });
+
+  it('per-position acceptance: positions by label (not by line order), bare counter name, hostile labels skipped', () => {
+    const perPos = (lines: string[]) =>
+      normalizeExposition(parsePrometheusText(['vllm:num_requests_running 1', ...lines, ''].join('\n')))
+        .specAcceptedByPosition;
+    const name = 'vllm:spec_decode_num_accepted_tokens_per_pos';
+    expect(perPos([`${name}_total{position="2"} 5`, `${name}_total{position="0"} 9`])).toEqual([9, 0, 5]);
+    expect(perPos([`${name}{position="1"} 4`, `${name}{position="0"} 7`])).toEqual([7, 4]);
+    expect(
+      perPos([
+        `${name}_total{position="0"} 3`,
+        `${name}_total{position="-1"} 100`,
+        `${name}_total{position="x"} 100`,
+        `${name}_total{position="1000000000"} 100`,
+        `${name}_total 100`,
+      ]),
+    ).toEqual([3]);
+    expect(perPos([])).toBeUndefined();
+    // Other engines do not speak vLLM's names.
+    const sglang = normalizeExposition(
+      parsePrometheusText(`sglang:num_running_reqs 1\n${name}_total{position="0"} 3\n`),
+    );
+    expect(sglang.specAcceptedByPosition).toBeUndefined();
   });
 
   it('SGLang: queue, running, token usage, cached tokens as prefix-cache hits', () => {

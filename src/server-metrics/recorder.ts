@@ -16,6 +16,7 @@ import {
   type ServerSample,
   type ServerSummary,
 } from '../types.js';
+import type { NormalizedScrape } from './normalize.js';
 import { type Scraper, startScraper } from './scraper.js';
 import { ClientViewBuilder, measuredServerGeneratedTokens, summarizeServer } from './summarize.js';
 
@@ -29,7 +30,7 @@ export interface ServerMetricsRecorderOptions {
   intervalMs?: number;
   signal?: AbortSignal;
   /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
-  baseline?: Pick<ServerSample, 'engine' | 'values'>;
+  baseline?: NormalizedScrape;
   /**
    * Called with the first error writing server-metrics.jsonl; finish() then does not throw it
    * again (the run decides). Without it, finish() throws E_IO.

@@ -12,7 +12,7 @@
 import { request } from 'undici';
 import type { Clock, ServerSample } from '../types.js';
 import { readBounded } from '../util/index.js';
-import { normalizeExposition } from './normalize.js';
+import { type NormalizedScrape, normalizeExposition } from './normalize.js';
 import { parsePrometheusText } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
 
@@ -36,7 +36,7 @@ export interface ScraperOptions {
    * the first sample at the current clock time, and the next scrape waits one interval. It
    * gives counters their baseline without any request on the wire after t0.
    */
-  baseline?: Pick<ServerSample, 'engine' | 'values'>;
+  baseline?: NormalizedScrape;
 }
 
 export interface Scraper {
@@ -105,13 +105,14 @@ async function fetchText(
 export async function scrapeOnce(
   url: string,
   opts: { timeoutMs?: number; slotsUrl?: string; headers?: Record<string, string> } = {},
-): Promise<Pick<ServerSample, 'engine' | 'values'>> {
+): Promise<NormalizedScrape> {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const { status, text } = await fetchText(url, timeoutMs, opts.headers);
   if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
   const parsed = parsePrometheusText(text);
   if (parsed.samples.length === 0) throw new Error(`${url} returned no Prometheus samples`);
-  const { engine, values } = normalizeExposition(parsed);
+  const scrape = normalizeExposition(parsed);
+  const { engine, values } = scrape;
   if (engine === 'llamacpp' && values.kvUsage === undefined) {
     try {
       const slots = await fetchText(opts.slotsUrl ?? slotsUrlFor(url), timeoutMs, opts.headers);
@@ -123,7 +124,7 @@ export async function scrapeOnce(
       // /slots is optional (--no-slots): KV usage simply stays unknown.
     }
   }
-  return { engine, values };
+  return scrape;
 }
 
 /**
@@ -137,10 +138,7 @@ export async function probeMetricsUrl(
   return (await tryScrape(url, timeoutMs))?.engine;
 }
 
-async function tryScrape(
-  url: string,
-  timeoutMs: number,
-): Promise<Pick<ServerSample, 'engine' | 'values'> | undefined> {
+async function tryScrape(url: string, timeoutMs: number): Promise<NormalizedScrape | undefined> {
   try {
     return await scrapeOnce(url, { timeoutMs });
   } catch {
@@ -173,12 +171,12 @@ export function startScraper(opts: ScraperOptions): Scraper {
   const scrape = async (): Promise<ServerSample | undefined> => {
     const t0 = opts.clock.now();
     try {
-      const { engine, values } = await scrapeOnce(opts.url, {
+      const got = await scrapeOnce(opts.url, {
         timeoutMs,
         slotsUrl: opts.slotsUrl,
         headers: opts.headers,
       });
-      const sample: ServerSample = { tMs: (t0 + opts.clock.now()) / 2, engine, values };
+      const sample: ServerSample = { tMs: (t0 + opts.clock.now()) / 2, ...got };
       samples.push(sample);
       opts.onSample?.(sample);
       return sample;
@@ -220,6 +218,8 @@ export function startScraper(opts: ScraperOptions): Scraper {
       engine: opts.baseline.engine,
       values: { ...opts.baseline.values },
     };
+    if (opts.baseline.specAcceptedByPosition)
+      sample.specAcceptedByPosition = [...opts.baseline.specAcceptedByPosition];
     samples.push(sample);
     opts.onSample?.(sample);
     timer = setTimeout(tick, intervalMs);
@@ -259,7 +259,7 @@ export async function chooseMetricsUrl(
   opts: { enabled: boolean; url?: string },
   baseUrl: string,
   probeTimeoutMs = 1500,
-): Promise<{ url?: string; note?: string; baseline?: Pick<ServerSample, 'engine' | 'values'> }> {
+): Promise<{ url?: string; note?: string; baseline?: NormalizedScrape }> {
   if (!opts.enabled) return {};
   const url = opts.url ?? serverRootUrl(baseUrl, '/metrics');
   const baseline = await tryScrape(url, probeTimeoutMs);

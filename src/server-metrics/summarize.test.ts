@@ -260,8 +260,11 @@ describe('speculative decoding over the run', () => {
   const cases: Array<{
     label: string;
     values: Array<ServerSample['values']>;
+    /** vllm:spec_decode_num_accepted_tokens_per_pos_total by position, per sample. */
+    byPosition?: number[][];
     rate: number | undefined;
     length: number | undefined;
+    perPosition: number[] | undefined;
   }> = [
     {
       label: 'deltas, not the lifetime totals',
@@ -270,9 +273,15 @@ describe('speculative decoding over the run', () => {
         { specDraftsTotal: 1100, specDraftTokensTotal: 3300, specAcceptedTokensTotal: 3050 },
         { specDraftsTotal: 1200, specDraftTokensTotal: 3600, specAcceptedTokensTotal: 3200 },
       ],
-      // 300 accepted of 600 drafted, over 200 drafts.
+      byPosition: [
+        [1000, 1000, 900],
+        [1070, 1050, 930],
+        [1150, 1100, 950],
+      ],
+      // 300 accepted of 600 drafted, over 200 drafts; by position 150, 100 and 50 of the 200 drafts.
       rate: 300 / 600,
       length: 1 + 300 / 200,
+      perPosition: [150 / 200, 100 / 200, 50 / 200],
     },
     {
       label: 'a server restart counts the new value',
@@ -280,8 +289,23 @@ describe('speculative decoding over the run', () => {
         { specDraftsTotal: 500, specDraftTokensTotal: 2000, specAcceptedTokensTotal: 1000 },
         { specDraftsTotal: 10, specDraftTokensTotal: 40, specAcceptedTokensTotal: 30 },
       ],
+      byPosition: [
+        [400, 350, 250],
+        [10, 10, 10],
+      ],
       rate: 30 / 40,
       length: 1 + 30 / 10,
+      perPosition: [1, 1, 1],
+    },
+    {
+      label: 'no per-position counter (older vLLM): the totals only',
+      values: [
+        { specDraftsTotal: 0, specDraftTokensTotal: 0, specAcceptedTokensTotal: 0 },
+        { specDraftsTotal: 4, specDraftTokensTotal: 8, specAcceptedTokensTotal: 6 },
+      ],
+      rate: 6 / 8,
+      length: 1 + 6 / 4,
+      perPosition: undefined,
     },
     {
       label: 'no drafts during the run: undefined, not NaN',
@@ -289,24 +313,40 @@ describe('speculative decoding over the run', () => {
         { specDraftsTotal: 5, specDraftTokensTotal: 15, specAcceptedTokensTotal: 9 },
         { specDraftsTotal: 5, specDraftTokensTotal: 15, specAcceptedTokensTotal: 9 },
       ],
+      byPosition: [
+        [5, 4],
+        [5, 4],
+      ],
       rate: undefined,
       length: undefined,
+      perPosition: undefined,
     },
     {
       label: 'no speculative decoding',
       values: [{ running: 1 }, { running: 2 }],
       rate: undefined,
       length: undefined,
+      perPosition: undefined,
     },
   ];
   for (const c of cases) {
     it(c.label, () => {
       const s = summarizeServer(
-        c.values.map((v, i) => sample(i * 1000, v)),
+        c.values.map((v, i) => {
+          const at = sample(i * 1000, v);
+          const perPos = c.byPosition?.[i];
+          return perPos ? { ...at, specAcceptedByPosition: perPos } : at;
+        }),
         { metricsUrl: 'u' },
       );
       expect(s.specAcceptanceRate).toBe(c.rate);
       expect(s.specMeanAcceptedLength).toBe(c.length);
+      expect(s.specAcceptanceRateByPosition).toEqual(c.perPosition);
+      if (c.perPosition) {
+        // vLLM's identity: the per-position rates add up to the mean accepted length minus the bonus token.
+        const sum = c.perPosition.reduce((a, b) => a + b, 0);
+        expect(sum).toBeCloseTo(c.length! - 1, 12);
+      }
     });
   }
 });

@@ -8,7 +8,8 @@
  *   a decrease counts the new value as the increment;
  * - prefix-cache hit rate = Δhits / Δqueries;
  * - speculative decoding (vLLM): acceptance rate = Δaccepted / Δdraft tokens, mean accepted
- *   length = 1 + Δaccepted / Δdrafts (vLLM's definition: the bonus token counts);
+ *   length = 1 + Δaccepted / Δdrafts (vLLM's definition: the bonus token counts); per draft
+ *   position k, Δaccepted at k / Δdrafts (vLLM's per-position acceptance rate);
  * - fragmentation: the server's own gauge when exposed, else derived (fragmentation.ts),
  *   averaged over samples where KV blocks were allocated;
  * - wasted tokens = Δ generation tokens − output tokens of successful responses − output tokens
@@ -133,19 +134,38 @@ export interface SummarizeServerOptions {
   scrapeFailures?: number;
 }
 
-/** Increase of a cumulative counter over the samples; undefined when fewer than one value. */
-export function counterDelta(samples: readonly ServerSample[], series: ServerSeriesName): number | undefined {
+/** Increase of a cumulative counter read from each sample; undefined when no sample has a value. */
+function cumulativeDelta(
+  samples: readonly ServerSample[],
+  read: (s: ServerSample) => number | undefined,
+): number | undefined {
   let prev: number | undefined;
   let delta = 0;
   let seen = 0;
   for (const s of samples) {
-    const v = s.values[series];
+    const v = read(s);
     if (v === undefined || !Number.isFinite(v)) continue;
     seen++;
     if (prev !== undefined) delta += v >= prev ? v - prev : v;
     prev = v;
   }
   return seen === 0 ? undefined : delta;
+}
+
+/** Increase of a cumulative counter over the samples; undefined when fewer than one value. */
+export function counterDelta(samples: readonly ServerSample[], series: ServerSeriesName): number | undefined {
+  return cumulativeDelta(samples, (s) => s.values[series]);
+}
+
+/** Increase of each position of vLLM's per-position accepted-tokens counter; undefined when never exposed. */
+function acceptedByPositionDelta(samples: readonly ServerSample[]): number[] | undefined {
+  let positions = 0;
+  for (const s of samples) positions = Math.max(positions, s.specAcceptedByPosition?.length ?? 0);
+  if (positions === 0) return undefined;
+  return Array.from(
+    { length: positions },
+    (_, k) => cumulativeDelta(samples, (s) => s.specAcceptedByPosition?.[k]) ?? 0,
+  );
 }
 
 /** min / mean / max / last of one series over the samples that carry it. */
@@ -227,6 +247,8 @@ export function summarizeServer(
   const accepted = counterDelta(samples, 'specAcceptedTokensTotal');
   if (accepted !== undefined && draftTokens) summary.specAcceptanceRate = accepted / draftTokens;
   if (accepted !== undefined && drafts) summary.specMeanAcceptedLength = 1 + accepted / drafts;
+  const byPosition = drafts ? acceptedByPositionDelta(samples) : undefined;
+  if (byPosition) summary.specAcceptanceRateByPosition = byPosition.map((n) => n / drafts!);
 
   const client = opts.records ? toView(opts.records) : undefined;
   const fragmentation = meanFragmentation(samples, client);

@@ -267,6 +267,11 @@ export interface ServerSample {
   tMs: Ms;
   engine: 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'goodput-sim' | 'unknown';
   values: Partial<Record<ServerSeriesName, number>>;
+  /**
+   * vLLM's `spec_decode_num_accepted_tokens_per_pos` counter by its `position` label (index 0 =
+   * position "0"), summed across label sets (engines); absent without speculative decoding.
+   */
+  specAcceptedByPosition?: number[];
 }
 
 export interface SeriesStats {
@@ -297,6 +302,11 @@ export interface ServerSummary {
   specAcceptanceRate?: number;
   /** Tokens per verification step, vLLM's definition: 1 + accepted tokens ÷ drafts. */
   specMeanAcceptedLength?: number;
+  /**
+   * Per draft position k (vLLM's `position` label, from 0): Δaccepted at k ÷ Δdrafts, the share
+   * of drafts whose first k+1 tokens were accepted. Sums to specMeanAcceptedLength − 1.
+   */
+  specAcceptanceRateByPosition?: number[];
   /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
   scrapeFailures?: number;
 }
