@@ -1,17 +1,42 @@
 /**
- * Precise waits for the open loop: setTimeout for the bulk of the wait (timers fire late by
- * a millisecond or more), then setImmediate turns for the last stretch, so that sends leave
- * within a fraction of a millisecond of their scheduled time without burning a core.
+ * Precise waits for the open loop: the pacer thread (pacer.ts) wakes the event loop at the
+ * instant, to the tens of microseconds, without a busy core; until it is online, setTimeout
+ * for the bulk of the wait (timers fire late by a millisecond or more), then setImmediate
+ * turns for the last stretch.
  *
  * @module
  */
 
 import type { LoadClock, Ms } from '../types.js';
+import { monotonicMs, Pacer } from './pacer.js';
 
-/** How much of the wait is left to setImmediate turns instead of setTimeout. */
+let pacer: Pacer | undefined;
+
+/** This thread's pacer (each load worker has its own), started on first use. */
+function threadPacer(): Pacer {
+  pacer ??= new Pacer();
+  return pacer;
+}
+
+/** How much of the wait is left to setImmediate turns instead of setTimeout (before the pacer runs). */
 const SPIN_WINDOW_MS = 1.5;
 
-const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Checks the clock once per event-loop turn (setImmediate, so I/O is polled in between) until
+ * `targetMs`. One promise per wait and no allocation per turn beyond the Immediate: at high
+ * rates the loop is in this window most of the time, and a promise per turn fed the garbage
+ * collector whose pauses made sends late.
+ */
+function spinUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const check = () => {
+      if (signal?.aborted) resolve(false);
+      else if (clock.now() >= targetMs) resolve(true);
+      else setImmediate(check);
+    };
+    setImmediate(check);
+  });
+}
 
 /**
  * Resolves at `targetMs` on the clock (or at once if it has passed), or early when the
@@ -19,6 +44,14 @@ const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return false;
+  if (clock.now() >= targetMs) return true;
+  const pacer = threadPacer();
+  if (pacer.ready) {
+    const woke = await pacer.wake(monotonicMs() + (targetMs - clock.now()), signal);
+    // The pacer's clock and this one tick apart by a few microseconds at most.
+    if (woke && clock.now() < targetMs) return spinUntil(clock, targetMs, signal);
+    return woke;
+  }
   const coarse = targetMs - clock.now() - SPIN_WINDOW_MS;
   if (coarse > 0) {
     const woke = await new Promise<boolean>((resolve) => {
@@ -34,10 +67,7 @@ export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: Ab
     });
     if (!woke) return false;
   }
-  while (clock.now() < targetMs) {
-    if (signal?.aborted) return false;
-    await immediate();
-  }
+  if (clock.now() < targetMs) return spinUntil(clock, targetMs, signal);
   return !signal?.aborted;
 }
 
