@@ -300,12 +300,6 @@ export async function resolveBenchmarkConfig(
   }
   const shard = str('shard');
   if (shard !== undefined) config.shard = parseShard(shard);
-  if (shard !== undefined && config.load.sessions !== undefined) {
-    throw usage(
-      "--shard cannot be used with multi-turn sessions yet (a session's turns must stay in one process)",
-      'drop --shard: one process drives thousands of sessions',
-    );
-  }
   const startAt = str('startAt');
   if (startAt !== undefined) config.startAtMs = parseStartAt(startAt, Date.now());
   const reasoningTokens = str('reasoningTokens');

@@ -85,7 +85,6 @@ describe('session flags → config', () => {
       ['--sessions', '2', '--dataset', 'x.jsonl', '--turns', '3'],
       /--turns applies to synthetic sessions only/,
     ],
-    [['--sessions', '2', '--shard', '1/2'], /--shard cannot be used with multi-turn sessions/],
     [['--sessions', '2', '--stages', '10s:4'], /--sessions cannot be used with --stages/],
   ])('%j is refused as a usage error', async (argv, message) => {
     await expect(resolve(argv)).rejects.toMatchObject({

@@ -14,8 +14,6 @@ const HINT =
   'e.g. --stages 30s:10,2m:50,30s:0 (ramp to 10 over 30 s, to 50 over 2 min, down to 0); 0s:N jumps to N';
 /** Flags the stages replace. */
 const REPLACED = ['rate', 'concurrency', 'duration', 'trace', 'sessions', 'sessionRate'];
-/** Flags that split the load, which one stage schedule cannot be yet. */
-const SPLITTING = ['workers', 'shard'];
 
 function usage(message: string, hint: string = HINT): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
@@ -52,14 +50,6 @@ export function applyStageFlags(load: LoadSpec, args: ParsedArgs): LoadSpec {
       throw usage(
         `--${key} cannot be used with --stages`,
         'the stages give the load at every moment and the run lasts as long as they do; drop the flag',
-      );
-    }
-  }
-  for (const key of SPLITTING) {
-    if (args.given.has(key)) {
-      throw usage(
-        `--${key} cannot be used with --stages yet`,
-        'run the staged load from one goodput process (one thread drives thousands of requests in flight)',
       );
     }
   }

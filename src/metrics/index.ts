@@ -83,4 +83,5 @@ export {
 export { RunningStats } from './running-stats.js';
 export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
 export { checkShardSet, shardOutcomes, shardSpanS, startSkewSpreadMs } from './shards.js';
+export { mergeStageLoads } from './stages.js';
 export { type VllmResult, vllmValue } from './vllm.js';

@@ -4,12 +4,14 @@
  * recording every request in one place.
  *
  * - Exact: every latency (histograms merged, phase latencies too; count, mean, std, min and max merged from the
- *   exact moments), dispatch lag, prompt buckets, counts, errors (example from the first run
+ *   exact moments), the per-turn rows of multi-turn sessions (counts, prompt tokens, TTFT
+ *   histograms), dispatch lag, prompt buckets, counts, errors (example from the first run
  *   that saw the code), token totals, reasoning and answer tokens, good requests; everything derived from them (attainment,
  *   throughputs, goodput, vLLM keys) is recomputed by the same code as a single run.
  * - Summed: dropped, lateSends, peakInFlight, `max_output_tokens_per_s` and
  *   `max_concurrent_requests` (per-second peaks of concurrent generators: the sum is an upper
- *   bound, exact when their peaks fell in the same second).
+ *   bound, exact when their peaks fell in the same second); the achieved load per stage
+ *   (`--stages`: sends, rate, mean in flight, against the one run's targets: stages.ts).
  * - duration: the longest of the runs (the generators ran concurrently).
  * - Server-counted output tokens: the largest delta when every run scraped the same metrics
  *   URL (each saw the whole server), else the sum.
@@ -35,6 +37,8 @@ import {
   type SummaryExtras,
 } from './run-state.js';
 import { checkShardSet, shardOutcomes, shardSpanS } from './shards.js';
+import { mergeStageLoads } from './stages.js';
+import { TurnStats } from './turns.js';
 import { UserRates } from './user-rate.js';
 
 function decodeOrThrow(
@@ -118,6 +122,10 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
       state.sloGood[name] = (state.sloGood[name] ?? 0) + v.good;
     }
     if (s.perUser) state.userRates.merge(UserRates.fromSummary(s.perUser));
+    if (s.turns && s.turns.length > 0) {
+      state.turns ??= new TurnStats();
+      state.turns.mergeRows(s.turns, s.laterTurns, (e, stats, what) => decodeOrThrow(e, stats, what, id));
+    }
     state.lateSends += s.load.lateSends;
     for (const b of s.buckets ?? []) state.buckets?.mergeState(PromptBucketState.fromBucket(b));
     peakTokens += s.max_output_tokens_per_s;
@@ -151,5 +159,7 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     extras,
   );
   if (sharded) merged.shards = shardOutcomes(summaries);
+  const stages = mergeStageLoads(summaries.map((s) => s.load.stages));
+  if (stages) merged.load.stages = stages;
   return merged;
 }

@@ -7,8 +7,11 @@
  * @module
  */
 
-import type { TurnRow } from '../types.js';
+import type { LatencyStats, TurnRow } from '../types.js';
 import { LatencyHistogram } from './histogram.js';
+
+/** A row's TTFT histogram back (throws when the row has TTFTs but no histogram to merge exactly). */
+export type DecodeTtft = (encoded: string | undefined, stats: LatencyStats, what: string) => LatencyHistogram;
 
 /** Turns 1..MAX_TURN_ROWS get a row each; later ones are pooled in the last. */
 export const MAX_TURN_ROWS = 32;
@@ -56,6 +59,30 @@ export class TurnStats {
       .map(([turn, s]) => toRow(turn, s, turn === MAX_TURN_ROWS));
   }
 
+  /**
+   * Adds another run's rows (a shard's, for `goodput merge`): counts and prompt-token sums add
+   * up, TTFT histograms merge exactly.
+   */
+  mergeRows(rows: readonly TurnRow[], later: TurnRow | undefined, decode: DecodeTtft): void {
+    const into = (row: TurnState, r: TurnRow) => {
+      row.requests += r.requests;
+      row.completed += r.completed;
+      row.promptTokens += r.promptTokens.mean * r.completed;
+      row.maxPromptTokens = Math.max(row.maxPromptTokens, r.promptTokens.max);
+      row.ttft.merge(decode(r.ttftHistogram, r.ttft, `turn ${r.turn}${r.andLater ? '+' : ''} TTFT`));
+    };
+    for (const r of rows) {
+      const key = Math.min(Math.max(1, Math.floor(r.turn)), MAX_TURN_ROWS);
+      let row = this.rows.get(key);
+      if (!row) {
+        row = new TurnState();
+        this.rows.set(key, row);
+      }
+      into(row, r);
+    }
+    if (later) into(this.later, later);
+  }
+
   /** Turns 2 and later pooled as one row (turn 2, andLater); undefined when there were none. */
   laterRow(): TurnRow | undefined {
     return this.later.requests > 0 ? toRow(2, this.later, true) : undefined;
@@ -68,6 +95,7 @@ function toRow(turn: number, s: TurnState, andLater: boolean): TurnRow {
     requests: s.requests,
     completed: s.completed,
     ttft: s.ttft.stats(),
+    ...(s.ttft.count > 0 ? { ttftHistogram: s.ttft.encode() } : {}),
     promptTokens: { mean: s.completed > 0 ? s.promptTokens / s.completed : 0, max: s.maxPromptTokens },
   };
   if (andLater) row.andLater = true;

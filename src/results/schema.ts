@@ -234,6 +234,7 @@ const turnRow = z.object({
   requests: int,
   completed: int,
   ttft: latencyStats,
+  ttftHistogram: z.string().optional(),
   promptTokens: z.object({ mean: num, max: num }),
 });
 

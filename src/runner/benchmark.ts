@@ -39,7 +39,7 @@ import { buildRunMeta, fanOut, type RecordSinkFn, runPipeline } from './pipeline
 import { Progress, type ProgressMode, type ProgressStream, progressMode } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
-import { checkShard, inShard, peakInFlight, shardItem, shardLoad } from './shard.js';
+import { checkShard, inShardRecord, peakInFlight, shardItem, shardLoad, shardSessions } from './shard.js';
 import { type PreparedTarget, prepareTarget } from './target.js';
 import { RunClock } from './timer.js';
 import { createVirtualTransport } from './virtual.js';
@@ -126,6 +126,13 @@ async function openLiveTransport(
 /** `--shard` / `--start-at` refused before anything starts when they cannot work. */
 function checkShardedRun(config: BenchmarkConfig, virtual: boolean): void {
   if (config.shard) checkShard(config.load, config.shard, virtual);
+  if (config.shard && virtual && config.load.stages !== undefined) {
+    throw new GoodputError(
+      'E_USAGE',
+      '--stages with --shard in virtual time: each virtual shard runs the whole load, so its stage tally would not be its share',
+      'leave out --shard (one virtual run is the whole staged load), or run the shards in live time',
+    );
+  }
   if (config.startAtMs !== undefined && virtual) {
     throw new GoodputError(
       'E_USAGE',
@@ -210,10 +217,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const own = split ? { ...run, load: shardLoad(run.load, shard) } : run;
     const keep =
       shard !== undefined && !split
-        ? (r: RequestRecord) => inShard(r.index, run.load.warmup, shard)
+        ? (r: RequestRecord) => inShardRecord(r, run.load.warmup, shard)
         : undefined;
     // --workers: no more than the load this process runs can keep busy.
-    checkWorkers(config, run.load);
     const workers = target.virtualProfile ? 1 : effectiveWorkers(own.load, config.load.workers ?? 1);
     const spans: Array<[number, number]> = [];
     const window = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
@@ -322,7 +328,14 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       : await runPipeline({
           load: own.load,
           workItem: split ? shardItem(workload, run.load.warmup, shard) : (i) => workload.item(i),
-          ...(workload.sessions ? { sessions: workload.sessions } : {}),
+          ...(workload.sessions
+            ? {
+                sessions: split
+                  ? shardSessions(workload.sessions, run.load.warmup, shard)
+                  : workload.sessions,
+              }
+            : {}),
+          ...(split ? { stageUsers: { first: shard.index, every: shard.count } } : {}),
           send: transport.send!,
           clock,
           signal: output.signal,

@@ -74,6 +74,12 @@ export interface RunLoadOptions {
   claim?: (phase: 'warmup' | 'measured') => number | undefined;
   /** Awaited between the warmup and the measured phase (load workers start measuring together). */
   beforeMeasured?: () => Promise<void>;
+  /**
+   * Closed-loop stages split over load workers or shards: this loop runs the run's stage users
+   * first, first + every, … (user u sends while the target is above u), so the parts together
+   * follow the stages. Default: every user ({ first: 0, every: 1 }).
+   */
+  stageUsers?: { first: number; every: number };
 }
 
 export type StopReason = 'requests' | 'duration' | 'signal';
@@ -244,6 +250,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         deadline,
         firstIndex: load.warmup,
         limit: limit - load.warmup,
+        ...(opts.claim ? { claim: () => opts.claim!('measured') } : {}),
         async waitForSlot(until) {
           let waited = false;
           while (inFlight >= cap && !until.aborted) {
@@ -273,14 +280,19 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
       const claim = opts.claim ? () => opts.claim!('measured') : () => (next < limit ? next++ : undefined);
       // Concurrency stages: as many workers as the highest target; worker w sends while the target is > w.
       const shape = load.stages && load.stagesOf !== 'rate' ? stageWindows(load.stages) : undefined;
+      const users = opts.stageUsers ?? { first: 0, every: 1 };
       const workers = shape
-        ? Math.max(1, ...shape.map((w) => Math.ceil(w.to)))
+        ? Math.max(
+            0,
+            Math.ceil((Math.max(1, ...shape.map((w) => Math.ceil(w.to))) - users.first) / users.every),
+          )
         : Math.max(1, load.concurrency ?? 1);
       await Promise.all(
         Array.from({ length: workers }, async (_, worker) => {
           while (!stopSending.signal.aborted) {
             if (shape) {
-              const at = nextActiveMs(shape, worker, clock.now() - measuredStartMs);
+              const user = users.first + users.every * worker;
+              const at = nextActiveMs(shape, user, clock.now() - measuredStartMs);
               if (!Number.isFinite(at)) break;
               if (!(await clock.sleepUntil(measuredStartMs + at, stopSending.signal))) break;
             }

@@ -36,6 +36,11 @@ export interface SessionLoopOptions {
   firstIndex: number;
   /** Measured turns to send at most (Infinity: until the deadline). */
   limit: number;
+  /**
+   * The next measured turn's record index, from a counter shared with other load workers
+   * (`--workers`); undefined when the run's turns are all taken. Default: firstIndex, firstIndex + 1, …
+   */
+  claim?: () => number | undefined;
   /** Waits for a free --max-concurrency slot, or until `until` aborts; resolves true when it had to wait. */
   waitForSlot(until: AbortSignal): Promise<boolean>;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
@@ -88,7 +93,11 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
         if (scheduled && o.stop.aborted) dropped++;
         return;
       }
-      const index = nextIndex++;
+      const index = o.claim ? o.claim() : nextIndex++;
+      if (index === undefined) {
+        done.abort();
+        return;
+      }
       sent++;
       if (t === 0) sessionsStarted++;
       if (sent >= o.limit) done.abort();

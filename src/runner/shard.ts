@@ -16,7 +16,16 @@
 
 import { GoodputError } from '../errors.js';
 import type { LoadSpec, WorkItem } from '../types.js';
-import { type Part, partItemIndex, partShare, splitBudget, type Workload } from '../workload/index.js';
+import {
+  type Part,
+  partItemIndex,
+  partPosition,
+  partShare,
+  type SessionScript,
+  type SessionSource,
+  splitBudget,
+  type Workload,
+} from '../workload/index.js';
 
 /** `--shard i/N` parsed (workload/partition.ts), for the command that takes the flag. */
 export { parseShard } from '../workload/index.js';
@@ -54,13 +63,65 @@ export function checkShard(load: LoadSpec, part: Part, virtual: boolean): void {
   }
 }
 
-/** The load one shard runs: its share of warmup, requests, concurrency and --max-concurrency. */
+/**
+ * The load one shard runs: its share of warmup, requests (turns, with sessions), concurrency
+ * (sessions at once, with --sessions) and --max-concurrency.
+ */
 export function shardLoad(load: LoadSpec, part: Part): LoadSpec {
   const local: LoadSpec = { ...load, warmup: partShare(load.warmup, part) };
   if (load.requests !== undefined) local.requests = partShare(load.requests, part);
   if (load.concurrency !== undefined) local.concurrency = splitBudget(load.concurrency, part);
   if (load.maxConcurrency !== undefined) local.maxConcurrency = splitBudget(load.maxConcurrency, part);
+  const sessions = load.sessions;
+  if (sessions?.concurrency !== undefined)
+    local.sessions = { ...sessions, concurrency: splitBudget(sessions.concurrency, part) };
   return local;
+}
+
+/**
+ * A session script whose turns take their record index through `index` (the runner numbers
+ * the turns it sends 0, 1, … locally; `index` places them in the whole run).
+ */
+export function renumberSession(script: SessionScript, index: (local: number) => number): SessionScript {
+  return { ...script, request: (t, replies, i, warmup) => script.request(t, replies, index(i), warmup) };
+}
+
+/**
+ * The shard's sessions (partition by session, deterministic from the seed): its s-th session
+ * is the whole run's session index + count·s, with every turn (history and think times stay
+ * in this process), at its place in the one arrival schedule (--session-rate). The turns it
+ * sends take the shard's positions among the run's measured requests (as `shardItem`'s do),
+ * so the shards' records never share an index and together are the whole run's.
+ */
+export function shardSessions(source: SessionSource, warmup: number, part: Part): SessionSource {
+  if (part.count === 1) return source;
+  const whole = (s: number) => partPosition(s, part);
+  const start = source.startMs;
+  return {
+    session: (s) => renumberSession(source.session(whole(s)), (i) => partItemIndex(i, warmup, part)),
+    warmup: (w) => source.warmup(w),
+    ...(start ? { startMs: (s: number) => start(whole(s)) } : {}),
+  };
+}
+
+/** Session s-000042 → 41 (the session's index in the run); undefined for a warmup session or no session. */
+export function sessionNumber(sessionId: string | undefined): number | undefined {
+  const m = sessionId === undefined ? null : /^s-(\d+)$/.exec(sessionId);
+  return m ? Number(m[1]) - 1 : undefined;
+}
+
+/**
+ * Whether a record belongs to the shard when one process ran the whole workload (virtual
+ * time): a measured session turn by its session (whole sessions per shard), anything else by
+ * its index.
+ */
+export function inShardRecord(
+  record: { index: number; sessionId?: string; warmup: boolean },
+  warmup: number,
+  part: Part,
+): boolean {
+  const s = record.warmup ? undefined : sessionNumber(record.sessionId);
+  return s !== undefined ? s % part.count === part.index : inShard(record.index, warmup, part);
 }
 
 /** The shard's `local`-th item: the whole workload's item at its global position (index, id, schedule). */

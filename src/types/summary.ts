@@ -333,6 +333,8 @@ export interface TurnRow {
   completed: number;
   /** TTFT of the successful ones. */
   ttft: LatencyStats;
+  /** The same TTFTs as a histogram (encoded), so `goodput merge` of shards or runs merges the row exactly. */
+  ttftHistogram?: string;
   /** Prompt tokens (the whole history) of the successful ones. */
   promptTokens: { mean: number; max: number };
 }

@@ -19,11 +19,6 @@ describe('checkWorkers', () => {
       benchmarkConfig({ sim: { timeMode: 'virtual' }, load: { workers: 2 } }),
       'drop --workers',
     ],
-    [
-      'multi-turn sessions',
-      benchmarkConfig({ load: { workers: 3, sessions: { concurrency: 4 } } }),
-      'drop --workers',
-    ],
   ])('refuses more than one worker with %s, with a hint', (_, config, hint) => {
     const err = refusal(() => checkWorkers(config));
     expect(err).toBeInstanceOf(GoodputError);
@@ -35,6 +30,7 @@ describe('checkWorkers', () => {
     benchmarkConfig({ load: { workers: 4 } }),
     benchmarkConfig({ sim: { timeMode: 'virtual' }, load: { workers: 1 } }),
     benchmarkConfig({ load: { sessions: { concurrency: 4 } } }),
+    benchmarkConfig({ load: { workers: 3, sessions: { concurrency: 4 } } }),
   ])('accepts %j', (config) => {
     expect(() => checkWorkers(config)).not.toThrow();
   });

@@ -1,12 +1,12 @@
 /**
  * One LoadResult and one connection warm-up from the load workers' own (pure). Counts add up,
- * histograms merge exactly, a stop or an interruption anywhere is the run's, and a worker
+ * histograms merge exactly, the achieved load per stage adds up, a stop or an interruption anywhere is the run's, and a worker
  * whose event loop lagged makes the whole run client-bound, named in the reason.
  *
  * @module
  */
 
-import { LatencyHistogram } from '../../metrics/index.js';
+import { LatencyHistogram, mergeStageLoads } from '../../metrics/index.js';
 import type { ConnectionWarmup } from '../../types.js';
 import type { LoadResult, StopReason } from '../load.js';
 import type { PortableHistogram, WorkerLoadResult } from './protocol.js';
@@ -72,6 +72,9 @@ export function mergeLoadResults(parts: readonly WorkerLoadResult[]): LoadResult
   // --start-at: the run started when its last worker did.
   const skews = parts.flatMap((r) => (r.startSkewMs === undefined ? [] : [r.startSkewMs]));
   if (skews.length > 0) merged.startSkewMs = Math.max(...skews);
+  // --stages: every worker tallied its own share against the run's targets.
+  const stages = mergeStageLoads(parts.map((r) => r.stages));
+  if (stages) merged.stages = stages;
   return merged;
 }
 

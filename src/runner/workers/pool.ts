@@ -97,7 +97,8 @@ export interface LoadWorkerPool {
    */
   run(opts: {
     clock: RunClock;
-    onRecord: (record: RequestRecord) => void;
+    /** `worker`: which worker sent it (0-based). */
+    onRecord: (record: RequestRecord, worker: number) => void;
     signal?: AbortSignal;
     /** requests.jsonl: closed loops pause while it is backlogged. */
     writer?: { readonly backlogged: boolean; drained(): Promise<void> };
@@ -137,7 +138,7 @@ export async function startLoadWorkers(opts: {
   signal?: AbortSignal;
 }): Promise<LoadWorkerPool> {
   const n = opts.workers;
-  const counters = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  const counters = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
   const useThreads = existsSync(fileURLToPath(ENTRY));
   const ends: WorkerEnd[] = [];
   const listeners: Array<(m: FromWorker) => void> = [];
@@ -225,7 +226,7 @@ export async function startLoadWorkers(opts: {
         ends.forEach((_, k) => {
           listeners[k] = (m) => {
             if (m.type === 'records') {
-              for (const record of m.records) onRecord(record);
+              for (const record of m.records) onRecord(record, k);
               if (writer?.backlogged && !paused) {
                 paused = true;
                 broadcast({ type: 'pause' });

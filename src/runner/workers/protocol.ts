@@ -30,7 +30,7 @@ export interface LoadWorkerData {
   /** 0-based. */
   worker: number;
   workers: number;
-  /** Int32Array over it: [next warmup index, next measured index], shared by every worker. */
+  /** Int32Array over it: [next warmup index, next measured index, next session (closed loop)], shared by every worker. */
   counters: SharedArrayBuffer;
 }
 

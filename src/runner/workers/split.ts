@@ -13,15 +13,25 @@
  *   not a gamma process, so every worker computes the one schedule of the run and sends every
  *   N-th arrival of it (worker k: arrivals k, k+N, k+2N, …): the union is the schedule itself.
  * - A trace replay keeps its own times: every worker sends every N-th request of the trace.
+ * - Load stages of rate (`--stages … --stages-of rate`): every worker sends every N-th arrival
+ *   of the one staged schedule, so each stage's rate is split N ways; stages of concurrency:
+ *   worker k runs the stage users k, k+N, … (user u sends while the target is above u), so
+ *   the workers' users together follow the target.
  * - Either way worker k sends the items warmup+k, warmup+k+N, …; `--requests R` gives it
  *   ⌈(R−k)/N⌉ of them, and a cap on requests in flight is split like the concurrency.
+ * - Multi-turn sessions stay whole on one worker (its turns, history and think times): closed
+ *   loop, the sessions at once are split like the concurrency and each worker's users take the
+ *   run's next session from a counter shared by all (as closed-loop items are); open loop
+ *   (--session-rate), worker k starts sessions k, k+N, … on its Poisson share of the rate, or
+ *   at every N-th start of the one gamma schedule. Turns take their record index from one
+ *   shared counter, which also keeps `--requests` (turns) the run's.
  *
  * @module
  */
 
 import { GoodputError } from '../../errors.js';
 import type { LoadSpec, WorkItem } from '../../types.js';
-import { ArrivalSchedule, createRng, type Workload } from '../../workload/index.js';
+import { ArrivalSchedule, createRng, type SessionSource, type Workload } from '../../workload/index.js';
 
 /** The largest worker count accepted (far above any machine's core count worth splitting over). */
 export const MAX_WORKERS = 256;
@@ -78,6 +88,51 @@ export function openLoopSplit(rate: number, burstiness: number): 'independent' |
   return burstiness === 1 || !Number.isFinite(rate) ? 'independent' : 'round-robin';
 }
 
+/** How an open loop's arrivals are split: as openLoopSplit, but stages of rate always from their one schedule. */
+function loadSplit(load: LoadSpec): 'independent' | 'round-robin' {
+  if (load.stages !== undefined) return 'round-robin';
+  return openLoopSplit(load.rate ?? Number.POSITIVE_INFINITY, load.burstiness ?? 1);
+}
+
+/**
+ * The run's stage users that worker k of n runs, inside a process that runs `part` of them
+ * (a shard's: first = its index, every = the shard count).
+ */
+export function shareStageUsers(
+  k: number,
+  n: number,
+  part: { first: number; every: number } = { first: 0, every: 1 },
+): { first: number; every: number } {
+  return { first: part.first + part.every * k, every: part.every * n };
+}
+
+/**
+ * Worker k's sessions (see the module comment): closed loop, the run's next session from
+ * `next` (a counter shared by the workers); open loop, sessions k, k+N, … at their starts
+ * (`split` 'round-robin': the source's own schedule, as a shard's; else the worker's Poisson
+ * share, or every N-th start of the one gamma schedule).
+ */
+export function shareSessions(
+  source: SessionSource,
+  load: LoadSpec,
+  seed: number,
+  k: number,
+  n: number,
+  next: () => number,
+  split?: 'round-robin',
+): SessionSource {
+  if (n === 1) return source;
+  const rate = load.sessions?.rate;
+  const start = source.startMs;
+  if (rate === undefined || !start) return { ...source, session: () => source.session(next()) };
+  const own = (j: number) => k + n * j;
+  const at =
+    split === 'round-robin' || openLoopSplit(rate, load.burstiness ?? 1) === 'round-robin'
+      ? (j: number) => start(own(j))
+      : shareArrivals({ rate, burstiness: 1 }, seed, k, n);
+  return { ...source, session: (j) => source.session(own(j)), startMs: at };
+}
+
 /**
  * Worker k's load: its share of the concurrency (closed loop) or of the requests and of the
  * cap on requests in flight (open loop). The warmup count is the run's: warmup items are
@@ -86,14 +141,19 @@ export function openLoopSplit(rate: number, burstiness: number): 'independent' |
 export function workerLoad(load: LoadSpec, k: number, n: number): LoadSpec {
   const share: LoadSpec = { ...load };
   if (n === 1) return share;
+  const sessions = load.sessions;
+  if (sessions?.concurrency !== undefined)
+    share.sessions = { ...sessions, concurrency: splitEvenly(sessions.concurrency, n)[k]! };
   if (load.mode === 'closed') {
     share.concurrency = splitEvenly(Math.max(1, load.concurrency ?? 1), n)[k]!;
     return share;
   }
+  if (load.maxConcurrency !== undefined) share.maxConcurrency = splitEvenly(load.maxConcurrency, n)[k]!;
+  // Session turns: the shared counter keeps the run's turn count.
+  if (sessions !== undefined) return share;
   const requests = shareRequests(load.requests, k, n);
   if (requests === undefined) delete share.requests;
   else share.requests = requests;
-  if (load.maxConcurrency !== undefined) share.maxConcurrency = splitEvenly(load.maxConcurrency, n)[k]!;
   return share;
 }
 
@@ -135,10 +195,7 @@ export function shareWorkItem(
   seed: number,
   k: number,
   n: number,
-  split: 'independent' | 'round-robin' = openLoopSplit(
-    load.rate ?? Number.POSITIVE_INFINITY,
-    load.burstiness ?? 1,
-  ),
+  split: 'independent' | 'round-robin' = loadSplit(load),
 ): (i: number) => WorkItem {
   if (load.mode !== 'open' || n === 1) return (i) => workload.item(i);
   const measured = (j: number) => workload.item(shareItemIndex(load.warmup, k, n, j));

@@ -13,11 +13,11 @@ import type { RequestRecord } from '../../types.js';
 import { createRunClient, warmConnections } from '../live-client.js';
 import { runLoad } from '../load.js';
 import { buildRunWorkload } from '../run-workload.js';
-import { shardItem } from '../shard.js';
+import { shardItem, shardSessions } from '../shard.js';
 import { RunClock } from '../timer.js';
 import { portableLoadResult } from './merge.js';
 import type { FromWorker, LoadWorkerData, ToWorker } from './protocol.js';
-import { shareWorkItem, workerLoad } from './split.js';
+import { shareSessions, shareStageUsers, shareWorkItem, workerLoad } from './split.js';
 
 /** Records are posted when this many are waiting, or every FLUSH_MS. */
 const BATCH = 256;
@@ -94,6 +94,22 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       shard || workload.spec.kind === 'trace'
         ? shareWorkItem(source, whole, config.seed, k, n, 'round-robin')
         : shareWorkItem(source, whole, config.seed, k, n);
+    // Sessions stay whole on this worker: the shard's, then this worker's share of them.
+    const base =
+      workload.sessions && shard
+        ? shardSessions(workload.sessions, config.load.warmup, shard)
+        : workload.sessions;
+    const sessions =
+      base &&
+      shareSessions(
+        base,
+        whole,
+        config.seed,
+        k,
+        n,
+        () => Atomics.add(counters, 2, 1),
+        shard ? 'round-robin' : undefined,
+      );
     // The first item loads the tokenizer's tables and the prompt generator's: before the clock.
     workItem(whole.warmup);
     tokenizer.count('warm');
@@ -118,6 +134,8 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
         if (batch.length >= BATCH) flush();
       },
       backpressure: messages.paused,
+      ...(sessions ? { sessions } : {}),
+      stageUsers: shareStageUsers(k, n, shard && { first: shard.index, every: shard.count }),
       claim: (phase) => {
         if (phase === 'warmup') {
           const i = Atomics.add(counters, 0, 1);

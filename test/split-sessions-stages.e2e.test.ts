@@ -1,0 +1,364 @@
+/**
+ * Multi-turn sessions and load stages split across load workers (`--workers`) and shards
+ * (`--shard i/N`), live against the embedded engine on a loopback port (issue 16: "sessions
+ * stay on one worker").
+ *
+ * - Sessions, --workers 2: every session's turns come from one worker, in order, each after
+ *   the reply to the one before and carrying it; both workers ran sessions; the counts and the
+ *   per-turn rows are those of a one-worker run of the same seed. Open session arrivals too.
+ * - Sessions, --shard: each shard runs whole sessions (s ≡ i mod N), `goodput merge` of the
+ *   shards has the one run's counts and per-turn rows.
+ * - Stages, --workers 2 and --shard: the achieved load per stage adds up to what was asked.
+ * - The built package (real worker threads) keeps sessions whole too.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, readRecords, readSummary } from '../src/results/index.js';
+import { type BenchmarkConfigInput, benchmarkConfig, RunClock, runBenchmark } from '../src/runner/index.js';
+import { startLoadWorkers } from '../src/runner/workers/index.js';
+import { type SimServer, startSim } from '../src/sim/index.js';
+import type { RequestRecord, RunSummary } from '../src/types.js';
+import { ensureBuilt, REPO, runCliInProcess } from './helpers/cli.js';
+
+let sim: SimServer;
+let cwd: string;
+beforeAll(async () => {
+  sim = await startSim({ host: '127.0.0.1', port: 0, seed: 5 });
+  cwd = mkdtempSync(join(tmpdir(), 'goodput-split-sessions-'));
+});
+afterAll(async () => {
+  await sim?.close();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+const TURN_TOKENS = 16;
+let runs = 0;
+/** 4 sessions of 3 turns at once, 150 ms think time: users stay in step, so 12 turns are 4 whole sessions. */
+function sessionConfig(input: BenchmarkConfigInput = {}) {
+  return benchmarkConfig({
+    url: sim.url,
+    seed: 21,
+    serverMetrics: { enabled: false },
+    workload: {
+      promptTokens: 48,
+      sessions: {
+        turns: { min: 3, max: 3 },
+        turnTokens: TURN_TOKENS,
+        thinkTime: { meanMs: 150, dist: 'fixed' },
+      },
+    },
+    sampling: { maxTokens: 8 },
+    load: {
+      mode: 'closed',
+      concurrency: 4,
+      sessions: { concurrency: 4 },
+      requests: 12,
+      warmup: 2,
+    },
+    outDir: join(cwd, `run-${++runs}`),
+    ...input,
+  });
+}
+
+function bySession(records: readonly RequestRecord[]): Map<string, RequestRecord[]> {
+  const out = new Map<string, RequestRecord[]>();
+  for (const r of records) {
+    if (r.warmup) continue;
+    out.set(r.sessionId!, [...(out.get(r.sessionId!) ?? []), r]);
+  }
+  for (const turns of out.values()) turns.sort((a, b) => a.sentMs - b.sentMs);
+  return out;
+}
+
+/** Turns 1, 2, … in order, each sent after the reply to the one before, each carrying the history (more prompt tokens than the last turn plus the new message). */
+function expectWholeSessions(sessions: Map<string, RequestRecord[]>, turns?: number): void {
+  for (const [id, rs] of sessions) {
+    expect(
+      rs.map((r) => r.turn),
+      id,
+    ).toEqual(Array.from({ length: turns ?? rs.length }, (_, t) => t + 1));
+    for (let t = 1; t < rs.length; t++) {
+      expect(rs[t]!.sentMs).toBeGreaterThanOrEqual(rs[t - 1]!.endMs);
+      expect(rs[t - 1]!.outcome).toBe('success');
+      expect(rs[t]!.promptTokens).toBeGreaterThan(rs[t - 1]!.promptTokens + TURN_TOKENS);
+    }
+  }
+}
+
+const turnCounts = (s: RunSummary) => (s.turns ?? []).map((t) => [t.turn, t.requests, t.completed]);
+
+describe('multi-turn sessions with --workers 2', () => {
+  it('every session runs on one worker, its turns in order with the whole history', async () => {
+    const config = sessionConfig();
+    const pool = await startLoadWorkers({ config, baseUrl: sim.url, model: sim.model, workers: 2 });
+    const worker = new Map<string, Set<number>>();
+    const records: RequestRecord[] = [];
+    try {
+      const clock = new RunClock();
+      const result = await pool.run({
+        clock,
+        onRecord: (r, k) => {
+          records.push(r);
+          if (r.warmup) return;
+          worker.set(r.sessionId!, (worker.get(r.sessionId!) ?? new Set()).add(k));
+        },
+      });
+      expect(result.sent).toBe(12);
+    } finally {
+      await pool.close();
+    }
+    const sessions = bySession(records);
+    expect([...sessions.keys()].sort()).toEqual(['s-000001', 's-000002', 's-000003', 's-000004']);
+    for (const [id, ks] of worker) expect([...ks], id).toHaveLength(1);
+    // Both workers ran sessions (two users each).
+    expect(new Set([...worker.values()].map((ks) => [...ks][0]))).toEqual(new Set([0, 1]));
+    expectWholeSessions(sessions, 3);
+    // Turn indices are the run's: each measured index once, after the two warmup ones.
+    const measured = records.filter((r) => !r.warmup).map((r) => r.index);
+    expect(measured.sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+  }, 60_000);
+
+  it('counts and per-turn rows are those of one worker of the same seed', async () => {
+    const two = await runBenchmark(sessionConfig({ load: { ...sessionConfig().load, workers: 2 } }), { cwd });
+    const one = await runBenchmark(sessionConfig(), { cwd });
+    expect(two.summary.meta.load.workers).toBe(2);
+    expect(two.summary.counts).toEqual(one.summary.counts);
+    expect(two.summary.counts.completed).toBe(12);
+    expect(turnCounts(two.summary)).toEqual([
+      [1, 4, 4],
+      [2, 4, 4],
+      [3, 4, 4],
+    ]);
+    expect(turnCounts(two.summary)).toEqual(turnCounts(one.summary));
+    expect(two.summary.laterTurns?.requests).toBe(8);
+    // One requests.jsonl with every record, sessions whole.
+    const rs = await collect(readRecords(two.dir));
+    expect(rs).toHaveLength(14);
+    const sessions = bySession(rs);
+    expect([...sessions.keys()].sort()).toEqual(
+      [...bySession(await collect(readRecords(one.dir))).keys()].sort(),
+    );
+    expectWholeSessions(sessions, 3);
+  }, 60_000);
+
+  it('open session arrivals: worker k starts sessions k, k+2, …; every session whole, the turn count exact', async () => {
+    const base = sessionConfig();
+    const { summary, dir } = await runBenchmark(
+      sessionConfig({
+        load: {
+          mode: 'open',
+          burstiness: 1,
+          sessions: { rate: 8 },
+          requests: 14,
+          warmup: 0,
+          workers: 2,
+        },
+        workload: { ...base.workload, sessions: { turns: { min: 2, max: 2 }, turnTokens: TURN_TOKENS } },
+      }),
+      { cwd },
+    );
+    expect(summary.counts.attempted).toBe(14);
+    const sessions = bySession(await collect(readRecords(dir)));
+    // Sessions s-000001… in arrival order of the union; each one's turns a prefix of 1, 2.
+    expect(sessions.size).toBeGreaterThanOrEqual(7);
+    expectWholeSessions(sessions);
+    for (const rs of sessions.values()) expect(rs.length).toBeLessThanOrEqual(2);
+  }, 60_000);
+});
+
+describe('multi-turn sessions with --shard', () => {
+  it('each shard runs whole sessions; the merge has the one run’s counts and per-turn rows', async () => {
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--no-server-metrics',
+      '--seed',
+      '21',
+      '--sessions',
+      '4',
+      '--turns',
+      '3',
+      '--turn-tokens',
+      String(TURN_TOKENS),
+      '--think-time',
+      '150ms',
+      '--prompt-tokens',
+      '48',
+      '--max-tokens',
+      '8',
+      '--requests',
+      '12',
+      '--warmup',
+      '2',
+      '-q',
+    ];
+    for (const i of [0, 1]) {
+      const r = await runCliInProcess([...args, '--shard', `${i}/2`, '-o', `shard-${i}`], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const whole = await runCliInProcess([...args, '-o', 'whole'], { cwd });
+    expect(whole.code, whole.stderr).toBe(0);
+    const merged = await runCliInProcess(['merge', 'shard-0', 'shard-1', '-o', 'merged'], { cwd });
+    expect(merged.code, merged.stderr).toBe(0);
+
+    const parts = await Promise.all([0, 1].map((i) => collect(readRecords(join(cwd, `shard-${i}`)))));
+    // Shard i: sessions i+1, i+3 (1-based ids), whole; record indices never shared.
+    expect([...bySession(parts[0]!).keys()].sort()).toEqual(['s-000001', 's-000003']);
+    expect([...bySession(parts[1]!).keys()].sort()).toEqual(['s-000002', 's-000004']);
+    for (const p of parts) expectWholeSessions(bySession(p), 3);
+    const indices = parts.flat().map((r) => r.index);
+    expect(new Set(indices).size).toBe(indices.length);
+
+    const one = await readSummary(join(cwd, 'whole'));
+    const m = await readSummary(join(cwd, 'merged'));
+    expect(m.counts).toEqual(one.counts);
+    expect(turnCounts(m)).toEqual(turnCounts(one));
+    expect(turnCounts(m)).toEqual([
+      [1, 4, 4],
+      [2, 4, 4],
+      [3, 4, 4],
+    ]);
+    expect(m.laterTurns?.requests).toBe(one.laterTurns?.requests);
+    // Per-turn TTFTs merged through their histograms: as many as the shards had.
+    expect(m.turns!.map((t) => t.ttft.count)).toEqual([4, 4, 4]);
+  }, 90_000);
+});
+
+describe('--stages split across workers and shards', () => {
+  it('--workers 2, stages of concurrency: each stage holds about its mean target in flight', async () => {
+    const { summary } = await runBenchmark(
+      benchmarkConfig({
+        url: sim.url,
+        serverMetrics: { enabled: false },
+        workload: { promptTokens: 32 },
+        sampling: { maxTokens: 8 },
+        load: {
+          mode: 'closed',
+          concurrency: 6,
+          stages: [
+            { durationMs: 1000, target: 6 },
+            { durationMs: 1500, target: 6 },
+          ],
+          stagesOf: 'concurrency',
+          durationMs: 2500,
+          warmup: 0,
+          workers: 2,
+        },
+        outDir: join(cwd, 'stages-c'),
+      }),
+      { cwd },
+    );
+    expect(summary.meta.load.workers).toBe(2);
+    const stages = summary.load.stages!;
+    expect(stages.map((s) => s.targetMean)).toEqual([3, 6]);
+    for (const s of stages) {
+      expect(s.sent).toBeGreaterThan(0);
+      expect(Math.abs(s.meanInFlight - s.targetMean)).toBeLessThan(0.25 * s.targetMean + 0.5);
+    }
+    expect(summary.counts.attempted).toBe(stages.reduce((n, s) => n + s.sent, 0));
+    expect(summary.load.peakInFlight).toBeLessThanOrEqual(6);
+  }, 60_000);
+
+  it('--workers 2, stages of rate: each stage sends about its mean rate', async () => {
+    const { summary } = await runBenchmark(
+      benchmarkConfig({
+        url: sim.url,
+        serverMetrics: { enabled: false },
+        workload: { promptTokens: 32 },
+        sampling: { maxTokens: 8 },
+        load: {
+          mode: 'open',
+          burstiness: 1,
+          stages: [
+            { durationMs: 1000, target: 40 },
+            { durationMs: 2000, target: 40 },
+          ],
+          stagesOf: 'rate',
+          durationMs: 3000,
+          warmup: 0,
+          workers: 2,
+        },
+        outDir: join(cwd, 'stages-r'),
+      }),
+      { cwd },
+    );
+    const stages = summary.load.stages!;
+    expect(stages.map((s) => s.targetMean)).toEqual([20, 40]);
+    // Poisson: 20 and 80 arrivals expected; within 35 %.
+    stages.forEach((s) => {
+      expect(Math.abs(s.achievedRate - s.targetMean)).toBeLessThan(0.35 * s.targetMean);
+    });
+    expect(summary.counts.attempted).toBe(stages.reduce((n, s) => n + s.sent, 0));
+  }, 60_000);
+
+  it('--shard: each shard sends its share of every stage; the merge adds the stages up', async () => {
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--no-server-metrics',
+      '--seed',
+      '8',
+      '--stages',
+      '0s:50,2s:50',
+      '--stages-of',
+      'rate',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '8',
+      '--warmup',
+      '0',
+      '-q',
+    ];
+    for (const i of [0, 1]) {
+      const r = await runCliInProcess([...args, '--shard', `${i}/2`, '-o', `st-${i}`], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = await runCliInProcess(['merge', 'st-0', 'st-1', '-o', 'st-merged'], { cwd });
+    expect(merged.code, merged.stderr).toBe(0);
+    const parts = await Promise.all([0, 1].map((i) => readSummary(join(cwd, `st-${i}`))));
+    const m = await readSummary(join(cwd, 'st-merged'));
+    const stage = m.load.stages!.find((s) => s.durationMs > 0)!;
+    const shares = parts.map((p) => p.load.stages!.find((s) => s.durationMs > 0)!.sent);
+    // Every other arrival of the one schedule: the shares differ by at most one.
+    expect(Math.abs(shares[0]! - shares[1]!)).toBeLessThanOrEqual(1);
+    expect(stage.sent).toBe(shares[0]! + shares[1]!);
+    expect(m.counts.attempted).toBe(stage.sent);
+    expect(Math.abs(stage.achievedRate - 50)).toBeLessThan(0.3 * 50);
+  }, 60_000);
+});
+
+describe('sessions on real worker threads (built package)', () => {
+  it('--workers 2: every session whole, the one-worker counts', async () => {
+    ensureBuilt();
+    const mod = (await import(pathToFileURL(join(REPO, 'dist', 'runner', 'index.js')).href)) as {
+      runBenchmark: typeof runBenchmark;
+      benchmarkConfig: typeof benchmarkConfig;
+    };
+    const input = sessionConfig();
+    const { summary, dir } = await mod.runBenchmark(
+      mod.benchmarkConfig({
+        url: sim.url,
+        seed: input.seed,
+        serverMetrics: { enabled: false },
+        workload: input.workload,
+        sampling: { maxTokens: 8 },
+        load: { ...input.load, workers: 2 },
+        outDir: join(cwd, 'threads'),
+      }),
+      { cwd },
+    );
+    expect(summary.meta.load.workers).toBe(2);
+    expect(turnCounts(summary)).toEqual([
+      [1, 4, 4],
+      [2, 4, 4],
+      [3, 4, 4],
+    ]);
+    expectWholeSessions(bySession(await collect(readRecords(dir))), 3);
+  }, 180_000);
+});
