@@ -228,6 +228,65 @@ describe('multi-turn sessions with --shard', () => {
   }, 90_000);
 });
 
+describe('multi-turn sessions with --shard in virtual time', () => {
+  it('each virtual shard keeps whole sessions; the merge is the one virtual run', async () => {
+    const args = [
+      'run',
+      '--time',
+      'virtual',
+      '--seed',
+      '4',
+      '--session-rate',
+      '3',
+      '--turns',
+      '2-4',
+      '--think-time',
+      'exp:1s',
+      '--prompt-tokens',
+      '64',
+      '--max-tokens',
+      '16',
+      '--requests',
+      '60',
+      '-q',
+    ];
+    for (const i of [0, 1, 2]) {
+      const r = await runCliInProcess([...args, '--shard', `${i}/3`, '-o', `vs-${i}`], { cwd });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const whole = await runCliInProcess([...args, '-o', 'vs-whole'], { cwd });
+    expect(whole.code, whole.stderr).toBe(0);
+    const merged = await runCliInProcess(['merge', 'vs-0', 'vs-1', 'vs-2', '-o', 'vs-merged'], { cwd });
+    expect(merged.code, merged.stderr).toBe(0);
+    const parts = await Promise.all([0, 1, 2].map((i) => collect(readRecords(join(cwd, `vs-${i}`)))));
+    parts.forEach((p, i) => {
+      for (const id of bySession(p).keys()) expect((Number(id.slice(2)) - 1) % 3, id).toBe(i);
+    });
+    const one = await readSummary(join(cwd, 'vs-whole'));
+    const m = await readSummary(join(cwd, 'vs-merged'));
+    expect(m.counts).toEqual(one.counts);
+    expect(m.counts.attempted).toBe(60);
+    expect(m.total_input_tokens).toBe(one.total_input_tokens);
+    const rows = (s: RunSummary) =>
+      (s.turns ?? []).map((t) => [t.turn, t.requests, t.completed, t.ttft.count, t.promptTokens.max]);
+    expect(rows(m)).toEqual(rows(one));
+    m.turns!.forEach((t, i) => {
+      expect(t.ttft.p50).toBeCloseTo(one.turns![i]!.ttft.p50, 0);
+      expect(t.promptTokens.mean).toBeCloseTo(one.turns![i]!.promptTokens.mean, 6);
+    });
+  }, 90_000);
+
+  it('--stages with --shard in virtual time is refused with a hint', async () => {
+    const r = await runCliInProcess(
+      ['run', '--time', 'virtual', '--stages', '2s:10', '--shard', '0/2', '-o', 'vst', '-q'],
+      { cwd },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--stages with --shard in virtual time');
+    expect(r.stderr).toContain('run the shards in live time');
+  });
+});
+
 describe('--stages split across workers and shards', () => {
   it('--workers 2, stages of concurrency: each stage holds about its mean target in flight', async () => {
     const { summary } = await runBenchmark(

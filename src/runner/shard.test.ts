@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import type { LoadSpec } from '../types.js';
-import { checkShard, inShard, peakInFlight, shardLoad } from './shard.js';
+import type { SessionScript, SessionSource } from '../workload/index.js';
+import {
+  checkShard,
+  inShard,
+  inShardRecord,
+  peakInFlight,
+  sessionNumber,
+  shardLoad,
+  shardSessions,
+} from './shard.js';
 
 const closed: LoadSpec = {
   mode: 'closed',
@@ -86,5 +95,75 @@ describe('checkShard', () => {
   test('a load every shard can share passes', () => {
     expect(() => checkShard(closed, { index: 0, count: 10 }, false)).not.toThrow();
     expect(() => checkShard(open, { index: 0, count: 7 }, false)).not.toThrow();
+  });
+});
+
+describe('sessions of a shard', () => {
+  const script = (id: string): SessionScript => ({
+    id,
+    turns: 3,
+    thinkMs: (t) => t * 10,
+    request: (t, _replies, index, warmup) => ({
+      index,
+      id: `r-${index}`,
+      warmup,
+      promptTokens: 1,
+      maxTokens: 1,
+      sessionId: id,
+      turn: t + 1,
+    }),
+  });
+  const source: SessionSource = {
+    session: (s) => script(`s-${s + 1}`),
+    warmup: (w) => script(`w-${w + 1}`),
+    startMs: (s) => s * 100,
+  };
+
+  test('shard i of N runs sessions i, i+N, … whole, at their starts, its turns at the shard’s positions', () => {
+    // Warmup 3 over 2 shards: shard 1 has 1 warmup item (index 1), its measured turns are 3 + 1 + 2j.
+    const part = { index: 1, count: 2 };
+    const mine = shardSessions(source, 3, part);
+    expect([0, 1, 2].map((s) => mine.session(s).id)).toEqual(['s-2', 's-4', 's-6']);
+    expect([0, 1, 2].map((s) => mine.startMs!(s))).toEqual([100, 300, 500]);
+    const s = mine.session(0);
+    expect(s.turns).toBe(3);
+    expect(s.thinkMs(2)).toBe(20);
+    // The runner numbers the shard's turns from its own warmup count (1): 1, 2, 3 → 4, 6, 8.
+    expect([1, 2, 3].map((local, t) => s.request(t, ['a', 'b'], local, false).index)).toEqual([4, 6, 8]);
+    expect(shardSessions(source, 3, { index: 0, count: 1 })).toBe(source);
+  });
+
+  test.each([
+    ['s-000001', 0],
+    ['s-001234', 1233],
+    ['w-000001', undefined],
+    [undefined, undefined],
+  ])('sessionNumber(%s) = %s', (id, want) => {
+    expect(sessionNumber(id)).toBe(want);
+  });
+
+  test('a virtual shard keeps whole sessions (s ≡ i mod N), anything else by index', () => {
+    const part = { index: 1, count: 2 };
+    const rec = (index: number, sessionId: string | undefined, warmup = false) => ({
+      index,
+      warmup,
+      ...(sessionId ? { sessionId } : {}),
+    });
+    expect(inShardRecord(rec(10, 's-000002'), 2, part)).toBe(true);
+    expect(inShardRecord(rec(11, 's-000002'), 2, part)).toBe(true);
+    expect(inShardRecord(rec(11, 's-000003'), 2, part)).toBe(false);
+    // Warmup sessions and single-turn requests: by index.
+    expect(inShardRecord(rec(1, 'w-000002', true), 2, part)).toBe(true);
+    expect(inShardRecord(rec(0, 'w-000001', true), 2, part)).toBe(false);
+    expect(inShardRecord(rec(3, undefined), 2, part)).toBe(true);
+  });
+
+  test('shardLoad splits the sessions at once like the concurrency', () => {
+    const load: LoadSpec = { ...closed, concurrency: 5, sessions: { concurrency: 5, userRate: 1 } };
+    expect(shardLoad(load, { index: 0, count: 2 })).toMatchObject({
+      concurrency: 3,
+      sessions: { concurrency: 3, userRate: 1 },
+    });
+    expect(shardLoad(load, { index: 1, count: 2 }).sessions).toEqual({ concurrency: 2, userRate: 1 });
   });
 });

@@ -1,12 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { GoodputError } from '../../errors.js';
 import type { LoadSpec, WorkItem } from '../../types.js';
+import type { SessionScript, SessionSource } from '../../workload/index.js';
 import {
   effectiveWorkers,
   openLoopSplit,
   resolveWorkerCount,
   shareArrivals,
   shareRequests,
+  shareSessions,
+  shareStageUsers,
   shareWorkItem,
   splitEvenly,
   workerLoad,
@@ -200,5 +203,123 @@ describe('open-loop split', () => {
     const load = open(100, 1, { requests: 9 });
     const second = shareWorkItem({ item }, load, 7, 1, 3, 'round-robin');
     expect([0, 1, 2].map((j) => second(j))).toEqual([item(1), item(4), item(7)]);
+  });
+});
+
+/** A session source whose session s starts at s·100 ms and whose turns say their session and index. */
+function fakeSessions(): SessionSource {
+  const script = (id: string): SessionScript => ({
+    id,
+    turns: 2,
+    thinkMs: () => 0,
+    request: (t, _replies, index, warmup) => ({
+      index,
+      id: `r-${index}`,
+      warmup,
+      promptTokens: 1,
+      maxTokens: 1,
+      sessionId: id,
+      turn: t + 1,
+    }),
+  });
+  return { session: (s) => script(`s${s}`), warmup: (w) => script(`w${w}`), startMs: (s) => s * 100 };
+}
+
+describe('sessions split across workers', () => {
+  const sessionsOpen = (burstiness: number): LoadSpec => ({
+    ...open(Number.POSITIVE_INFINITY, burstiness),
+    sessions: { rate: 10 },
+  });
+
+  test('closed loop: every worker takes the run’s next session from the shared counter', () => {
+    let next = 0;
+    const take = () => next++;
+    const closedSessions: LoadSpec = { ...closed(4), sessions: { concurrency: 4 } };
+    const a = shareSessions(fakeSessions(), closedSessions, 7, 0, 2, take);
+    const b = shareSessions(fakeSessions(), closedSessions, 7, 1, 2, take);
+    // Whatever number the loop asks for, the counter decides: sessions 0, 1, 2, 3 once each.
+    expect([a.session(0).id, b.session(0).id, b.session(1).id, a.session(1).id]).toEqual([
+      's0',
+      's1',
+      's2',
+      's3',
+    ]);
+  });
+
+  test('session rate, gamma: worker k starts sessions k, k+N, … at their times in the one schedule', () => {
+    const take = () => {
+      throw new Error('not used in the open loop');
+    };
+    const shares = [0, 1, 2].map((k) => shareSessions(fakeSessions(), sessionsOpen(2), 7, k, 3, take));
+    expect(shares.map((s) => [0, 1].map((j) => s.session(j).id))).toEqual([
+      ['s0', 's3'],
+      ['s1', 's4'],
+      ['s2', 's5'],
+    ]);
+    expect(shares.map((s) => [0, 1].map((j) => s.startMs!(j)))).toEqual([
+      [0, 300],
+      [100, 400],
+      [200, 500],
+    ]);
+  });
+
+  test('session rate, Poisson: worker k’s starts are its own Poisson share of rate/N', () => {
+    const take = () => 0;
+    const s = shareSessions(fakeSessions(), sessionsOpen(1), 7, 1, 2, take);
+    const at = shareArrivals({ rate: 10, burstiness: 1 }, 7, 1, 2);
+    expect([0, 1, 2].map((j) => s.startMs!(j))).toEqual([0, 1, 2].map(at));
+    expect(s.session(2).id).toBe('s5');
+    // A shard's sessions keep the one schedule: round-robin over it.
+    const rr = shareSessions(fakeSessions(), sessionsOpen(1), 7, 1, 2, take, 'round-robin');
+    expect([0, 1].map((j) => rr.startMs!(j))).toEqual([100, 300]);
+  });
+
+  test('one worker: the sessions as they are', () => {
+    const source = fakeSessions();
+    expect(shareSessions(source, sessionsOpen(1), 7, 0, 1, () => 0)).toBe(source);
+  });
+
+  test('workerLoad splits the sessions at once and keeps the run’s turn count (one shared counter)', () => {
+    const closedSessions: LoadSpec = { ...closed(5, 30), sessions: { concurrency: 5 } };
+    expect(workerLoad(closedSessions, 1, 2)).toMatchObject({
+      concurrency: 2,
+      requests: 30,
+      sessions: { concurrency: 2 },
+    });
+    const rate: LoadSpec = { ...sessionsOpen(1), requests: 30, maxConcurrency: 5 };
+    expect(workerLoad(rate, 0, 2)).toMatchObject({ requests: 30, maxConcurrency: 3, sessions: { rate: 10 } });
+  });
+});
+
+describe('stages split across workers', () => {
+  test.each([
+    [0, 1, undefined, { first: 0, every: 1 }],
+    [1, 3, undefined, { first: 1, every: 3 }],
+    // Worker 1 of 2 inside shard 2 of 3: the run's users 2 + 3·1, then every 6th.
+    [1, 2, { first: 2, every: 3 }, { first: 5, every: 6 }],
+  ])('worker %i of %i (part %j) runs stage users %j', (k, n, part, want) => {
+    expect(shareStageUsers(k, n, part)).toEqual(want);
+  });
+
+  test('stages of rate: every worker sends every N-th arrival of the one staged schedule', () => {
+    const load: LoadSpec = {
+      mode: 'open',
+      warmup: 0,
+      timeoutMs: 1000,
+      maxRetries: 0,
+      burstiness: 1,
+      stages: [{ durationMs: 1000, target: 10 }],
+      stagesOf: 'rate',
+    };
+    const item = (i: number): WorkItem => ({
+      index: i,
+      id: `r-${i}`,
+      warmup: false,
+      promptTokens: 1,
+      maxTokens: 1,
+      scheduledMs: i * 10,
+    });
+    const share = shareWorkItem({ item }, load, 7, 1, 2);
+    expect([0, 1, 2].map((i) => share(i).scheduledMs)).toEqual([10, 30, 50]);
   });
 });
