@@ -144,6 +144,24 @@ describe('multi-turn sessions with --workers 2', () => {
     expectWholeSessions(sessions, 3);
   }, 60_000);
 
+  it('when the last turn is taken, the other worker’s sessions stop waiting at once (no think time more)', async () => {
+    const base = sessionConfig();
+    const started = performance.now();
+    const { summary } = await runBenchmark(
+      sessionConfig({
+        load: { ...base.load, concurrency: 2, sessions: { concurrency: 2 }, requests: 2, workers: 2 },
+        workload: {
+          ...base.workload,
+          sessions: { turns: { min: 3, max: 3 }, thinkTime: { meanMs: 4000, dist: 'fixed' } },
+        },
+      }),
+      { cwd },
+    );
+    expect(summary.counts.attempted).toBe(2);
+    // Each worker's one user sent turn 1; the run ends with their replies, not a 4 s think time later.
+    expect(performance.now() - started).toBeLessThan(3500);
+  }, 60_000);
+
   it('open session arrivals: worker k starts sessions k, k+2, …; every session whole, the turn count exact', async () => {
     const base = sessionConfig();
     const { summary, dir } = await runBenchmark(

@@ -80,6 +80,8 @@ export interface RunLoadOptions {
    * follow the stages. Default: every user ({ first: 0, every: 1 }).
    */
   stageUsers?: { first: number; every: number };
+  /** Aborts when another load worker took the run's last measured item (sessions stop waiting to send more). */
+  exhausted?: AbortSignal;
 }
 
 export type StopReason = 'requests' | 'duration' | 'signal';
@@ -251,6 +253,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
         firstIndex: load.warmup,
         limit: limit - load.warmup,
         ...(opts.claim ? { claim: () => opts.claim!('measured') } : {}),
+        ...(opts.exhausted ? { exhausted: opts.exhausted } : {}),
         async waitForSlot(until) {
           let waited = false;
           while (inFlight >= cap && !until.aborted) {

@@ -41,6 +41,8 @@ export interface SessionLoopOptions {
    * (`--workers`); undefined when the run's turns are all taken. Default: firstIndex, firstIndex + 1, …
    */
   claim?: () => number | undefined;
+  /** Aborts when another load worker took the run's last turn: sessions stop waiting to send more. */
+  exhausted?: AbortSignal;
   /** Waits for a free --max-concurrency slot, or until `until` aborts; resolves true when it had to wait. */
   waitForSlot(until: AbortSignal): Promise<boolean>;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
@@ -69,8 +71,9 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
   // Wakes every sleeping session when the turn limit is reached, as the run's stop does.
   const done = new AbortController();
   const onStop = () => done.abort();
-  if (o.stop.aborted) onStop();
+  if (o.stop.aborted || o.exhausted?.aborted) onStop();
   o.stop.addEventListener('abort', onStop, { once: true });
+  o.exhausted?.addEventListener('abort', onStop, { once: true });
   const gapMs = spec.userRate !== undefined && spec.userRate > 0 ? 1000 / spec.userRate : undefined;
   let nextIndex = o.firstIndex;
   let sent = 0;
@@ -141,6 +144,7 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
     }
   } finally {
     o.stop.removeEventListener('abort', onStop);
+    o.exhausted?.removeEventListener('abort', onStop);
   }
   return { sent, lateSends, dropped, sessionsStarted };
 }

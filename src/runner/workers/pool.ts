@@ -138,7 +138,7 @@ export async function startLoadWorkers(opts: {
   signal?: AbortSignal;
 }): Promise<LoadWorkerPool> {
   const n = opts.workers;
-  const counters = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+  const counters = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
   const useThreads = existsSync(fileURLToPath(ENTRY));
   const ends: WorkerEnd[] = [];
   const listeners: Array<(m: FromWorker) => void> = [];

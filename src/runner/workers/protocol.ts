@@ -30,7 +30,10 @@ export interface LoadWorkerData {
   /** 0-based. */
   worker: number;
   workers: number;
-  /** Int32Array over it: [next warmup index, next measured index, next session (closed loop)], shared by every worker. */
+  /**
+   * Int32Array over it, shared by every worker: [next warmup index, next measured index, next
+   * session (closed loop), last measured item taken (exhausted.ts)].
+   */
   counters: SharedArrayBuffer;
 }
 

@@ -15,6 +15,7 @@ import { runLoad } from '../load.js';
 import { buildRunWorkload } from '../run-workload.js';
 import { shardItem, shardSessions } from '../shard.js';
 import { RunClock } from '../timer.js';
+import { raiseExhausted, watchExhausted } from './exhausted.js';
 import { portableLoadResult } from './merge.js';
 import type { FromWorker, LoadWorkerData, ToWorker } from './protocol.js';
 import { shareSessions, shareStageUsers, shareWorkItem, workerLoad } from './split.js';
@@ -84,6 +85,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
     batch = [];
   };
   let flusher: NodeJS.Timeout | undefined;
+  let exhausted: ReturnType<typeof watchExhausted> | undefined;
   try {
     const { workload, tokenizer } = await buildRunWorkload(config, stop.signal);
     // A shard's items keep their global index and place in the one schedule, and a trace its
@@ -123,6 +125,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
     const warmup = whole.warmup;
     const limit = whole.requests === undefined ? Number.POSITIVE_INFINITY : warmup + whole.requests;
     let startAtMs: number | undefined;
+    if (sessions) exhausted = watchExhausted(counters);
     const result = await runLoad({
       load,
       workItem,
@@ -135,6 +138,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       },
       backpressure: messages.paused,
       ...(sessions ? { sessions } : {}),
+      ...(exhausted ? { exhausted: exhausted.signal } : {}),
       stageUsers: shareStageUsers(k, n, shard && { first: shard.index, every: shard.count }),
       claim: (phase) => {
         if (phase === 'warmup') {
@@ -142,6 +146,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
           return i < warmup ? i : undefined;
         }
         const i = warmup + Atomics.add(counters, 1, 1);
+        if (i >= limit - 1) raiseExhausted(counters);
         return i < limit ? i : undefined;
       },
       beforeMeasured: async () => {
@@ -162,6 +167,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
     const err = e as Error & { code?: string; hint?: string };
     post({ type: 'error', error: { message: err.message, code: err.code, hint: err.hint } });
   } finally {
+    exhausted?.close();
     await client?.close().catch(() => undefined);
     port.close();
   }
