@@ -10,6 +10,7 @@
  * @module
  */
 
+export * from './types/gpu.js';
 export * from './types/imported.js';
 export * from './types/request.js';
 export * from './types/run.js';

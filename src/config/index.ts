@@ -44,4 +44,4 @@ export {
   redactUrl,
 } from './secrets.js';
 export { parseStartAt } from './start-at.js';
-export { type NormalizedBaseUrl, normalizeBaseUrl } from './url.js';
+export { type NormalizedBaseUrl, normalizeBaseUrl, normalizeMetricsUrl } from './url.js';

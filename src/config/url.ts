@@ -91,3 +91,40 @@ export function normalizeBaseUrl(raw: string, where: string): NormalizedBaseUrl 
   }
   return { baseUrl: fixed, notes };
 }
+
+/**
+ * A metrics endpoint URL given on the command line (`--gpu-metrics-url`): http(s), parsable,
+ * no credentials (they would be written to the results). A bare host (`http://h:9400`) gets
+ * the exporters' usual `/metrics` path, and says so. Refused with E_USAGE and an example.
+ */
+export function normalizeMetricsUrl(
+  raw: string,
+  where: string,
+  example: string,
+): { url: string; notes: string[] } {
+  const text = raw.trim();
+  const hint = `e.g. ${where} ${example}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  const shown = text.replace(/\/\/[^@/]*@/, '//');
+  if (!url || !/^https?:$/.test(url.protocol) || url.hostname === '') {
+    throw new GoodputError('E_USAGE', `${where} must be an http:// or https:// URL, got '${shown}'`, hint);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new GoodputError(
+      'E_USAGE',
+      `${where} carries credentials (user:password@); they would be written to the results`,
+      hint,
+    );
+  }
+  const notes: string[] = [];
+  if (url.pathname === '/' && !text.endsWith('/')) {
+    url.pathname = '/metrics';
+    notes.push(`${where} had no path: scraping ${url.toString()}`);
+  }
+  return { url: url.toString(), notes };
+}

@@ -34,6 +34,8 @@ export const GRAFANA_UNIT: Record<MetricUnit, string> = {
   'req/s': 'reqps',
   'tok/s': 'short',
   count: 'short',
+  W: 'watt',
+  MiB: 'mbytes',
 };
 
 /** A limit drawn on a panel, and whether values above it are the bad side. */

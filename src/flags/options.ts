@@ -133,6 +133,14 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     description: 'Time between two scrapes of the server metrics [default: 1s]',
   },
   {
+    name: 'gpu-metrics-url',
+    type: 'string',
+    valueName: 'URL',
+    group: 'Target',
+    description:
+      "NVIDIA DCGM exporter's /metrics (e.g. http://gpu-node:9400/metrics): GPU utilisation, memory and power into the server block",
+  },
+  {
     name: 'sim-profile',
     type: 'string',
     valueName: 'GPU:MODEL',

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
+  normalizeMetricsUrl,
   parseExtraBody,
   parseHeaders,
   parseStartAt,
@@ -273,6 +274,12 @@ export async function resolveBenchmarkConfig(
   if (labels) config.labels = labels;
   const metricsUrl = str('metricsUrl');
   if (metricsUrl !== undefined) config.serverMetrics.url = metricsUrl;
+  const gpuMetricsUrl = str('gpuMetricsUrl');
+  if (gpuMetricsUrl !== undefined) {
+    const gpu = normalizeMetricsUrl(gpuMetricsUrl, '--gpu-metrics-url', 'http://gpu-node:9400/metrics');
+    config.gpuMetricsUrl = gpu.url;
+    if (gpu.notes.length > 0) config.warnings = [...(config.warnings ?? []), ...gpu.notes];
+  }
   const simProfile = str('simProfile');
   if (simProfile !== undefined) {
     if (config.url !== undefined) {
@@ -294,6 +301,12 @@ export async function resolveBenchmarkConfig(
       throw usage(
         '--time virtual applies to the embedded engine only',
         'drop --url to simulate, or drop --time virtual to measure the server',
+      );
+    }
+    if (config.gpuMetricsUrl !== undefined) {
+      throw usage(
+        '--gpu-metrics-url with --time virtual: a simulated clock has no GPU to read',
+        'drop --gpu-metrics-url, or run in live time against the server on that GPU',
       );
     }
     config.sim = { ...config.sim, timeMode: 'virtual' };

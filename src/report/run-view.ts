@@ -17,6 +17,7 @@ import {
   type SummaryLatencyName,
 } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
+import { gpuNotes, gpuRows } from './gpu-view.js';
 import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
 
 /** A header and rows of cells (strings), with the alignment of each column. */
@@ -206,8 +207,16 @@ function serverView(s: RunSummary): RunView['server'] {
   if (srv.serverItlMeanMs !== undefined) notes.push(['server ITL mean', `${fmtMs(srv.serverItlMeanMs)} ms`]);
   notes.push(...specDecodeNotes(srv));
   if (srv.scrapeFailures) notes.push(['failed scrapes', fmtInt(srv.scrapeFailures)]);
+  if (srv.gpu) {
+    rows.push(...gpuRows(srv.gpu));
+    notes.push(...gpuNotes(srv.gpu));
+  }
   return {
-    title: `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`,
+    // Without the engine's own metrics the block holds only the GPUs (its notes say from where).
+    title:
+      srv.samples > 0
+        ? `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`
+        : 'Server GPUs',
     table: { header: ['series', 'min', 'mean', 'max', 'last'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
     notes,
   };

@@ -5,6 +5,7 @@
  * DIR/summary.json          RunSummary (schemaVersion, kind "goodput.run")
  * DIR/requests.jsonl        header line, then one RequestRecord per line, streamed as the run goes
  * DIR/server-metrics.jsonl  header line, then one ServerSample per line (when scraped)
+ * DIR/gpu-metrics.jsonl     header line, then one GpuSample per line (--gpu-metrics-url)
  * ```
  *
  * @module
@@ -18,6 +19,7 @@ export const RESULT_FILES = {
   summary: 'summary.json',
   requests: 'requests.jsonl',
   serverMetrics: 'server-metrics.jsonl',
+  gpuMetrics: 'gpu-metrics.jsonl',
 } as const;
 
 /** Name of the file a sweep leaves in its directory (beside one result directory per point). */
@@ -26,7 +28,7 @@ export const SWEEP_FILE = 'sweep.json';
 /** First line of every JSONL file we write. */
 export interface JsonlHeader {
   schemaVersion: number;
-  kind: 'goodput.requests' | 'goodput.server-metrics';
+  kind: 'goodput.requests' | 'goodput.server-metrics' | 'goodput.gpu-metrics';
   runId: string;
   startedAt: string;
   /**
@@ -45,6 +47,8 @@ export interface RunRebuildInfo {
   lateSendToleranceMs: number;
   /** Server metrics endpoint scraped into server-metrics.jsonl, when one was. */
   metricsUrl?: string;
+  /** DCGM exporter scraped into gpu-metrics.jsonl (`--gpu-metrics-url`), when one was. */
+  gpuMetricsUrl?: string;
 }
 
 /** A run given as a directory or as its summary.json: the directory and the paths of its files. */
@@ -53,6 +57,7 @@ export interface RunPaths {
   summary: string;
   requests: string;
   serverMetrics: string;
+  gpuMetrics: string;
 }
 
 /**
@@ -67,5 +72,6 @@ export function runPaths(dirOrSummary: string): RunPaths {
     summary: isFile ? dirOrSummary : join(dir, RESULT_FILES.summary),
     requests: join(dir, RESULT_FILES.requests),
     serverMetrics: join(dir, RESULT_FILES.serverMetrics),
+    gpuMetrics: join(dir, RESULT_FILES.gpuMetrics),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Result directories: summary.json, requests.jsonl and server-metrics.jsonl.
+ * Result directories: summary.json, requests.jsonl, server-metrics.jsonl and gpu-metrics.jsonl.
  *
  * @module
  */
@@ -22,9 +22,11 @@ export {
   RunSummarySchema,
   ServerSampleSchema,
 } from './schema.js';
+export { GpuSampleSchema } from './schema-gpu.js';
 export {
   collect,
   type RunSource,
+  readGpuSamples,
   readRecords,
   readRunSource,
   readServerSamples,

@@ -22,6 +22,7 @@ export const RUN_FILES: readonly string[] = [
   RESULT_FILES.summary,
   RESULT_FILES.requests,
   RESULT_FILES.serverMetrics,
+  RESULT_FILES.gpuMetrics,
   SWEEP_FILE,
 ];
 

@@ -31,6 +31,7 @@ import {
   type VllmLatencyKeys,
 } from '../types.js';
 import type { JsonlHeader } from './files.js';
+import { gpuSummarySchema } from './schema-gpu.js';
 
 const num = z.number();
 const int = z.number().int().nonnegative();
@@ -259,6 +260,7 @@ const serverSummary = z.object({
   specMeanAcceptedLength: num.optional(),
   specAcceptanceRateByPosition: z.array(num).optional(),
   scrapeFailures: int.optional(),
+  gpu: gpuSummarySchema.optional(),
 });
 
 /** The 32 flat vLLM latency keys (`mean_ttft_ms`, `p99.9_e2el_ms`, …). */
@@ -463,7 +465,7 @@ export const ServerSampleSchema = z.object({
 
 export const JsonlHeaderSchema = z.object({
   schemaVersion: z.number().int(),
-  kind: z.enum(['goodput.requests', 'goodput.server-metrics']),
+  kind: z.enum(['goodput.requests', 'goodput.server-metrics', 'goodput.gpu-metrics']),
   runId: z.string(),
   startedAt: z.string(),
   run: z
@@ -472,6 +474,7 @@ export const JsonlHeaderSchema = z.object({
       promptBuckets: z.union([z.literal('pow2'), z.array(num).readonly(), z.literal(false)]).optional(),
       lateSendToleranceMs: num,
       metricsUrl: z.string().optional(),
+      gpuMetricsUrl: z.string().optional(),
     })
     .optional(),
 });

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
 import {
+  type GpuSample,
   type ImportedSummary,
   type ImportTool,
   type RequestRecord,
@@ -24,6 +25,7 @@ import {
   RunSummarySchema,
   ServerSampleSchema,
 } from './schema.js';
+import { GpuSampleSchema } from './schema-gpu.js';
 import { foreignTool, parseJsonFile, recogniseForeign, validateValue } from './validate.js';
 
 /**
@@ -161,6 +163,11 @@ export function readServerSamples(
   opts?: JsonlReadOptions,
 ): AsyncGenerator<ServerSample> {
   return readJsonl(runPaths(dirOrSummary).serverMetrics, 'goodput.server-metrics', ServerSampleSchema, opts);
+}
+
+/** The run's DCGM scrapes (gpu-metrics.jsonl, written when `--gpu-metrics-url` was given). */
+export function readGpuSamples(dirOrSummary: string, opts?: JsonlReadOptions): AsyncGenerator<GpuSample> {
+  return readJsonl(runPaths(dirOrSummary).gpuMetrics, 'goodput.gpu-metrics', GpuSampleSchema, opts);
 }
 
 /** Collects an async iterable into an array (for the small runs that compare and report read whole). */

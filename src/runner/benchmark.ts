@@ -19,11 +19,14 @@ import { RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chooseMetricsUrl,
+  type GpuMetricsRecorder,
   type ServerMetricsRecorder,
+  startGpuMetricsRecorder,
   startServerMetricsRecorder,
 } from '../server-metrics/index.js';
 import {
   type ConnectionWarmup,
+  type GpuSummary,
   type LoadClock,
   type RequestRecord,
   type RunSummary,
@@ -173,6 +176,24 @@ async function openWorkerTransport(
   return { clock, workers: { pool, clock }, metrics, connectionWarmup: pool.connectionWarmup };
 }
 
+/** Ends the GPU recording: its summary, and a note when scrapes failed (never a failure of the run). */
+async function finishGpu(
+  recorder: GpuMetricsRecorder | undefined,
+  note: (text: string) => void,
+): Promise<GpuSummary | undefined> {
+  if (!recorder) return undefined;
+  const gpu = await recorder.finish();
+  const text = recorder.note();
+  if (text) note(text);
+  return gpu;
+}
+
+/** The server block with the GPU figures in it (a block of its own when the server's metrics were not scraped). */
+function withGpu(server: ServerSummary | undefined, gpu: GpuSummary | undefined): ServerSummary | undefined {
+  if (!gpu) return server;
+  return { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
+}
+
 /** Runs one benchmark and writes its result directory; see the module comment. */
 export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Promise<BenchmarkResult> {
   const note = (text: string) => {
@@ -200,6 +221,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   });
   let transport: Transport | undefined;
   let recorder: ServerMetricsRecorder | undefined;
+  let gpuRecorder: GpuMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
   try {
     const built = await buildRunWorkload(config, io.signal, note);
@@ -272,6 +294,18 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         intervalMs: run.serverMetrics.intervalMs,
         baseline: metrics.baseline,
         onWriteError: output.onWriteError(join(dir, RESULT_FILES.serverMetrics)),
+      });
+    }
+    if (run.gpuMetricsUrl !== undefined && !target.virtualProfile) {
+      gpuRecorder = startGpuMetricsRecorder({
+        url: run.gpuMetricsUrl,
+        shownUrl: redactUrl(run.gpuMetricsUrl),
+        dir,
+        runId,
+        startedAt: meta.startedAt,
+        clock,
+        intervalMs: run.serverMetrics.intervalMs,
+        onWriteError: output.onWriteError(join(dir, RESULT_FILES.gpuMetrics)),
       });
     }
     const accumulator = RunAccumulator.fromMeta(meta, {
@@ -349,15 +383,15 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const scraped = recorder ? await recorder.finish() : undefined;
     if (scraped?.scrapeFailures)
       note(`server metrics: ${scraped.scrapeFailures} scrape(s) failed (${recorder!.scraper.lastError})`);
-    const server = transport.server
-      ? transport.server()
-      : scraped && scraped.samples > 0
-        ? scraped
-        : undefined;
+    const gpu = await finishGpu(gpuRecorder, note);
+    const server = withGpu(
+      transport.server ? transport.server() : scraped && scraped.samples > 0 ? scraped : undefined,
+      gpu,
+    );
     const serverGeneratedTokens = transport.server
       ? server?.generatedTokens
-      : server
-        ? recorder!.measuredGeneratedTokens(server)
+      : recorder && server
+        ? recorder.measuredGeneratedTokens(server)
         : undefined;
     const summary = accumulator.summarize(meta, {
       dropped: result.dropped,
@@ -389,6 +423,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     return { summary, dir };
   } finally {
     await recorder?.finish().catch(() => undefined);
+    await gpuRecorder?.finish().catch(() => undefined);
     await writer?.close().catch(() => undefined);
     await transport?.client?.close().catch(() => undefined);
     await transport?.workers?.pool.close().catch(() => undefined);

@@ -86,6 +86,11 @@ export interface BenchmarkConfig {
   labels?: Record<string, string>;
   /** Server metrics scrape (--metrics-url, --no-server-metrics, --scrape-interval). */
   serverMetrics: { enabled: boolean; url?: string; intervalMs?: number };
+  /**
+   * NVIDIA DCGM exporter's metrics URL (--gpu-metrics-url), scraped at the server-metrics
+   * interval into gpu-metrics.jsonl and the server block's `gpu`.
+   */
+  gpuMetricsUrl?: string;
   /** Things the user should know about the configuration (printed on stderr; never the key). */
   warnings?: string[];
   /** Prompt-length buckets of the summary (--buckets): 'pow2' (default), edges, or false. */

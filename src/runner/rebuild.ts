@@ -15,13 +15,21 @@ import { existsSync } from 'node:fs';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
-import { type JsonlHeader, readRecords, readServerSamples, runPaths } from '../results/index.js';
+import {
+  type JsonlHeader,
+  type RunPaths,
+  readGpuSamples,
+  readRecords,
+  readServerSamples,
+  runPaths,
+} from '../results/index.js';
 import {
   ClientViewBuilder,
   measuredServerGeneratedTokens,
+  summarizeGpu,
   summarizeServer,
 } from '../server-metrics/index.js';
-import type { RequestRecord, RunSummary, ServerSample } from '../types.js';
+import type { GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
 import { MAX_DIAGNOSIS_OBSERVATIONS } from './benchmark.js';
 import { Reservoir } from './reservoir.js';
@@ -158,6 +166,8 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
       records: client.build(),
     });
   }
+  const gpu = await rebuildGpu(paths, info.gpuMetricsUrl, notes);
+  if (gpu) server = { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
   const summary = acc.summarize(meta, {
     peakInFlight: peakInFlight(sent, ended),
     interrupted: !complete,
@@ -190,4 +200,20 @@ function noRunHeader(path: string): GoodputError {
     `${path} has no run meta in its header line (written by an older goodput, or by merge): its summary cannot be rebuilt`,
     'run the benchmark again with this version of goodput',
   );
+}
+
+/** The GPU figures from gpu-metrics.jsonl, when the run kept it and a scrape succeeded. */
+async function rebuildGpu(
+  paths: RunPaths,
+  url: string | undefined,
+  notes: string[],
+): Promise<GpuSummary | undefined> {
+  if (!existsSync(paths.gpuMetrics)) return undefined;
+  const samples: GpuSample[] = [];
+  for await (const s of readGpuSamples(paths.dir, {
+    onCorrupt: (n) => notes.push(`${paths.gpuMetrics} line ${n} is damaged: skipped`),
+  })) {
+    samples.push(s);
+  }
+  return samples.length > 0 ? summarizeGpu(samples, { metricsUrl: url ?? 'unknown' }) : undefined;
 }

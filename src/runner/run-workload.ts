@@ -7,6 +7,7 @@
  */
 
 import { join } from 'node:path';
+import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { prepareOutDir, type RunRebuildInfo } from '../results/index.js';
 import type { LoadSpec, RunMeta, WorkloadSpec } from '../types.js';
@@ -151,5 +152,6 @@ export function rebuildInfo(meta: RunMeta, config: BenchmarkConfig, metricsUrl?:
   const info: RunRebuildInfo = { meta, lateSendToleranceMs: LATE_SEND_TOLERANCE_MS };
   if (config.promptBuckets !== undefined) info.promptBuckets = config.promptBuckets;
   if (metricsUrl !== undefined) info.metricsUrl = metricsUrl;
+  if (config.gpuMetricsUrl !== undefined) info.gpuMetricsUrl = redactUrl(config.gpuMetricsUrl);
   return info;
 }

@@ -1,10 +1,13 @@
 /**
  * Server metrics: the engine's own view beside the client's. A Prometheus text parser
  * (pure), normalisation of vLLM, SGLang, llama.cpp, TGI and the simulator into one
- * vocabulary, a failure-tolerant scraper, and the run's ServerSummary.
+ * vocabulary, a failure-tolerant scraper, and the run's ServerSummary; NVIDIA DCGM exporter
+ * GPU telemetry read by the same scraper into the server block's `gpu`.
  *
  * @module
  */
+
+export { DCGM_FIELDS, gpuAggregate, gpuKey, normalizeDcgm, scrapeGpuOnce } from './dcgm.js';
 export {
   type ClientSpan,
   clientHeldTokens,
@@ -14,6 +17,12 @@ export {
   type HeldAtSample,
   spanOf,
 } from './fragmentation.js';
+export {
+  type GpuMetricsRecorder,
+  type GpuMetricsRecorderOptions,
+  startGpuMetricsRecorder,
+} from './gpu-recorder.js';
+export { type SummarizeGpuOptions, summarizeGpu } from './gpu-summary.js';
 export { detectEngine, type NormalizedScrape, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
   type PromExposition,
@@ -30,11 +39,14 @@ export {
 } from './recorder.js';
 export {
   chooseMetricsUrl,
+  fetchExposition,
   probeMetricsUrl,
+  type ScrapeLoopOptions,
   type Scraper,
   type ScraperOptions,
   scrapeOnce,
   serverRootUrl,
+  startScrapeLoop,
   startScraper,
 } from './scraper.js';
 export { normalizeLlamaCppSlots } from './slots.js';

@@ -13,22 +13,21 @@ import { request } from 'undici';
 import type { Clock, ServerSample } from '../types.js';
 import { readBounded } from '../util/index.js';
 import { type NormalizedScrape, normalizeExposition } from './normalize.js';
-import { parsePrometheusText } from './parse.js';
+import { type PromExposition, parsePrometheusText } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
 
-export interface ScraperOptions {
+/** What every scrape loop needs (the server's metrics and a DCGM exporter alike). */
+export interface ScrapeLoopOptions<V extends object> {
   /** The Prometheus endpoint, e.g. http://127.0.0.1:8000/metrics. */
   url: string;
   /** Time between scrapes (default 1000 ms). */
   intervalMs?: number;
   clock: Clock;
-  onSample?: (sample: ServerSample) => void;
+  onSample?: (sample: V & { tMs: number }) => void;
   /** Stops the scraper (no final scrape). */
   signal?: AbortSignal;
   /** Per-scrape timeout (default: the interval, at most 5 s, at least 250 ms). */
   timeoutMs?: number;
-  /** llama.cpp /slots URL; default: derived from `url` when the engine is llama.cpp. */
-  slotsUrl?: string;
   /** Extra request headers (some gateways protect /metrics). Never logged. */
   headers?: Record<string, string>;
   /**
@@ -36,18 +35,25 @@ export interface ScraperOptions {
    * the first sample at the current clock time, and the next scrape waits one interval. It
    * gives counters their baseline without any request on the wire after t0.
    */
-  baseline?: NormalizedScrape;
+  baseline?: V;
+  /** One scrape: fetch `url` (fetchExposition bounds it) and read it; throws with the cause on failure. */
+  read: (url: string, opts: { timeoutMs: number; headers?: Record<string, string> }) => Promise<V>;
 }
 
-export interface Scraper {
+export interface ScraperOptions extends Omit<ScrapeLoopOptions<NormalizedScrape>, 'read'> {
+  /** llama.cpp /slots URL; default: derived from `url` when the engine is llama.cpp. */
+  slotsUrl?: string;
+}
+
+export interface Scraper<S extends { tMs: number } = ServerSample> {
   /** Every sample taken so far, in time order. */
-  readonly samples: readonly ServerSample[];
+  readonly samples: readonly S[];
   /** Scrapes that failed. */
   readonly failures: number;
   /** The last failure's cause, for a warning. */
   readonly lastError: string | undefined;
   /** Scrape once now (waits for an in-flight scrape first). */
-  scrapeNow(): Promise<ServerSample | undefined>;
+  scrapeNow(): Promise<S | undefined>;
   /** Stop the interval, take one final scrape (so counters cover the whole run), and wait. */
   stop(): Promise<void>;
 }
@@ -101,16 +107,28 @@ async function fetchText(
   return { status: res.statusCode, text: body.text };
 }
 
+/**
+ * One GET of a Prometheus endpoint, bounded in bytes (MAX_METRICS_BYTES) and in time (body
+ * included), parsed; throws with the cause when it fails, answers non-200 or holds no sample.
+ */
+export async function fetchExposition(
+  url: string,
+  opts: { timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<PromExposition> {
+  const { status, text } = await fetchText(url, opts.timeoutMs ?? 5000, opts.headers);
+  if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
+  const parsed = parsePrometheusText(text);
+  if (parsed.samples.length === 0) throw new Error(`${url} returned no Prometheus samples`);
+  return parsed;
+}
+
 /** Scrapes `url` once and normalises it; throws with a cause on failure. */
 export async function scrapeOnce(
   url: string,
   opts: { timeoutMs?: number; slotsUrl?: string; headers?: Record<string, string> } = {},
 ): Promise<NormalizedScrape> {
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const { status, text } = await fetchText(url, timeoutMs, opts.headers);
-  if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
-  const parsed = parsePrometheusText(text);
-  if (parsed.samples.length === 0) throw new Error(`${url} returned no Prometheus samples`);
+  const parsed = await fetchExposition(url, { timeoutMs, headers: opts.headers });
   const scrape = normalizeExposition(parsed);
   const { engine, values } = scrape;
   if (engine === 'llamacpp' && values.kvUsage === undefined) {
@@ -158,25 +176,35 @@ async function tryScrape(url: string, timeoutMs: number): Promise<NormalizedScra
  * ```
  */
 export function startScraper(opts: ScraperOptions): Scraper {
+  const { slotsUrl, ...loop } = opts;
+  return startScrapeLoop({
+    ...loop,
+    read: (url, o) => scrapeOnce(url, { ...o, slotsUrl }),
+  });
+}
+
+/**
+ * The scrape loop behind startScraper, for any reading of a Prometheus endpoint (the DCGM
+ * exporter's too): a first scrape now (or the baseline), then one every intervalMs, never
+ * overlapping; a failed scrape is counted and remembered, never thrown.
+ */
+export function startScrapeLoop<V extends object>(opts: ScrapeLoopOptions<V>): Scraper<V & { tMs: number }> {
+  type S = V & { tMs: number };
   const intervalMs = Math.max(10, opts.intervalMs ?? 1000);
   // A slow scrape only delays the next one (they never overlap), so the timeout can exceed the interval.
   const timeoutMs = opts.timeoutMs ?? Math.max(1000, Math.min(intervalMs * 2, 5000));
-  const samples: ServerSample[] = [];
+  const samples: S[] = [];
   let failures = 0;
   let lastError: string | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<ServerSample | undefined> | undefined;
+  let inFlight: Promise<S | undefined> | undefined;
 
-  const scrape = async (): Promise<ServerSample | undefined> => {
+  const scrape = async (): Promise<S | undefined> => {
     const t0 = opts.clock.now();
     try {
-      const got = await scrapeOnce(opts.url, {
-        timeoutMs,
-        slotsUrl: opts.slotsUrl,
-        headers: opts.headers,
-      });
-      const sample: ServerSample = { tMs: (t0 + opts.clock.now()) / 2, ...got };
+      const read = await opts.read(opts.url, { timeoutMs, headers: opts.headers });
+      const sample = { tMs: (t0 + opts.clock.now()) / 2, ...read } as S;
       samples.push(sample);
       opts.onSample?.(sample);
       return sample;
@@ -187,7 +215,7 @@ export function startScraper(opts: ScraperOptions): Scraper {
     }
   };
 
-  const scrapeNow = async (): Promise<ServerSample | undefined> => {
+  const scrapeNow = async (): Promise<S | undefined> => {
     while (inFlight) await inFlight;
     inFlight = scrape();
     try {
@@ -213,13 +241,7 @@ export function startScraper(opts: ScraperOptions): Scraper {
   };
   opts.signal?.addEventListener('abort', halt, { once: true });
   if (opts.baseline) {
-    const sample: ServerSample = {
-      tMs: opts.clock.now(),
-      engine: opts.baseline.engine,
-      values: { ...opts.baseline.values },
-    };
-    if (opts.baseline.specAcceptedByPosition)
-      sample.specAcceptedByPosition = [...opts.baseline.specAcceptedByPosition];
+    const sample = { tMs: opts.clock.now(), ...structuredClone(opts.baseline) } as S;
     samples.push(sample);
     opts.onSample?.(sample);
     timer = setTimeout(tick, intervalMs);

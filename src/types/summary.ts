@@ -1,5 +1,6 @@
 /** What a run concludes: the summary every later command reads. @module */
 
+import type { GpuSummary } from './gpu.js';
 import type { Ms, RequestErrorCode, SCHEMA_VERSION } from './request.js';
 import type { RunMeta, Slo } from './run.js';
 
@@ -309,6 +310,8 @@ export interface ServerSummary {
   specAcceptanceRateByPosition?: number[];
   /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
   scrapeFailures?: number;
+  /** GPU telemetry from a DCGM exporter (`--gpu-metrics-url`), when it was scraped. */
+  gpu?: GpuSummary;
 }
 
 export interface PromptBucket {

@@ -1,0 +1,96 @@
+/**
+ * A run's GPU telemetry (`--gpu-metrics-url`): the same scrape loop as the server's metrics
+ * (scraper.ts: bounded in bytes and time, failures counted, never thrown) reading a DCGM
+ * exporter, its samples streamed into `gpu-metrics.jsonl`, ending with the GpuSummary that
+ * goes into the server block. An exporter that never answers costs notes, not the run.
+ *
+ * @module
+ */
+
+import { join } from 'node:path';
+import { RESULT_FILES } from '../results/files.js';
+import { JsonlWriter } from '../results/jsonl.js';
+import { type Clock, type GpuSample, type GpuSummary, SCHEMA_VERSION } from '../types.js';
+import { scrapeGpuOnce } from './dcgm.js';
+import { summarizeGpu } from './gpu-summary.js';
+import { type Scraper, startScrapeLoop } from './scraper.js';
+
+export interface GpuMetricsRecorderOptions {
+  /** The exporter's metrics URL, e.g. http://gpu-node:9400/metrics. */
+  url: string;
+  /** The URL as the summary and notes show it (credentials redacted); default `url`. */
+  shownUrl?: string;
+  /** Result directory; samples go to DIR/gpu-metrics.jsonl. Omit to keep them in memory only. */
+  dir?: string;
+  runId: string;
+  startedAt: string;
+  clock: Clock;
+  intervalMs?: number;
+  signal?: AbortSignal;
+  /** Called with the first error writing gpu-metrics.jsonl; without it, finish() throws E_IO. */
+  onWriteError?: (error: Error) => void;
+}
+
+export interface GpuMetricsRecorder {
+  readonly scraper: Scraper<GpuSample>;
+  /**
+   * Stops scraping (after a final scrape), closes the file and summarises; undefined when
+   * no scrape succeeded (see `scraper.failures` / `lastError` for the note). Idempotent.
+   */
+  finish(): Promise<GpuSummary | undefined>;
+  /** What to tell the user when scrapes failed (some or all); undefined when none did. */
+  note(): string | undefined;
+}
+
+/** Starts scraping the exporter and recording samples. */
+export function startGpuMetricsRecorder(opts: GpuMetricsRecorderOptions): GpuMetricsRecorder {
+  const writer = opts.dir
+    ? new JsonlWriter<GpuSample>(
+        join(opts.dir, RESULT_FILES.gpuMetrics),
+        {
+          schemaVersion: SCHEMA_VERSION,
+          kind: 'goodput.gpu-metrics',
+          runId: opts.runId,
+          startedAt: opts.startedAt,
+        },
+        opts.onWriteError ? { onError: opts.onWriteError } : {},
+      )
+    : undefined;
+  const scraper = startScrapeLoop<Pick<GpuSample, 'gpus'>>({
+    url: opts.url,
+    intervalMs: opts.intervalMs,
+    clock: opts.clock,
+    signal: opts.signal,
+    read: (url, o) => scrapeGpuOnce(url, o),
+    onSample: (s) => writer?.write(s),
+  });
+  let finished: Promise<GpuSummary | undefined> | undefined;
+  const finish = async (): Promise<GpuSummary | undefined> => {
+    await scraper.stop();
+    await writer?.close().catch((e: unknown) => {
+      if (!(opts.onWriteError && writer.failure)) throw e;
+    });
+    if (scraper.samples.length === 0) return undefined;
+    return summarizeGpu(scraper.samples, {
+      metricsUrl: opts.shownUrl ?? opts.url,
+      scrapeFailures: scraper.failures,
+    });
+  };
+  const shown = opts.shownUrl ?? opts.url;
+  return {
+    scraper,
+    finish() {
+      finished ??= finish();
+      return finished;
+    },
+    note() {
+      const { failures, lastError, samples } = scraper;
+      if (failures === 0) return undefined;
+      // The cause names the URL as fetched: show it as redacted.
+      const cause = lastError === undefined ? '' : ` (${lastError.split(opts.url).join(shown)})`;
+      return samples.length === 0
+        ? `GPU metrics: no scrape of ${shown} succeeded${cause}: the summary has no GPU figures`
+        : `GPU metrics: ${failures} scrape(s) of ${shown} failed${cause}`;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * GpuSample[] → GpuSummary: what the GPUs did during the run. Pure.
+ *
+ * Per scrape the GPUs are taken together (dcgm.ts gpuAggregate: mean utilisation and
+ * graphics-engine activity, total framebuffer used and power), then min / mean / max / last
+ * over the scrapes; each GPU also gets its own min / mean / max / last per field. The total
+ * framebuffer is used + free summed over GPUs, from the last scrape that had both.
+ *
+ * @module
+ */
+
+import type { GpuDeviceSummary, GpuFieldName, GpuSample, GpuSummary } from '../types.js';
+import { DCGM_FIELDS, gpuAggregate, gpuKey, StatsOf } from './dcgm.js';
+
+const AGGREGATES = [
+  'utilPct',
+  'fbUsedMiB',
+  'powerW',
+  'grEngineActive',
+] as const satisfies readonly GpuFieldName[];
+
+export interface SummarizeGpuOptions {
+  metricsUrl: string;
+  scrapeFailures?: number;
+}
+
+/** Summarises the exporter's scrapes of one run. */
+export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOptions): GpuSummary {
+  const aggregate = new Map<(typeof AGGREGATES)[number], StatsOf>(AGGREGATES.map((f) => [f, new StatsOf()]));
+  const devices = new Map<
+    string,
+    { identity: Omit<GpuDeviceSummary, 'series'>; stats: Map<GpuFieldName, StatsOf> }
+  >();
+  let fbTotalMiB: number | undefined;
+  for (const sample of samples) {
+    const all = gpuAggregate(sample.gpus);
+    for (const [field, stats] of aggregate) {
+      const v = all[field];
+      if (v !== undefined) stats.add(v);
+    }
+    if (
+      sample.gpus.length > 0 &&
+      sample.gpus.every((g) => g.values.fbUsedMiB !== undefined && g.values.fbFreeMiB !== undefined)
+    ) {
+      fbTotalMiB = (all.fbUsedMiB ?? 0) + (all.fbFreeMiB ?? 0);
+    }
+    for (const g of sample.gpus) {
+      const key = gpuKey(g);
+      let device = devices.get(key);
+      if (!device) {
+        const { values: _values, ...identity } = g;
+        device = { identity, stats: new Map() };
+        devices.set(key, device);
+      }
+      for (const [field] of DCGM_FIELDS) {
+        const v = g.values[field];
+        if (v === undefined) continue;
+        let stats = device.stats.get(field);
+        if (!stats) {
+          stats = new StatsOf();
+          device.stats.set(field, stats);
+        }
+        stats.add(v);
+      }
+    }
+  }
+  const summary: GpuSummary = {
+    metricsUrl: opts.metricsUrl,
+    samples: samples.length,
+    gpuCount: devices.size,
+    gpus: [],
+  };
+  if (opts.scrapeFailures !== undefined) summary.scrapeFailures = opts.scrapeFailures;
+  for (const [field, stats] of aggregate) {
+    const s = stats.stats();
+    if (s) summary[field] = s;
+  }
+  if (fbTotalMiB !== undefined) summary.fbTotalMiB = fbTotalMiB;
+  for (const { identity, stats } of devices.values()) {
+    const device: GpuDeviceSummary = { ...identity, series: {} };
+    for (const [field] of DCGM_FIELDS) {
+      const s = stats.get(field)?.stats();
+      if (s) device.series[field] = s;
+    }
+    summary.gpus.push(device);
+  }
+  return summary;
+}

@@ -1,0 +1,212 @@
+/**
+ * GPU telemetry end to end over real loopback HTTP: a small server exposes the DCGM exporter
+ * fixture (two GPUs) at /metrics, its values changing every scrape, while the embedded engine
+ * serves the run (`goodput run --gpu-metrics-url`). The summary's server block carries the GPU
+ * figures, equal to what the samples kept in gpu-metrics.jsonl say; the run table shows them.
+ * Hostile exporters (a huge body, a body that never ends, garbage, nothing listening) cost a
+ * note, never the run; a malformed URL is a usage error.
+ */
+
+import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metric } from '../src/metrics/index.js';
+import { collect, readGpuSamples, readSummary } from '../src/results/index.js';
+import { gpuAggregate } from '../src/server-metrics/index.js';
+import { runCliInProcess } from './helpers/cli.js';
+
+const FIXTURE = readFileSync(
+  join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'server-metrics', 'fixtures', 'dcgm.prom'),
+  'utf8',
+);
+
+/** The fixture with utilisation and power moving with the scrape number. */
+function exporterPage(n: number): string {
+  return FIXTURE.split('\n')
+    .map((line) => {
+      const gpu = /gpu="(\d)"/.exec(line)?.[1];
+      if (gpu === undefined) return line;
+      if (line.startsWith('DCGM_FI_DEV_GPU_UTIL{'))
+        return line.replace(/ \S+$/, ` ${gpu === '0' ? 40 + 10 * (n % 5) : 10 + 5 * (n % 3)}`);
+      if (line.startsWith('DCGM_FI_DEV_POWER_USAGE{'))
+        return line.replace(/ \S+$/, ` ${gpu === '0' ? 300 + n : 200 + 2 * n}.5`);
+      return line;
+    })
+    .join('\n');
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const servers: Server[] = [];
+
+async function serve(handler: Handler): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+}
+
+let work: string;
+let scrapes = 0;
+let exporterUrl: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'goodput-gpu-e2e-'));
+  exporterUrl = await serve((req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+    res.end(exporterPage(scrapes++));
+  });
+});
+afterAll(async () => {
+  for (const s of servers) {
+    s.closeAllConnections();
+    await new Promise<void>((r) => s.close(() => r()));
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+const RUN = ['run', '--requests', '16', '--concurrency', '2', '--prompt-tokens', '32', '--max-tokens', '24'];
+
+async function run(name: string, gpuUrl: string, extra: string[] = []) {
+  const out = join(work, name);
+  const res = await runCliInProcess([...RUN, '--gpu-metrics-url', gpuUrl, '--out', out, ...extra], {
+    cwd: work,
+  });
+  return { ...res, out };
+}
+
+describe('--gpu-metrics-url against a DCGM exporter', () => {
+  it('the server block carries the GPUs, as the kept samples say; the run table shows them', async () => {
+    const { code, stdout, stderr, out } = await run('ok', exporterUrl, ['--scrape-interval', '50ms']);
+    expect(code, stderr).toBe(0);
+    const summary = await readSummary(out);
+    const gpu = summary.server?.gpu;
+    expect(gpu).toBeDefined();
+    // The embedded engine's own /metrics is scraped beside the exporter.
+    expect(summary.server!.engine).toBe('goodput-sim');
+    const samples = await collect(readGpuSamples(out));
+    expect(samples.length).toBe(gpu!.samples);
+    expect(samples.length).toBeGreaterThanOrEqual(2);
+    expect(gpu!.gpuCount).toBe(2);
+    expect(gpu!.gpus.map((g) => [g.gpu, g.modelName, g.hostname])).toEqual([
+      ['0', 'NVIDIA H100 80GB HBM3', 'gpu-node-7'],
+      ['1', 'NVIDIA H100 80GB HBM3', 'gpu-node-7'],
+    ]);
+    // Recomputed from the kept samples: mean utilisation over GPUs, total power, per scrape.
+    const util = samples.map((s) => (s.gpus[0]!.values.utilPct! + s.gpus[1]!.values.utilPct!) / 2);
+    const power = samples.map((s) => s.gpus[0]!.values.powerW! + s.gpus[1]!.values.powerW!);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    expect(gpu!.utilPct!.mean).toBeCloseTo(mean(util), 9);
+    expect(gpu!.utilPct!.min).toBe(Math.min(...util));
+    expect(gpu!.powerW!.max).toBeCloseTo(Math.max(...power), 9);
+    expect(gpu!.fbUsedMiB).toEqual({ min: 150030, mean: 150030, max: 150030, last: 150030 });
+    expect(gpu!.fbTotalMiB).toBe(75058 + 6021 + 74972 + 6107);
+    expect(gpu!.grEngineActive!.mean).toBeCloseTo((0.812345 + 0.298765) / 2, 9);
+    // The values moved during the run, and the samples are the exporter's pages.
+    expect(new Set(samples.map((s) => s.gpus[0]!.values.utilPct)).size).toBeGreaterThan(1);
+    expect(gpuAggregate(samples[0]!.gpus).fbUsedMiB).toBe(150030);
+    // Gate, compare and report read the same figures through the catalogue.
+    expect(metric('gpu_util')!.read(summary)).toBeCloseTo(gpu!.utilPct!.mean / 100, 12);
+    expect(metric('gpu_power')!.read(summary)).toBe(gpu!.powerW!.mean);
+    expect(metric('gpu_fb_used_peak')!.read(summary)).toBe(150030);
+    expect(stdout).toMatch(/GPU utilisation, mean of 2 GPUs/);
+    expect(stdout).toMatch(/GPU power W, total/);
+    expect(stdout).toMatch(/2 × NVIDIA H100 80GB HBM3 on gpu-node-7/);
+
+    // `goodput summarize` rebuilds the same GPU block from gpu-metrics.jsonl.
+    unlinkSync(join(out, 'summary.json'));
+    const rebuilt = await runCliInProcess(['summarize', out], { cwd: work });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect((await readSummary(out)).server?.gpu).toEqual({ ...gpu, scrapeFailures: undefined });
+  });
+
+  it('--no-server-metrics: the GPUs still make a server block of their own', async () => {
+    const { code, stderr, out } = await run('gpu-only', exporterUrl, ['--no-server-metrics']);
+    expect(code, stderr).toBe(0);
+    const server = (await readSummary(out)).server!;
+    expect(server.samples).toBe(0);
+    expect(server.gpu!.gpuCount).toBe(2);
+  });
+
+  it('a malformed URL is a usage error with an example', async () => {
+    for (const bad of [
+      'gpu-node:9400/metrics',
+      'ftp://gpu-node/metrics',
+      'http://user:pw@gpu-node:9400/metrics',
+    ]) {
+      const res = await run('bad', bad);
+      expect(res.code, bad).toBe(2);
+      expect(res.stderr).toMatch(/--gpu-metrics-url/);
+      expect(res.stderr).toMatch(/http:\/\/gpu-node:9400\/metrics/);
+      expect(res.stderr).not.toMatch(/pw@/);
+    }
+  });
+});
+
+describe('hostile or missing exporters cost a note, never the run', () => {
+  const hostile: Array<[string, Handler]> = [
+    [
+      'a body without end, fast (cut at the byte bound)',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = `DCGM_FI_DEV_GPU_UTIL{gpu="0"} 1\n`.repeat(2048);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) {}
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => res.removeAllListeners('drain'));
+        pump();
+      },
+    ],
+    [
+      'a body that never ends, trickled (cut at the time bound)',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => res.write('# HELP x\n'), 50);
+        res.on('close', () => clearInterval(timer));
+      },
+    ],
+    [
+      'garbage',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('<html>\x00\x01 not { prometheus ] at all\n');
+      },
+    ],
+    [
+      'Prometheus text without DCGM fields',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('vllm:num_requests_running{model_name="m"} 1\n');
+      },
+    ],
+  ];
+  it.each(hostile)('%s', async (name, handler) => {
+    const url = await serve(handler);
+    const started = performance.now();
+    const { code, stderr, out } = await run(name.replace(/\W+/g, '-'), url, ['--scrape-interval', '1s']);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/GPU metrics: no scrape of http:\/\/127\.0\.0\.1:\d+\/metrics succeeded \(.+\)/);
+    const summary = await readSummary(out);
+    expect(summary.server?.gpu).toBeUndefined();
+    expect(summary.counts.completed).toBe(16);
+    // Bounded: a scrape gives up within its timeout (2 s at this interval), the run goes on.
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
+  it('nothing listening', async () => {
+    const closed = await serve((_req, res) => res.end());
+    const server = servers.pop()!;
+    await new Promise<void>((r) => server.close(() => r()));
+    const { code, stderr } = await run('closed', closed);
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/GPU metrics: no scrape of .* succeeded/);
+  });
+});
