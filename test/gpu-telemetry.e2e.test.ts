@@ -7,14 +7,17 @@
  * note, never the run; a malformed URL is a usage error.
  */
 
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from '../src/metrics/index.js';
+import { roundSig } from '../src/report/html/charts.js';
 import { collect, readGpuSamples, readSummary } from '../src/results/index.js';
 import { gpuAggregate } from '../src/server-metrics/index.js';
 import { runCliInProcess } from './helpers/cli.js';
@@ -37,6 +40,48 @@ function exporterPage(n: number): string {
       return line;
     })
     .join('\n');
+}
+
+interface EmbeddedChart {
+  id: string;
+  series: Array<{ label: string; data: { x: number[]; y: number[] } }>;
+}
+
+function embeddedCharts(html: string): EmbeddedChart[] {
+  const m = /<script type="application\/json" id="goodput-charts">([\s\S]*?)<\/script>/.exec(html);
+  return JSON.parse(m![1]!) as EmbeddedChart[];
+}
+
+/** Opens the report in headless Chromium (no network): the chart is drawn, with ink on its canvas. */
+async function expectDrawn(file: string, id: string): Promise<void> {
+  let path = '/usr/bin/chromium';
+  try {
+    path = execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || path;
+  } catch {}
+  const browser = await chromium.launch({ executablePath: path });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const url = pathToFileURL(file).href;
+    await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+    await page.goto(url);
+    await page.waitForFunction(
+      `document.getElementById('${id}')?.getAttribute('data-rendered') === 'true'`,
+      undefined,
+      {
+        timeout: 10_000,
+      },
+    );
+    const ink = await page.evaluate(`(() => {
+      const c = document.querySelector('#${id} canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    })()`);
+    expect(ink as number).toBeGreaterThan(2000);
+  } finally {
+    await browser.close();
+  }
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -119,6 +164,25 @@ describe('--gpu-metrics-url against a DCGM exporter', () => {
     expect(stdout).toMatch(/GPU utilisation, mean of 2 GPUs/);
     expect(stdout).toMatch(/GPU power W, total/);
     expect(stdout).toMatch(/2 × NVIDIA H100 80GB HBM3 on gpu-node-7/);
+
+    // The HTML report draws the GPU timeline beside the server's, from the kept samples.
+    const html = join(work, 'report.html');
+    const report = await runCliInProcess(['report', out, '-o', html], { cwd: work });
+    expect(report.code, report.stderr).toBe(0);
+    const specs = embeddedCharts(readFileSync(html, 'utf8'));
+    expect(specs.map((c) => c.id)).toEqual(expect.arrayContaining(['chart-server-0', 'chart-gpu-0']));
+    const chart = specs.find((c) => c.id === 'chart-gpu-0')!;
+    const byLabel = new Map(chart.series.map((c) => [c.label, c.data]));
+    expect([...byLabel.keys()]).toEqual([
+      'GPU gpu-node-7:0 utilisation %',
+      'GPU gpu-node-7:1 utilisation %',
+      'GPU utilisation % (mean)',
+      'GPU power W (total)',
+    ]);
+    expect(byLabel.get('GPU utilisation % (mean)')!.y).toEqual(util);
+    expect(byLabel.get('GPU power W (total)')!.y).toEqual(power);
+    expect(byLabel.get('GPU utilisation % (mean)')!.x).toEqual(samples.map((s) => roundSig(s.tMs / 1000)));
+    await expectDrawn(html, 'chart-gpu-0');
 
     // `goodput summarize` rebuilds the same GPU block from gpu-metrics.jsonl.
     unlinkSync(join(out, 'summary.json'));

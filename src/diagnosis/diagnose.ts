@@ -17,6 +17,7 @@ import {
   type SummaryView,
   wastedWorkFinding,
 } from './rules.js';
+import { schedulerBoundFinding } from './rules-gpu.js';
 
 export interface DiagnosisInput {
   /** Measured requests (warmup excluded): observations, or records to observe. */
@@ -57,6 +58,7 @@ export function diagnose(input: DiagnosisInput): Finding[] {
     decodeFinding(slices),
     clientBoundFinding(observations, input.summary, openLoop),
     wastedWorkFinding(observations, input.summary),
+    schedulerBoundFinding(samples, input.summary),
     errorsFinding(observations),
   ].filter((f): f is Finding => f !== undefined);
   return findings.sort((a, b) => b.score - a.score);

@@ -1,7 +1,7 @@
 /**
  * Diagnosis: a short ranked list of findings that line client latency up with the
  * server's series per time slice (queueing, KV pressure, prefill- or decode-bound,
- * client-bound, wasted work, errors), each with its evidence and the knob it points to.
+ * client-bound, wasted work, scheduler-bound GPUs, errors), each with its evidence and the knob it points to.
  * Pure: records, samples and summary in, findings out.
  *
  * @module
@@ -31,3 +31,4 @@ export {
   WASTED_SHARE,
   wastedWorkFinding,
 } from './rules.js';
+export { GPU_LOW_UTIL_PCT, QUEUE_FULL_SHARE, schedulerBoundFinding } from './rules-gpu.js';

@@ -293,6 +293,7 @@ export const findingSchema = z.object({
     'decode-bound',
     'client-bound',
     'wasted-work',
+    'scheduler-bound',
     'errors',
   ]),
   score: num,

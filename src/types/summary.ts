@@ -350,6 +350,7 @@ export interface Finding {
     | 'decode-bound'
     | 'client-bound'
     | 'wasted-work'
+    | 'scheduler-bound'
     | 'errors';
   /** 0..1, for ranking. */
   score: number;

@@ -225,29 +225,89 @@ export function timelineCharts(runs: ReportRun[]): ChartSpec[] {
       markers: [],
     });
     const server = run.charts.server;
-    if (!server) return;
-    const all: ChartSeries[] = [
-      { label: 'running', color: '#2563eb', data: compact(server.running) },
-      { label: 'waiting', color: '#ea580c', data: compact(server.waiting) },
-      { label: 'preemptions', color: '#dc2626', data: compact(server.preemptions), style: 'step' },
-      { label: 'KV cache usage %', color: '#9333ea', data: compact(server.kvUsagePct), axis: 1 },
-    ];
-    const serverSeries = all.filter(nonEmpty);
-    if (serverSeries.length === 0) return;
-    specs.push({
-      id: `chart-server-${i}`,
-      title: `Server${suffix}`,
-      group: 'timeline',
-      xLabel: 'time since start (s)',
-      yLabel: 'sequences, preemptions',
-      y2Label: 'KV cache usage (%)',
-      y2Range: [0, 100],
-      ...(xRange ? { xRange } : {}),
-      series: serverSeries,
-      markers: [],
-    });
+    if (server) specs.push(serverChart(server, i, suffix, xRange));
+    if (run.charts.gpu) specs.push(gpuChart(run.charts.gpu, i, suffix, xRange));
   });
   return specs.filter((s) => s.series.length > 0);
+}
+
+/** The engine's own series: running, waiting, preemptions, KV usage. */
+function serverChart(
+  server: NonNullable<ReportRun['charts']['server']>,
+  i: number,
+  suffix: string,
+  xRange: [number, number] | undefined,
+): ChartSpec {
+  const all: ChartSeries[] = [
+    { label: 'running', color: '#2563eb', data: compact(server.running) },
+    { label: 'waiting', color: '#ea580c', data: compact(server.waiting) },
+    { label: 'preemptions', color: '#dc2626', data: compact(server.preemptions), style: 'step' },
+    { label: 'KV cache usage %', color: '#9333ea', data: compact(server.kvUsagePct), axis: 1 },
+  ];
+  return {
+    id: `chart-server-${i}`,
+    title: `Server${suffix}`,
+    group: 'timeline',
+    xLabel: 'time since start (s)',
+    yLabel: 'sequences, preemptions',
+    y2Label: 'KV cache usage (%)',
+    y2Range: [0, 100],
+    ...(xRange ? { xRange } : {}),
+    series: all.filter(nonEmpty),
+    markers: [],
+  };
+}
+
+/** Colours of each GPU's own utilisation line (the mean keeps the strong blue). */
+const GPU_LINE_COLORS = [
+  '#93c5fd',
+  '#86efac',
+  '#fcd34d',
+  '#f9a8d4',
+  '#c4b5fd',
+  '#5eead4',
+  '#fdba74',
+  '#cbd5e1',
+];
+
+/** The GPUs (DCGM exporter): utilisation % (mean, and each GPU's), total power W. */
+function gpuChart(
+  gpu: NonNullable<ReportRun['charts']['gpu']>,
+  i: number,
+  suffix: string,
+  xRange: [number, number] | undefined,
+): ChartSpec {
+  const several = gpu.perGpuUtilPct.length > 1;
+  const series: ChartSeries[] = [
+    ...gpu.perGpuUtilPct.map((g, k) => ({
+      label: `GPU ${g.gpu} utilisation %`,
+      color: GPU_LINE_COLORS[k % GPU_LINE_COLORS.length]!,
+      data: compact(g.data),
+    })),
+    {
+      label: several ? 'GPU utilisation % (mean)' : 'GPU utilisation %',
+      color: '#2563eb',
+      data: compact(gpu.utilPct),
+    },
+    {
+      label: several ? 'GPU power W (total)' : 'GPU power W',
+      color: '#dc2626',
+      data: compact(gpu.powerW),
+      axis: 1,
+    },
+  ];
+  return {
+    id: `chart-gpu-${i}`,
+    title: `GPUs${suffix}`,
+    group: 'timeline',
+    xLabel: 'time since start (s)',
+    yLabel: 'utilisation (%)',
+    yRange: [0, 100],
+    y2Label: 'power (W)',
+    ...(xRange ? { xRange } : {}),
+    series: series.filter(nonEmpty),
+    markers: [],
+  };
 }
 
 /** The sweep chart's series: catalogue metric, colour, axis (0 throughput, 1 latency). */

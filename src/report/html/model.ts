@@ -21,6 +21,11 @@ export interface RunChartData {
   timeline: { inFlight: XY; outputTokensPerS: XY; errorsPerS: XY; bucketMs: number };
   /** The server's series when server-metrics.jsonl was scraped. */
   server?: { running: XY; waiting: XY; kvUsagePct: XY; preemptions: XY };
+  /**
+   * The GPUs when gpu-metrics.jsonl was scraped (DCGM exporter): utilisation % (mean over
+   * GPUs, and each GPU's own when there are several), power W (total over GPUs).
+   */
+  gpu?: { utilPct: XY; powerW: XY; perGpuUtilPct: Array<{ gpu: string; data: XY }> };
   /** Requests read from requests.jsonl (measured ones; warmup excluded). */
   recordsRead: number;
 }

@@ -8,7 +8,8 @@
  */
 
 import { LatencyHistogram } from '../../metrics/index.js';
-import type { RequestRecord, RunSummary, ServerSample } from '../../types.js';
+import { gpuAggregate, gpuKey } from '../../server-metrics/index.js';
+import type { GpuSample, RequestRecord, RunSummary, ServerSample } from '../../types.js';
 import { lttb, type XY } from './lttb.js';
 import type { LatencySamples, RunChartData } from './model.js';
 import { bucketMedians, cdfPoints, LogHistogram, NumberColumn, TimeBuckets, thinScatter } from './series.js';
@@ -82,6 +83,7 @@ export class RunChartBuilder {
   private readonly outputTokens: TimeBuckets;
   private readonly errors: TimeBuckets;
   private readonly serverSamples: ServerSample[] = [];
+  private readonly gpuSamples: GpuSample[] = [];
   private records = 0;
   private firstSentMs = Number.POSITIVE_INFINITY;
 
@@ -137,6 +139,10 @@ export class RunChartBuilder {
     this.serverSamples.push(s);
   }
 
+  addGpuSample(s: GpuSample): void {
+    this.gpuSamples.push(s);
+  }
+
   finish(): RunChartData {
     const ttftSorted = this.ttft.sorted();
     const perSecond = 1000 / this.bucketMs;
@@ -180,6 +186,7 @@ export class RunChartBuilder {
         bucketMs: this.bucketMs,
       },
       ...(this.serverSamples.length > 0 ? { server: serverSeries(this.serverSamples) } : {}),
+      ...(this.gpuSamples.length > 0 ? { gpu: gpuSeries(this.gpuSamples) } : {}),
       recordsRead: this.records,
     };
   }
@@ -261,5 +268,49 @@ export function serverSeries(samples: ServerSample[]): NonNullable<RunChartData[
     kvUsagePct: pick('kvUsage', kvMax <= 1 ? 100 : 1),
     // Downsampling keeps peaks, which is what preemption bursts are.
     preemptions: lttb(preemptions, CHART_POINTS.server),
+  };
+}
+
+/**
+ * The GPUs per scrape, downsampled: utilisation % and power W taken together as the summary
+ * takes them (gpuAggregate: mean utilisation, total power), and each GPU's utilisation.
+ */
+export function gpuSeries(samples: GpuSample[]): NonNullable<RunChartData['gpu']> {
+  const sorted = samples.slice().sort((a, b) => a.tMs - b.tMs);
+  const util: XY = { x: [], y: [] };
+  const power: XY = { x: [], y: [] };
+  const perGpu = new Map<string, { gpu: string; data: XY }>();
+  for (const s of sorted) {
+    const t = s.tMs / 1000;
+    const all = gpuAggregate(s.gpus);
+    if (all.utilPct !== undefined) {
+      util.x.push(t);
+      util.y.push(all.utilPct);
+    }
+    if (all.powerW !== undefined) {
+      power.x.push(t);
+      power.y.push(all.powerW);
+    }
+    for (const g of s.gpus) {
+      const v = g.values.utilPct;
+      if (v === undefined) continue;
+      const key = gpuKey(g);
+      let line = perGpu.get(key);
+      if (!line) {
+        line = { gpu: g.hostname ? `${g.hostname}:${g.gpu}` : g.gpu, data: { x: [], y: [] } };
+        perGpu.set(key, line);
+      }
+      line.data.x.push(t);
+      line.data.y.push(v);
+    }
+  }
+  return {
+    utilPct: lttb(util, CHART_POINTS.server),
+    powerW: lttb(power, CHART_POINTS.server),
+    // One GPU: its line is the mean's.
+    perGpuUtilPct:
+      perGpu.size > 1
+        ? [...perGpu.values()].map((l) => ({ gpu: l.gpu, data: lttb(l.data, CHART_POINTS.server) }))
+        : [],
   };
 }

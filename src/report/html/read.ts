@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { GoodputError } from '../../errors.js';
 import {
+  readGpuSamples,
   readRecords,
   readServerSamples,
   readSummary,
@@ -59,6 +60,9 @@ export async function readReportRun(dirOrSummary: string, label?: string): Promi
   }
   if (existsSync(paths.serverMetrics)) {
     for await (const sample of readServerSamples(dirOrSummary)) builder.addServerSample(sample);
+  }
+  if (existsSync(paths.gpuMetrics)) {
+    for await (const sample of readGpuSamples(dirOrSummary)) builder.addGpuSample(sample);
   }
   return {
     label: label ?? runLabel(summary, paths.dir),
