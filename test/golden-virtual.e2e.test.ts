@@ -8,6 +8,8 @@
  * sends its next request at the cancel, as a live client does, instead of when the engine
  * noticed the disconnect at the end of its step; its entry was re-written then (the counts
  * stayed, 9 of 5687 generated tokens moved). 'open' and 'closed' are the pre-refactor values.
+ * 'closed-reasoning' (reasoning mode in virtual time) was added later, by itself
+ * (`-t closed-reasoning`): the earlier entries stayed byte for byte.
  *
  * Tolerance: counts, token totals and histogram counts are exact. Latency figures may differ
  * by the histogram's own error (4 significant digits: at most 1/32768 of the value, plus 0.5 µs
@@ -49,6 +51,21 @@ const RUNS: Record<string, string[]> = {
     '--max-tokens',
     '64',
   ],
+  // Reasoning mode in virtual time (added after the others, which it leaves unchanged).
+  'closed-reasoning': [
+    '--time',
+    'virtual',
+    '--concurrency',
+    '8',
+    '--requests',
+    '40',
+    '--seed',
+    '7',
+    '--max-tokens',
+    '48',
+    '--reasoning-tokens',
+    'exp:20',
+  ],
 };
 
 interface Golden {
@@ -60,6 +77,8 @@ interface Golden {
   peakInFlight: number;
   dropped: number;
   server: { preemptions?: number; generatedTokens?: number; wastedTokens?: number };
+  /** Reasoning totals: absent in the runs without reasoning mode. */
+  reasoning?: RunSummary['reasoning'];
 }
 
 /** The part of a summary that a refactor of the pipeline must keep. */
@@ -78,6 +97,7 @@ function golden(s: RunSummary): Golden {
       generatedTokens: s.server?.generatedTokens,
       wastedTokens: s.server?.wastedTokens,
     },
+    ...(s.reasoning ? { reasoning: s.reasoning } : {}),
   };
 }
 
@@ -116,6 +136,7 @@ describe('golden virtual runs: the summary is unchanged by refactors', () => {
     expect(got.dropped).toBe(want!.dropped);
     expect(got.peakInFlight).toBe(want!.peakInFlight);
     expect(got.server).toEqual(want!.server);
+    expect(got.reasoning).toEqual(want!.reasoning);
     const { attainment, tokenGoodputRatio, requestGoodput, goodTokenThroughput, ...tokens } = got.goodput;
     const {
       attainment: wa,

@@ -330,12 +330,6 @@ export async function resolveBenchmarkConfig(
         'e.g. --reasoning-tokens 200 --reasoning-field reasoning',
       );
     }
-    if (config.sim?.timeMode === 'virtual') {
-      throw usage(
-        '--reasoning-tokens needs the live embedded engine (virtual time has no reasoning mode yet)',
-        'drop --time virtual',
-      );
-    }
     config.sim = {
       ...config.sim,
       reasoning: {

@@ -100,7 +100,7 @@ export interface BenchmarkConfig {
     profile?: string;
     /** 'virtual': run the workload through the engine with a simulated clock, no sockets (`--time virtual`). */
     timeMode?: 'live' | 'virtual';
-    /** Reasoning mode of the live embedded engine (`--reasoning-tokens`, `--reasoning-field`). */
+    /** Reasoning mode of the embedded engine, live or virtual (`--reasoning-tokens`, `--reasoning-field`). */
     reasoning?: ReasoningMode;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */

@@ -11,8 +11,9 @@
  *
  * What a virtual record cannot know: network and client time (none), chunk sizes in
  * characters (one per chunk: one token per chunk, as the live engine streams). Output lengths
- * are drawn exactly as the live engine draws them (same seed, same prompt key), and the
- * engine's own counters fill the `server` block.
+ * are drawn exactly as the live engine draws them (same seed, same prompt key), reasoning
+ * lengths too in reasoning mode (`--reasoning-tokens`: the first tokens of a chat or Responses
+ * request are reasoning chunks), and the engine's own counters fill the `server` block.
  *
  * @module
  */
@@ -22,10 +23,13 @@ import {
   EngineRejection,
   hashString,
   pickOutputLength,
+  pickReasoningLength,
+  type ReasoningMode,
   type RequestSink,
   replyText,
   resolveProfile,
   sequenceBlockHashes,
+  splitOutput,
   syntheticBlockHashes,
   tokenIds,
   VirtualClock,
@@ -47,11 +51,17 @@ export type VirtualEnd =
   | { kind: 'cancelled'; afterMs: number }
   | { kind: 'interrupted'; message: string };
 
-/** One simulated request as the client would have recorded it: sent, first token, one chunk per token, end. */
+/**
+ * One simulated request as the client would have recorded it: sent, first token, one chunk per
+ * token, end. In reasoning mode (`reasoningTokens` given: the first that many output tokens are
+ * reasoning), the chunks carry their phase as the live client records it (`chunkReasoningChars`)
+ * and the reasoning tokens come from usage when the request finished, else counted.
+ */
 export function virtualRecord(
   item: WorkItem,
   times: { scheduledMs: number; sentMs: number; endMs: number; tokenMs: readonly number[] },
   end: VirtualEnd,
+  reasoningTokens?: number,
 ): RequestRecord {
   const sent = us(times.sentMs);
   const record: RequestRecord = {
@@ -77,9 +87,13 @@ export function virtualRecord(
   if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
+  const reasoned = reasoningTokens === undefined ? 0 : Math.min(reasoningTokens, times.tokenMs.length);
+  if (reasoned > 0) record.chunkReasoningChars = times.tokenMs.map((_, i) => (i < reasoned ? 1 : 0));
   switch (end.kind) {
     case 'finished':
       record.finishReason = end.finishReason;
+      // usage.completion_tokens_details.reasoning_tokens, as the live engine reports it (0 included).
+      if (reasoningTokens !== undefined) record.reasoningTokens = reasoned;
       return record;
     case 'rejected':
       return {
@@ -93,14 +107,49 @@ export function virtualRecord(
       // The user gave up: the record ends there with the tokens received so far.
       record.outcome = 'cancelled';
       record.error = { code: 'ABORTED', message: `cancelled after ${end.afterMs} ms (simulated user)` };
-      record.outputTokensSource = 'counted';
-      return record;
+      return countedReasoning(record, reasoned);
     case 'interrupted':
       record.outcome = 'cancelled';
       record.error = { code: 'INTERRUPTED', message: end.message };
-      record.outputTokensSource = 'counted';
-      return record;
+      return countedReasoning(record, reasoned);
   }
+}
+
+/** A request that ended without usage: its tokens (and reasoning tokens, if any) are the ones received. */
+function countedReasoning(record: RequestRecord, reasoned: number): RequestRecord {
+  record.outputTokensSource = 'counted';
+  if (reasoned > 0) {
+    record.reasoningTokens = reasoned;
+    record.reasoningTokensSource = 'counted';
+  }
+  return record;
+}
+
+/** The reasoning mode of a virtual run: the embedded engine's, for the APIs that reason (chat, Responses). */
+function reasoningModeOf(config: BenchmarkConfig): ReasoningMode | undefined {
+  return config.api === 'chat' || config.api === 'responses' ? config.sim?.reasoning : undefined;
+}
+
+/**
+ * A request's output as the live engine draws it (same seed, same prompt key): in reasoning
+ * mode its reasoning length first, counted against max_tokens, then the answer in what is left.
+ */
+function drawOutput(
+  config: BenchmarkConfig,
+  mode: ReasoningMode | undefined,
+  key: string,
+  maxTokens: number,
+): { reasoning?: number; tokens: number; finishReason: 'stop' | 'length' } {
+  const answer = (max: number) =>
+    pickOutputLength({
+      seed: config.seed,
+      key,
+      maxTokens: max,
+      ignoreEos: config.sampling.ignoreEos,
+      meanOutputTokens: MEAN_OUTPUT_TOKENS,
+    });
+  if (!mode) return answer(maxTokens);
+  return splitOutput(pickReasoningLength(mode.length, config.seed, key), maxTokens, answer);
 }
 
 interface VirtualSender {
@@ -117,6 +166,7 @@ interface VirtualSender {
  */
 function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSender {
   const clock = ve.clock;
+  const mode = reasoningModeOf(config);
   let warmupTokens = 0;
   const send: SendFn = (item, { scheduledMs, signal, onReply }) =>
     new Promise<RequestRecord>((resolve) => {
@@ -131,7 +181,8 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         signal.removeEventListener('abort', onAbort);
         // A session turn's reply: the live engine's text for this prompt, as the client would have received it.
         onReply?.(replyText(textSeed, tokenMs.length));
-        resolve(virtualRecord(item, { scheduledMs, sentMs, endMs: clock.now(), tokenMs }, end));
+        const times = { scheduledMs, sentMs, endMs: clock.now(), tokenMs };
+        resolve(virtualRecord(item, times, end, out.reasoning));
       };
       const onAbort = (): void => {
         ve.clientGone(item.id);
@@ -141,13 +192,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
       const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
       const key = `${text}\u0000${String(config.sampling.seed ?? '')}`;
       const textSeed = hashString(key, config.seed);
-      const out = pickOutputLength({
-        seed: config.seed,
-        key,
-        maxTokens: item.maxTokens,
-        ignoreEos: config.sampling.ignoreEos,
-        meanOutputTokens: MEAN_OUTPUT_TOKENS,
-      });
+      const out = drawOutput(config, mode, key, item.maxTokens);
       const sink: RequestSink = {
         onToken: (_req, tMs) => {
           if (!done) tokenMs.push(tMs);

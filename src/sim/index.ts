@@ -35,6 +35,7 @@ export {
   type ReasoningField,
   type ReasoningLength,
   type ReasoningMode,
+  splitOutput,
 } from './reasoning.js';
 export type {
   EngineCounters,
