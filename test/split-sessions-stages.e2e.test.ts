@@ -187,6 +187,21 @@ describe('multi-turn sessions with --workers 2', () => {
   }, 60_000);
 });
 
+/**
+ * `run ARGS --shard i/N -o PREFIX-i` for every i (one after the other, in this process), then
+ * `merge` into PREFIX-merged; with `whole`, the one run too, into PREFIX-whole.
+ */
+async function shardsMerged(args: string[], n: number, prefix: string, whole: boolean): Promise<void> {
+  const ok = async (argv: string[]) => {
+    const r = await runCliInProcess(argv, { cwd });
+    expect(r.code, r.stderr).toBe(0);
+  };
+  const dirs = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  for (const [i, dir] of dirs.entries()) await ok([...args, '--shard', `${i}/${n}`, '-o', dir]);
+  if (whole) await ok([...args, '-o', `${prefix}-whole`]);
+  await ok(['merge', ...dirs, '-o', `${prefix}-merged`]);
+}
+
 describe('multi-turn sessions with --shard', () => {
   it('each shard runs whole sessions; the merge has the one run’s counts and per-turn rows', async () => {
     const args = [
@@ -214,14 +229,7 @@ describe('multi-turn sessions with --shard', () => {
       '2',
       '-q',
     ];
-    for (const i of [0, 1]) {
-      const r = await runCliInProcess([...args, '--shard', `${i}/2`, '-o', `shard-${i}`], { cwd });
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const whole = await runCliInProcess([...args, '-o', 'whole'], { cwd });
-    expect(whole.code, whole.stderr).toBe(0);
-    const merged = await runCliInProcess(['merge', 'shard-0', 'shard-1', '-o', 'merged'], { cwd });
-    expect(merged.code, merged.stderr).toBe(0);
+    await shardsMerged(args, 2, 'shard', true);
 
     const parts = await Promise.all([0, 1].map((i) => collect(readRecords(join(cwd, `shard-${i}`)))));
     // Shard i: sessions i+1, i+3 (1-based ids), whole; record indices never shared.
@@ -231,8 +239,8 @@ describe('multi-turn sessions with --shard', () => {
     const indices = parts.flat().map((r) => r.index);
     expect(new Set(indices).size).toBe(indices.length);
 
-    const one = await readSummary(join(cwd, 'whole'));
-    const m = await readSummary(join(cwd, 'merged'));
+    const one = await readSummary(join(cwd, 'shard-whole'));
+    const m = await readSummary(join(cwd, 'shard-merged'));
     expect(m.counts).toEqual(one.counts);
     expect(turnCounts(m)).toEqual(turnCounts(one));
     expect(turnCounts(m)).toEqual([
@@ -268,14 +276,7 @@ describe('multi-turn sessions with --shard in virtual time', () => {
       '60',
       '-q',
     ];
-    for (const i of [0, 1, 2]) {
-      const r = await runCliInProcess([...args, '--shard', `${i}/3`, '-o', `vs-${i}`], { cwd });
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const whole = await runCliInProcess([...args, '-o', 'vs-whole'], { cwd });
-    expect(whole.code, whole.stderr).toBe(0);
-    const merged = await runCliInProcess(['merge', 'vs-0', 'vs-1', 'vs-2', '-o', 'vs-merged'], { cwd });
-    expect(merged.code, merged.stderr).toBe(0);
+    await shardsMerged(args, 3, 'vs', true);
     const parts = await Promise.all([0, 1, 2].map((i) => collect(readRecords(join(cwd, `vs-${i}`)))));
     parts.forEach((p, i) => {
       for (const id of bySession(p).keys()) expect((Number(id.slice(2)) - 1) % 3, id).toBe(i);
@@ -305,30 +306,40 @@ describe('multi-turn sessions with --shard in virtual time', () => {
   });
 });
 
+/** Stages ramping to `target` over the first duration, holding it over the second: two workers against the engine. */
+async function stagedRun(
+  out: string,
+  of: 'rate' | 'concurrency',
+  target: number,
+  durations: number[],
+): Promise<RunSummary> {
+  const shape =
+    of === 'rate'
+      ? { mode: 'open' as const, burstiness: 1 }
+      : { mode: 'closed' as const, concurrency: target };
+  const load = {
+    ...shape,
+    stages: durations.map((durationMs) => ({ durationMs, target })),
+    stagesOf: of,
+    durationMs: durations.reduce((a, d) => a + d, 0),
+  };
+  const { summary } = await runBenchmark(
+    benchmarkConfig({
+      url: sim.url,
+      serverMetrics: { enabled: false },
+      workload: { promptTokens: 32 },
+      sampling: { maxTokens: 8 },
+      load: { ...load, warmup: 0, workers: 2 },
+      outDir: join(cwd, out),
+    }),
+    { cwd },
+  );
+  return summary;
+}
+
 describe('--stages split across workers and shards', () => {
   it('--workers 2, stages of concurrency: each stage holds about its mean target in flight', async () => {
-    const { summary } = await runBenchmark(
-      benchmarkConfig({
-        url: sim.url,
-        serverMetrics: { enabled: false },
-        workload: { promptTokens: 32 },
-        sampling: { maxTokens: 8 },
-        load: {
-          mode: 'closed',
-          concurrency: 6,
-          stages: [
-            { durationMs: 1000, target: 6 },
-            { durationMs: 1500, target: 6 },
-          ],
-          stagesOf: 'concurrency',
-          durationMs: 2500,
-          warmup: 0,
-          workers: 2,
-        },
-        outDir: join(cwd, 'stages-c'),
-      }),
-      { cwd },
-    );
+    const summary = await stagedRun('stages-c', 'concurrency', 6, [1000, 1500]);
     expect(summary.meta.load.workers).toBe(2);
     const stages = summary.load.stages!;
     expect(stages.map((s) => s.targetMean)).toEqual([3, 6]);
@@ -341,28 +352,7 @@ describe('--stages split across workers and shards', () => {
   }, 60_000);
 
   it('--workers 2, stages of rate: each stage sends about its mean rate', async () => {
-    const { summary } = await runBenchmark(
-      benchmarkConfig({
-        url: sim.url,
-        serverMetrics: { enabled: false },
-        workload: { promptTokens: 32 },
-        sampling: { maxTokens: 8 },
-        load: {
-          mode: 'open',
-          burstiness: 1,
-          stages: [
-            { durationMs: 1000, target: 40 },
-            { durationMs: 2000, target: 40 },
-          ],
-          stagesOf: 'rate',
-          durationMs: 3000,
-          warmup: 0,
-          workers: 2,
-        },
-        outDir: join(cwd, 'stages-r'),
-      }),
-      { cwd },
-    );
+    const summary = await stagedRun('stages-r', 'rate', 40, [1000, 2000]);
     const stages = summary.load.stages!;
     expect(stages.map((s) => s.targetMean)).toEqual([20, 40]);
     // Poisson: 20 and 80 arrivals expected; within 35 %.
@@ -392,12 +382,7 @@ describe('--stages split across workers and shards', () => {
       '0',
       '-q',
     ];
-    for (const i of [0, 1]) {
-      const r = await runCliInProcess([...args, '--shard', `${i}/2`, '-o', `st-${i}`], { cwd });
-      expect(r.code, r.stderr).toBe(0);
-    }
-    const merged = await runCliInProcess(['merge', 'st-0', 'st-1', '-o', 'st-merged'], { cwd });
-    expect(merged.code, merged.stderr).toBe(0);
+    await shardsMerged(args, 2, 'st', false);
     const parts = await Promise.all([0, 1].map((i) => readSummary(join(cwd, `st-${i}`))));
     const m = await readSummary(join(cwd, 'st-merged'));
     const stage = m.load.stages!.find((s) => s.durationMs > 0)!;

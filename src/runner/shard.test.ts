@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { fakeSessions } from '../../test/fixtures/sessions.js';
 import type { LoadSpec } from '../types.js';
-import type { SessionScript, SessionSource } from '../workload/index.js';
 import {
   checkShard,
   inShard,
@@ -99,25 +99,7 @@ describe('checkShard', () => {
 });
 
 describe('sessions of a shard', () => {
-  const script = (id: string): SessionScript => ({
-    id,
-    turns: 3,
-    thinkMs: (t) => t * 10,
-    request: (t, _replies, index, warmup) => ({
-      index,
-      id: `r-${index}`,
-      warmup,
-      promptTokens: 1,
-      maxTokens: 1,
-      sessionId: id,
-      turn: t + 1,
-    }),
-  });
-  const source: SessionSource = {
-    session: (s) => script(`s-${s + 1}`),
-    warmup: (w) => script(`w-${w + 1}`),
-    startMs: (s) => s * 100,
-  };
+  const source = fakeSessions((s) => `s-${s + 1}`);
 
   test('shard i of N runs sessions i, i+N, … whole, at their starts, its turns at the shard’s positions', () => {
     // Warmup 3 over 2 shards: shard 1 has 1 warmup item (index 1), its measured turns are 3 + 1 + 2j.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { bareItem, fakeSessions } from '../../../test/fixtures/sessions.js';
 import { GoodputError } from '../../errors.js';
 import type { LoadSpec, WorkItem } from '../../types.js';
-import type { SessionScript, SessionSource } from '../../workload/index.js';
 import {
   effectiveWorkers,
   openLoopSplit,
@@ -206,25 +206,6 @@ describe('open-loop split', () => {
   });
 });
 
-/** A session source whose session s starts at s·100 ms and whose turns say their session and index. */
-function fakeSessions(): SessionSource {
-  const script = (id: string): SessionScript => ({
-    id,
-    turns: 2,
-    thinkMs: () => 0,
-    request: (t, _replies, index, warmup) => ({
-      index,
-      id: `r-${index}`,
-      warmup,
-      promptTokens: 1,
-      maxTokens: 1,
-      sessionId: id,
-      turn: t + 1,
-    }),
-  });
-  return { session: (s) => script(`s${s}`), warmup: (w) => script(`w${w}`), startMs: (s) => s * 100 };
-}
-
 describe('sessions split across workers', () => {
   const sessionsOpen = (burstiness: number): LoadSpec => ({
     ...open(Number.POSITIVE_INFINITY, burstiness),
@@ -311,14 +292,7 @@ describe('stages split across workers', () => {
       stages: [{ durationMs: 1000, target: 10 }],
       stagesOf: 'rate',
     };
-    const item = (i: number): WorkItem => ({
-      index: i,
-      id: `r-${i}`,
-      warmup: false,
-      promptTokens: 1,
-      maxTokens: 1,
-      scheduledMs: i * 10,
-    });
+    const item = (i: number): WorkItem => bareItem(i, { scheduledMs: i * 10 });
     const share = shareWorkItem({ item }, load, 7, 1, 2);
     expect([0, 1, 2].map((i) => share(i).scheduledMs)).toEqual([10, 30, 50]);
   });
