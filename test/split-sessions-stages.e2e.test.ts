@@ -254,6 +254,24 @@ describe('multi-turn sessions with --shard', () => {
   }, 90_000);
 });
 
+describe('multi-turn sessions with --shard and --workers 2', () => {
+  it('the shard’s whole sessions are dealt to its workers, its turns at the shard’s positions', async () => {
+    const base = sessionConfig();
+    const { summary, dir } = await runBenchmark(
+      sessionConfig({ load: { ...base.load, workers: 2 }, shard: { index: 1, count: 2 } }),
+      { cwd },
+    );
+    expect(summary.meta.load.workers).toBe(2);
+    expect(summary.meta.shard).toMatchObject({ index: 1, count: 2 });
+    const rs = await collect(readRecords(dir));
+    const sessions = bySession(rs);
+    expect([...sessions.keys()].sort()).toEqual(['s-000002', 's-000004']);
+    expectWholeSessions(sessions, 3);
+    // Warmup 2 over 2 shards: this shard's warmup item is 1; its 6 turns are 2 + 1 + 2j.
+    expect(rs.map((r) => r.index).sort((a, b) => a - b)).toEqual([1, 3, 5, 7, 9, 11, 13]);
+  }, 60_000);
+});
+
 describe('multi-turn sessions with --shard in virtual time', () => {
   it('each virtual shard keeps whole sessions; the merge is the one virtual run', async () => {
     const args = [
@@ -392,6 +410,38 @@ describe('--stages split across workers and shards', () => {
     expect(stage.sent).toBe(shares[0]! + shares[1]!);
     expect(m.counts.attempted).toBe(stage.sent);
     expect(Math.abs(stage.achievedRate - 50)).toBeLessThan(0.3 * 50);
+  }, 60_000);
+});
+
+describe('stages of concurrency over shards', () => {
+  it('shard i runs the stage users i, i+N, …: in flight per shard is its share, the merge the target', async () => {
+    const args = [
+      'run',
+      '--url',
+      sim.url,
+      '--no-server-metrics',
+      '--stages',
+      '0s:5,1500ms:5',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '8',
+      '--warmup',
+      '0',
+      '-q',
+    ];
+    await shardsMerged(args, 2, 'sc', false);
+    const held = (s: RunSummary) => s.load.stages!.find((x) => x.durationMs > 0)!;
+    const parts = await Promise.all([0, 1].map((i) => readSummary(join(cwd, `sc-${i}`))));
+    // Users 0, 2, 4 on shard 0 and 1, 3 on shard 1.
+    expect(parts.map((p) => p.load.peakInFlight)).toEqual([3, 2]);
+    parts.forEach((p, i) => {
+      expect(Math.abs(held(p).meanInFlight - [3, 2][i]!)).toBeLessThan(0.6);
+    });
+    const m = await readSummary(join(cwd, 'sc-merged'));
+    expect(held(m).targetMean).toBe(5);
+    expect(Math.abs(held(m).meanInFlight - 5)).toBeLessThan(1);
+    expect(held(m).sent).toBe(held(parts[0]!).sent + held(parts[1]!).sent);
   }, 60_000);
 });
 
