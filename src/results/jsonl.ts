@@ -28,6 +28,8 @@ export interface JsonlWriterOptions {
 const FLUSH_MS = 20;
 /** …or as soon as this many characters wait. */
 const FLUSH_CHARS = 64 * 1024;
+/** The stream's buffer: `backlogged` once this much waits for the disk. */
+const STREAM_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * Appends one JSON value per line. Lines are gathered for at most FLUSH_MS (or FLUSH_CHARS)
@@ -45,7 +47,8 @@ export class JsonlWriter<T> {
 
   constructor(path: string, header: JsonlHeader, opts: JsonlWriterOptions = {}) {
     this.path = path;
-    this.stream = createWriteStream(path, { flags: 'w' });
+    // Room for a few flushes in flight: backpressure means the disk is behind, not that one flush is.
+    this.stream = createWriteStream(path, { flags: 'w', highWaterMark: STREAM_BUFFER_BYTES });
     this.stream.on('error', (e) => {
       if (this.error) return;
       this.error = e;
