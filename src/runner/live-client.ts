@@ -10,10 +10,11 @@ import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js'
 import type { ConnectionWarmup, LoadClock, LoadSpec } from '../types.js';
 import type { Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
+import { DEFAULT_LOAD_WIDTH } from './load.js';
 
 /** Connections a load (or one worker's share of it) opens before the clock: its width. */
 export function loadWidth(load: LoadSpec): number {
-  return load.concurrency ?? load.maxConcurrency ?? 64;
+  return load.concurrency ?? load.maxConcurrency ?? DEFAULT_LOAD_WIDTH;
 }
 
 /** A client of the target for `load` (the run's, or one worker's share). */

@@ -39,6 +39,9 @@ export const CLIENT_BOUND_QUEUE_WAIT_MS = 250;
 /** Live open loop: the longest stretch of sends in one event-loop turn before I/O gets its turn. */
 export const MAX_SEND_TURN_MS = 1;
 
+/** How wide a load without a concurrency runs where it needs one (open-loop warmup, connection warm-up). */
+export const DEFAULT_LOAD_WIDTH = 64;
+
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Sends one request and resolves with its record; must not throw (a failure is a record). */
@@ -203,9 +206,14 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   };
 
   // Warmup: a closed loop over the warmup items, excluded from the summary by WorkItem.warmup.
+  // An open loop has no concurrency: its warmup runs as wide as its connection warm-up, not
+  // all at once (a thousand warmup requests opened a thousand connections).
   let warmupSent = 0;
   if (load.warmup > 0) {
-    const width = Math.max(1, Math.min(load.warmup, load.concurrency ?? load.maxConcurrency ?? load.warmup));
+    const width = Math.max(
+      1,
+      Math.min(load.warmup, load.concurrency ?? load.maxConcurrency ?? DEFAULT_LOAD_WIDTH),
+    );
     let next = 0;
     const claim = opts.claim ? () => opts.claim!('warmup') : () => (next < load.warmup ? next++ : undefined);
     await Promise.all(
