@@ -7,12 +7,11 @@
  * @module
  */
 
-import { join } from 'node:path';
 import { RESULT_FILES } from '../results/files.js';
-import { JsonlWriter } from '../results/jsonl.js';
-import { type Clock, type GpuSample, type GpuSummary, SCHEMA_VERSION } from '../types.js';
+import type { Clock, GpuSample, GpuSummary } from '../types.js';
 import { scrapeGpuOnce } from './dcgm.js';
 import { summarizeGpu } from './gpu-summary.js';
+import { openSampleFile } from './recorder.js';
 import { type Scraper, startScrapeLoop } from './scraper.js';
 
 export interface GpuMetricsRecorderOptions {
@@ -44,32 +43,19 @@ export interface GpuMetricsRecorder {
 
 /** Starts scraping the exporter and recording samples. */
 export function startGpuMetricsRecorder(opts: GpuMetricsRecorderOptions): GpuMetricsRecorder {
-  const writer = opts.dir
-    ? new JsonlWriter<GpuSample>(
-        join(opts.dir, RESULT_FILES.gpuMetrics),
-        {
-          schemaVersion: SCHEMA_VERSION,
-          kind: 'goodput.gpu-metrics',
-          runId: opts.runId,
-          startedAt: opts.startedAt,
-        },
-        opts.onWriteError ? { onError: opts.onWriteError } : {},
-      )
-    : undefined;
+  const file = openSampleFile<GpuSample>(opts, RESULT_FILES.gpuMetrics, 'goodput.gpu-metrics');
   const scraper = startScrapeLoop<Pick<GpuSample, 'gpus'>>({
     url: opts.url,
     intervalMs: opts.intervalMs,
     clock: opts.clock,
     signal: opts.signal,
     read: (url, o) => scrapeGpuOnce(url, o),
-    onSample: (s) => writer?.write(s),
+    onSample: (s) => file.write(s),
   });
   let finished: Promise<GpuSummary | undefined> | undefined;
   const finish = async (): Promise<GpuSummary | undefined> => {
     await scraper.stop();
-    await writer?.close().catch((e: unknown) => {
-      if (!(opts.onWriteError && writer.failure)) throw e;
-    });
+    await file.close();
     if (scraper.samples.length === 0) return undefined;
     return summarizeGpu(scraper.samples, {
       metricsUrl: opts.shownUrl ?? opts.url,

@@ -7,7 +7,7 @@
  */
 
 import { join } from 'node:path';
-import { RESULT_FILES } from '../results/files.js';
+import { type JsonlHeader, RESULT_FILES } from '../results/files.js';
 import { JsonlWriter } from '../results/jsonl.js';
 import {
   type Clock,
@@ -48,36 +48,53 @@ export interface ServerMetricsRecorder {
   measuredGeneratedTokens(summary: ServerSummary): number | undefined;
 }
 
-/** Starts scraping `metricsUrl` and recording samples. */
-export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): ServerMetricsRecorder {
+/** Where a recording's samples go: DIR/NAME, a header line then one sample a line; nowhere without a dir. */
+export interface SampleFile<T> {
+  write(sample: T): void;
+  /** Closes the file; a write error is thrown unless `onWriteError` already took it. */
+  close(): Promise<void>;
+}
+
+/** Opens a recording's JSONL file (server-metrics.jsonl, gpu-metrics.jsonl). */
+export function openSampleFile<T>(
+  opts: Pick<ServerMetricsRecorderOptions, 'dir' | 'runId' | 'startedAt' | 'onWriteError'>,
+  name: string,
+  kind: JsonlHeader['kind'],
+): SampleFile<T> {
   const writer = opts.dir
-    ? new JsonlWriter<ServerSample>(
-        join(opts.dir, RESULT_FILES.serverMetrics),
-        {
-          schemaVersion: SCHEMA_VERSION,
-          kind: 'goodput.server-metrics',
-          runId: opts.runId,
-          startedAt: opts.startedAt,
-        },
+    ? new JsonlWriter<T>(
+        join(opts.dir, name),
+        { schemaVersion: SCHEMA_VERSION, kind, runId: opts.runId, startedAt: opts.startedAt },
         opts.onWriteError ? { onError: opts.onWriteError } : {},
       )
     : undefined;
+  return {
+    write: (sample) => writer?.write(sample),
+    close: async () => {
+      await writer?.close().catch((e: unknown) => {
+        if (!(opts.onWriteError && writer.failure)) throw e;
+      });
+    },
+  };
+}
+
+/** Starts scraping `metricsUrl` and recording samples. */
+export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): ServerMetricsRecorder {
+  const file = openSampleFile<ServerSample>(opts, RESULT_FILES.serverMetrics, 'goodput.server-metrics');
   const scraper = startScraper({
     url: opts.metricsUrl,
     intervalMs: opts.intervalMs,
     clock: opts.clock,
     signal: opts.signal,
     baseline: opts.baseline,
-    onSample: (s) => writer?.write(s),
+    onSample: (s) => file.write(s),
   });
   // Ended requests are folded into the samples they cover: memory follows the samples.
   const client = new ClientViewBuilder(scraper.samples);
   let finished: Promise<ServerSummary> | undefined;
   const finish = async (): Promise<ServerSummary> => {
     await scraper.stop();
-    await writer?.close().catch((e: unknown) => {
-      if (!(opts.onWriteError && writer.failure)) throw e;
-    });
+    await file.close();
     return summarizeServer(scraper.samples, {
       metricsUrl: opts.metricsUrl,
       records: client.build(),
