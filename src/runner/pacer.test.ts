@@ -55,6 +55,17 @@ describe('Pacer', () => {
     expect(monotonicMs()).toBeGreaterThanOrEqual(t0 + 20);
   });
 
+  it('an idle pacer does not hold the process open; a pending wait does', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    const before = ports();
+    const pacer = await onlinePacer();
+    expect(ports()).toBe(before);
+    const wait = pacer.wake(monotonicMs() + 50);
+    expect(ports()).toBe(before + 1);
+    await wait;
+    expect(ports()).toBe(before);
+  });
+
   it('close releases pending waits', async () => {
     const pacer = await onlinePacer();
     const pending = pacer.wake(monotonicMs() + 60_000);

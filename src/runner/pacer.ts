@@ -110,7 +110,6 @@ export class Pacer {
         workerData: this.shared,
         name: 'goodput pacer',
       });
-      thread.unref();
       thread.on('online', () => {
         this.online = !this.closed;
       });
@@ -120,6 +119,9 @@ export class Pacer {
       });
       thread.on('error', () => this.fail());
       thread.on('exit', () => this.fail());
+      // After the listeners: adding a 'message' listener refs a worker again, and an idle
+      // pacer must not hold the process open.
+      thread.unref();
       this.thread = thread;
     } catch {
       this.failed = true;
