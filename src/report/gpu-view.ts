@@ -11,7 +11,8 @@ import { fmtInt, fmtNum, fmtPct } from './format.js';
 
 type Fmt = (v: number) => string;
 
-const pctOf: Fmt = (v) => `${fmtNum(v)}%`;
+/** DCGM's utilisation is in percent; the report's percentages are ratios formatted once (fmtPct). */
+const pctOf: Fmt = (v) => fmtPct(v / 100);
 
 function row(label: string, st: SeriesStats | undefined, f: Fmt): string[][] {
   return st ? [[label, f(st.min), f(st.mean), f(st.max), f(st.last)]] : [];
