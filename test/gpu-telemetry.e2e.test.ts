@@ -21,6 +21,7 @@ import { roundSig } from '../src/report/html/charts.js';
 import { collect, readGpuSamples, readSummary } from '../src/results/index.js';
 import { gpuAggregate } from '../src/server-metrics/index.js';
 import { runCliInProcess } from './helpers/cli.js';
+import { startTinyServer } from './helpers/sse-server.js';
 
 const FIXTURE = readFileSync(
   join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'server-metrics', 'fixtures', 'dcgm.prom'),
@@ -210,6 +211,48 @@ describe('--gpu-metrics-url against a DCGM exporter', () => {
       expect(res.stderr).toMatch(/--gpu-metrics-url/);
       expect(res.stderr).toMatch(/http:\/\/gpu-node:9400\/metrics/);
       expect(res.stderr).not.toMatch(/pw@/);
+    }
+  });
+});
+
+describe('diagnosis reads the GPUs', () => {
+  it('idle GPUs behind a standing queue with KV to spare: scheduler-bound, in summary.json', async () => {
+    const tiny = await startTinyServer({ ttftMs: 5, gapMs: 5, chunks: 4 });
+    try {
+      // The engine's own view: 2 running, 5 waiting in every scrape, KV at 30 %.
+      const engine = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(
+          [
+            'vllm:num_requests_running{model_name="m"} 2',
+            'vllm:num_requests_waiting{model_name="m"} 5',
+            'vllm:kv_cache_usage_perc{model_name="m"} 0.3',
+            'vllm:num_preemptions_total{model_name="m"} 0',
+            '',
+          ].join('\n'),
+        );
+      });
+      // The GPUs at 20 %.
+      const idle = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(exporterPage(0).replace(/^(DCGM_FI_DEV_GPU_UTIL\{.*\}) \S+$/gm, '$1 20'));
+      });
+      const { code, stderr, out } = await run('scheduler', idle, [
+        '--url',
+        tiny.url,
+        '--metrics-url',
+        engine,
+        '--scrape-interval',
+        '50ms',
+      ]);
+      expect(code, stderr).toBe(0);
+      const summary = await readSummary(out);
+      expect(summary.server?.gpu?.utilPct?.mean).toBe(20);
+      const finding = summary.diagnosis?.find((f) => f.kind === 'scheduler-bound');
+      expect(finding, JSON.stringify(summary.diagnosis)).toBeDefined();
+      expect(finding!.evidence).toMatch(/GPU utilisation averaged 20% over 2 GPUs/);
+    } finally {
+      await tiny.close();
     }
   });
 });
