@@ -446,7 +446,7 @@ describe('stages of concurrency over shards', () => {
 });
 
 describe('sessions on real worker threads (built package)', () => {
-  it('--workers 2: every session whole, the one-worker counts', async () => {
+  it('--workers 2: every session whole and in order, the one-worker turn count', async () => {
     ensureBuilt();
     const mod = (await import(pathToFileURL(join(REPO, 'dist', 'runner', 'index.js')).href)) as {
       runBenchmark: typeof runBenchmark;
@@ -466,11 +466,14 @@ describe('sessions on real worker threads (built package)', () => {
       { cwd },
     );
     expect(summary.meta.load.workers).toBe(2);
-    expect(turnCounts(summary)).toEqual([
-      [1, 4, 4],
-      [2, 4, 4],
-      [3, 4, 4],
-    ]);
-    expectWholeSessions(bySession(await collect(readRecords(dir))), 3);
+    expect(summary.counts.completed).toBe(12);
+    // Threads run apart: on a busy machine one user may finish its session and start another
+    // before a lagging one takes its last turn, so the turn rows are not pinned here (the
+    // in-process test above pins them); every session is whole and in order, whichever it was.
+    expect((summary.turns ?? []).reduce((n, t) => n + t.requests, 0)).toBe(12);
+    const sessions = bySession(await collect(readRecords(dir)));
+    expectWholeSessions(sessions);
+    expect([...sessions.keys()].sort().slice(0, 4)).toEqual(['s-000001', 's-000002', 's-000003', 's-000004']);
+    expect([...sessions.values()].filter((rs) => rs.length === 3).length).toBeGreaterThanOrEqual(2);
   }, 180_000);
 });
