@@ -8,7 +8,9 @@
  *
  * Steady state only: CPU (process.cpuUsage covers every thread of the process) and time are
  * taken from the first measured record (after a warmup that also loads each worker's
- * tokenizer) to the end of the run. Runs alternate in pairs; the ratios are medians.
+ * tokenizer) to the end of the run. Runs alternate in pairs; the ratios are medians. Each pair
+ * also runs the two workers on one thread (GOODPUT_WORKER_THREADS=0: the same split and
+ * messages), printed but not asserted, to tell the threads' cost from the split's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -29,7 +31,9 @@ const server = await startStreamServer({ mode: 'burst', chunks: CHUNKS, splits: 
 const cwd = mkdtempSync(join(tmpdir(), 'goodput-workers-bench-'));
 let runs = 0;
 
-async function measure(workers) {
+async function measure(workers, { threads = true } = {}) {
+  if (threads) delete process.env.GOODPUT_WORKER_THREADS;
+  else process.env.GOODPUT_WORKER_THREADS = '0';
   let cpu0;
   let t0;
   let chunks = 0;
@@ -59,6 +63,7 @@ async function measure(workers) {
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  delete process.env.GOODPUT_WORKER_THREADS;
   if (summary.counts.failed > 0) throw new Error(`${summary.counts.failed} requests failed`);
   return { rate: chunks / seconds, cpuUsPerChunk: (cpu.user + cpu.system) / chunks };
 }
@@ -71,15 +76,18 @@ try {
   for (let i = 0; i < PAIRS; i++) {
     const [one, two] = i % 2 === 0 ? [await measure(1), await measure(2)] : [null, await measure(2)];
     const first = one ?? (await measure(1));
+    const inline = await measure(2, { threads: false });
     pairs.push({
       one: first,
       two,
       cpu: two.cpuUsPerChunk / first.cpuUsPerChunk,
       speed: two.rate / first.rate,
+      inlineCpu: inline.cpuUsPerChunk / first.cpuUsPerChunk,
     });
     console.log(
       `  pair ${i + 1}: 1 worker ${Math.round(first.rate)} chunks/s (${first.cpuUsPerChunk.toFixed(2)} µs CPU/chunk), ` +
-        `2 workers ${Math.round(two.rate)} chunks/s (${two.cpuUsPerChunk.toFixed(2)} µs CPU/chunk)`,
+        `2 workers ${Math.round(two.rate)} chunks/s (${two.cpuUsPerChunk.toFixed(2)} µs CPU/chunk), ` +
+        `2 workers on one thread ${Math.round(inline.rate)} chunks/s (${inline.cpuUsPerChunk.toFixed(2)} µs CPU/chunk)`,
     );
   }
   const cpu = percentile(
@@ -89,6 +97,15 @@ try {
   const speed = percentile(
     pairs.map((p) => p.speed),
     50,
+  );
+  const inlineCpu = percentile(
+    pairs.map((p) => p.inlineCpu),
+    50,
+  );
+  // Not asserted: the split and the record messages without threads (GOODPUT_WORKER_THREADS=0),
+  // which tells what the threads themselves cost from what splitting the load costs.
+  console.log(
+    `client CPU per chunk ratio (2 workers on one thread / 1): ${inlineCpu.toFixed(2)} (the split and the record messages alone)`,
   );
   const cpuOk = cpu <= CPU_TARGET;
   console.log(

@@ -139,7 +139,9 @@ export async function startLoadWorkers(opts: {
 }): Promise<LoadWorkerPool> {
   const n = opts.workers;
   const counters = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
-  const useThreads = existsSync(fileURLToPath(ENTRY));
+  // GOODPUT_WORKER_THREADS=0 runs the same workers on this thread (to tell a threading
+  // problem from a split one; the workers bench compares the two).
+  const useThreads = existsSync(fileURLToPath(ENTRY)) && process.env.GOODPUT_WORKER_THREADS !== '0';
   const ends: WorkerEnd[] = [];
   const listeners: Array<(m: FromWorker) => void> = [];
   const failures: Array<(e: Error) => void> = [];
