@@ -451,7 +451,7 @@ export const SHARD_OPTIONS: OptionSpec[] = [
     valueName: 'i/N',
     group: 'Sharding',
     description:
-      "Run shard i (0 to N-1) of the workload given by the other flags (the whole run's --requests, --concurrency, --rate): every Nth request, 1/N of the concurrency; `goodput merge` of the N result folders is the whole run",
+      "Run shard i (0 to N-1) of the workload given by the other flags (the whole run's --requests, --concurrency, --rate): every Nth request (with sessions: every Nth session, whole), 1/N of the concurrency and of each stage; `goodput merge` of the N result folders is the whole run",
   },
   {
     name: 'start-at',
@@ -470,7 +470,7 @@ export const WORKERS_OPTION: OptionSpec = {
   valueName: 'N',
   group: 'Load',
   description:
-    'Split the load across N worker threads, each with its own event loop and connections (closed loop: the concurrency; open loop: the arrivals); auto = cores − 1 [default: 1]',
+    'Split the load across N worker threads, each with its own event loop and connections (closed loop: the concurrency; open loop: the arrivals; each stage its share; a session stays whole on one worker); auto = cores − 1 [default: 1]',
 };
 
 /** Every flag a benchmark-running command accepts. */
