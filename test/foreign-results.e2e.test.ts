@@ -6,53 +6,22 @@
  * goodput run refusing them with a hint.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { AIPERF_EXPORT, GENAI_PERF_EXPORT, GUIDELLM_SWEEP } from './fixtures/foreign-results.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { resultFilesWorkspace } from './helpers/cli.js';
 
-let work: string;
-let sweep: string;
-let aiperf: string;
-let genai: string;
-let goodputRun: string;
-
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'goodput-foreign-'));
-  sweep = join(work, 'benchmarks.json');
-  aiperf = join(work, 'profile_export_aiperf.json');
-  genai = join(work, 'profile_export_genai_perf.json');
-  writeFileSync(sweep, JSON.stringify(GUIDELLM_SWEEP));
-  writeFileSync(aiperf, JSON.stringify(AIPERF_EXPORT));
-  writeFileSync(genai, JSON.stringify(GENAI_PERF_EXPORT));
-  goodputRun = join(work, 'goodput-run');
-  const r = await cli([
-    'run',
-    '--time',
-    'virtual',
-    '--requests',
-    '30',
-    '--concurrency',
-    '4',
-    '--prompt-tokens',
-    '32',
-    '--max-tokens',
-    '8',
-    '--out',
-    goodputRun,
-    '--quiet',
-  ]);
-  if (r.code !== 0) throw new Error(r.stderr);
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function cli(argv: string[]) {
-  return runCliInProcess(argv, { cwd: work, env: {} });
-}
+const {
+  work,
+  goodputRun,
+  cli,
+  paths: [sweep, aiperf, genai],
+} = resultFilesWorkspace('goodput-foreign-', [
+  ['benchmarks.json', GUIDELLM_SWEEP],
+  ['profile_export_aiperf.json', AIPERF_EXPORT],
+  ['profile_export_genai_perf.json', GENAI_PERF_EXPORT],
+]);
 
 interface GateJson {
   source: string;

@@ -4,57 +4,25 @@
  * one as a result directory that compare, gate --from and report then read.
  */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { ImportedSummarySchema } from '../src/results/index.js';
 import { AIPERF_EXPORT, GUIDELLM_SWEEP, VLLM_CURRENT, VLLM_OLDEST } from './fixtures/foreign-results.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { resultFilesWorkspace } from './helpers/cli.js';
 
-let work: string;
-let vllm: string;
-let oldest: string;
-let sweep: string;
-let aiperf: string;
-let goodputRun: string;
-
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'goodput-import-'));
-  vllm = join(work, 'vllm.json');
-  oldest = join(work, 'vllm-oldest.json');
-  sweep = join(work, 'benchmarks.json');
-  aiperf = join(work, 'profile_export_aiperf.json');
-  writeFileSync(vllm, JSON.stringify(VLLM_CURRENT));
-  writeFileSync(oldest, JSON.stringify(VLLM_OLDEST));
-  writeFileSync(sweep, JSON.stringify(GUIDELLM_SWEEP));
-  writeFileSync(aiperf, JSON.stringify(AIPERF_EXPORT));
-  goodputRun = join(work, 'goodput-run');
-  const r = await cli([
-    'run',
-    '--time',
-    'virtual',
-    '--requests',
-    '30',
-    '--concurrency',
-    '4',
-    '--prompt-tokens',
-    '32',
-    '--max-tokens',
-    '8',
-    '--out',
-    goodputRun,
-    '--quiet',
-  ]);
-  if (r.code !== 0) throw new Error(r.stderr);
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function cli(argv: string[]) {
-  return runCliInProcess(argv, { cwd: work, env: {} });
-}
+const {
+  work,
+  goodputRun,
+  cli,
+  paths: [vllm, oldest, sweep, aiperf],
+} = resultFilesWorkspace('goodput-import-', [
+  ['vllm.json', VLLM_CURRENT],
+  ['vllm-oldest.json', VLLM_OLDEST],
+  ['benchmarks.json', GUIDELLM_SWEEP],
+  ['profile_export_aiperf.json', AIPERF_EXPORT],
+]);
 
 /** The chart specs embedded in a report page. */
 function chartsOf(html: string): Array<{

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { runCliInProcess, smallVirtualRun } from './helpers/cli.js';
 
 let work: string;
 let good: string;
@@ -46,22 +46,7 @@ async function readersOn(dir: string) {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'goodput-validate-'));
   good = join(work, 'good');
-  const r = await cli([
-    'run',
-    '--time',
-    'virtual',
-    '--requests',
-    '30',
-    '--concurrency',
-    '4',
-    '--prompt-tokens',
-    '32',
-    '--max-tokens',
-    '8',
-    '--out',
-    good,
-    '--quiet',
-  ]);
+  const r = await smallVirtualRun(good, { cwd: work });
   expect(r.code, r.stderr).toBe(ExitCode.OK);
 });
 

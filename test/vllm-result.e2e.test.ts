@@ -1,69 +1,16 @@
 /**
- * goodput reading a vLLM `vllm bench serve --save-result` JSON. The fixtures are written here
- * from the keys vLLM documents (current: with goodput, std and --percentile-metrics keys and
- * per-request arrays; old: only the mean, median and p99 of TTFT, TPOT and ITL). Each gate
- * verdict is on the value the file states; a figure the file lacks fails its threshold and is
- * named, never invented.
+ * goodput reading a vLLM `vllm bench serve --save-result` JSON. The fixtures are written from
+ * the keys vLLM documents (current, in test/fixtures/foreign-results.ts: with goodput, std and
+ * --percentile-metrics keys and per-request arrays; old, here: only the mean, median and p99 of
+ * TTFT, TPOT and ITL). Each gate verdict is on the value the file states; a figure the file
+ * lacks fails its threshold and is named, never invented.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { runCliInProcess } from './helpers/cli.js';
-
-/** `vllm bench serve --save-result --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99 --goodput ttft:500`. */
-const CURRENT = {
-  date: '20250601-101500',
-  endpoint_type: 'openai-chat',
-  backend: 'openai-chat',
-  label: null,
-  model_id: 'meta-llama/Llama-3.1-8B-Instruct',
-  tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct',
-  num_prompts: 4,
-  request_rate: 'inf',
-  burstiness: 1.0,
-  max_concurrency: 2,
-  duration: 2.5,
-  completed: 4,
-  total_input_tokens: 512,
-  total_output_tokens: 64,
-  request_throughput: 1.6,
-  request_goodput: 1.2,
-  output_throughput: 25.6,
-  total_token_throughput: 230.4,
-  input_lens: [128, 128, 128, 128],
-  output_lens: [16, 16, 16, 16],
-  ttfts: [0.21, 0.25, 0.3, 0.342],
-  itls: [[0.02], [0.021], [0.02], [0.022]],
-  generated_texts: ['a', 'b', 'c', 'd'],
-  errors: ['', '', '', ''],
-  mean_ttft_ms: 275.5,
-  median_ttft_ms: 275.0,
-  std_ttft_ms: 50.1,
-  p50_ttft_ms: 275.0,
-  p90_ttft_ms: 329.4,
-  p99_ttft_ms: 340.7,
-  mean_tpot_ms: 20.7,
-  median_tpot_ms: 20.5,
-  std_tpot_ms: 0.8,
-  p50_tpot_ms: 20.5,
-  p90_tpot_ms: 21.7,
-  p99_tpot_ms: 21.97,
-  mean_itl_ms: 20.7,
-  median_itl_ms: 20.5,
-  std_itl_ms: 0.8,
-  p50_itl_ms: 20.5,
-  p90_itl_ms: 21.7,
-  p99_itl_ms: 21.97,
-  mean_e2el_ms: 590.1,
-  median_e2el_ms: 588.0,
-  std_e2el_ms: 60.2,
-  p50_e2el_ms: 588.0,
-  p90_e2el_ms: 650.3,
-  p99_e2el_ms: 661.2,
-};
+import { VLLM_DETAILED } from './fixtures/foreign-results.js';
+import { resultFilesWorkspace } from './helpers/cli.js';
 
 /** An older vLLM (benchmark_serving.py): no goodput, std, e2el or p90 keys, no per-request arrays. */
 const OLD = {
@@ -89,42 +36,15 @@ const OLD = {
   p99_itl_ms: 20.4,
 };
 
-let work: string;
-let current: string;
-let old: string;
-let goodputRun: string;
-
-beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'goodput-vllm-result-'));
-  current = join(work, 'vllm-current.json');
-  old = join(work, 'vllm-old.json');
-  writeFileSync(current, JSON.stringify(CURRENT));
-  writeFileSync(old, JSON.stringify(OLD));
-  goodputRun = join(work, 'goodput-run');
-  const r = await cli([
-    'run',
-    '--time',
-    'virtual',
-    '--requests',
-    '30',
-    '--concurrency',
-    '4',
-    '--prompt-tokens',
-    '32',
-    '--max-tokens',
-    '8',
-    '--out',
-    goodputRun,
-    '--quiet',
-  ]);
-  if (r.code !== 0) throw new Error(r.stderr);
-});
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function cli(argv: string[]) {
-  return runCliInProcess(argv, { cwd: work, env: {} });
-}
+const {
+  work,
+  goodputRun,
+  cli,
+  paths: [current, old],
+} = resultFilesWorkspace('goodput-vllm-result-', [
+  ['vllm-current.json', VLLM_DETAILED],
+  ['vllm-old.json', OLD],
+]);
 
 describe('gate --from a vLLM result', () => {
   it("passes and fails on the file's own p99 TTFT", async () => {

@@ -1,15 +1,18 @@
 /**
  * Helpers for end-to-end tests of the goodput binary: an in-process context with captured
- * streams, a fresh dist/ build when the sources are newer, a subprocess runner, and a few
+ * streams, a fresh dist/ build when the sources are newer, a subprocess runner, a small
+ * virtual run to compare against, a scratch directory of result files to read, and a few
  * readers of a result directory.
  *
  * @module
  */
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/flags/index.js';
@@ -173,6 +176,13 @@ export function jsonlLines(path: string): unknown[] {
     .map((l) => JSON.parse(l));
 }
 
+/** What one in-process goodput invocation exited with and wrote. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
 /**
  * Runs one goodput invocation in-process (the same dispatcher as the binary) with captured
  * streams, a fresh signal, and the given cwd and environment.
@@ -180,7 +190,7 @@ export function jsonlLines(path: string): unknown[] {
 export async function runCliInProcess(
   argv: readonly string[],
   opts: { cwd: string; env?: Record<string, string | undefined>; commands?: readonly CommandSpec[] },
-): Promise<{ code: number; stdout: string; stderr: string }> {
+): Promise<CliResult> {
   const stdout = capture();
   const stderr = capture();
   const code = await runCli(
@@ -189,4 +199,74 @@ export async function runCliInProcess(
     opts.commands ?? COMMANDS,
   );
   return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * Runs a small virtual benchmark in-process into `out` (30 requests 4 wide, 32-token prompts,
+ * 8 tokens out, quiet): the goodput run that tests of the result readers compare and gate
+ * against. Returns the run's exit code and output for the caller to check.
+ */
+export function smallVirtualRun(
+  out: string,
+  opts: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
+  return runCliInProcess(
+    [
+      'run',
+      '--time',
+      'virtual',
+      '--requests',
+      '30',
+      '--concurrency',
+      '4',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '8',
+      '--out',
+      out,
+      '--quiet',
+    ],
+    opts,
+  );
+}
+
+/** Writes each `[name, value]` as JSON to `dir/name`; returns the paths, in the order given. */
+export function writeJsonFiles<const T extends ReadonlyArray<readonly [string, unknown]>>(
+  dir: string,
+  files: T,
+): { -readonly [K in keyof T]: string } {
+  return files.map(([name, value]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(value));
+    return path;
+  }) as { -readonly [K in keyof T]: string };
+}
+
+/**
+ * A scratch directory (under the OS temp dir, named from `prefix`) for the tests of the result
+ * readers, made when the test file is collected: each `[name, value]` of `files` written there
+ * as JSON (`paths`, in the order given), and `cli` running goodput in-process in the directory
+ * with an empty environment. Registers a `beforeAll` that makes a small virtual goodput run at
+ * `goodputRun` (throwing with its stderr if it fails) and an `afterAll` that removes the
+ * directory.
+ */
+export function resultFilesWorkspace<const T extends ReadonlyArray<readonly [string, unknown]>>(
+  prefix: string,
+  files: T,
+): {
+  work: string;
+  paths: { -readonly [K in keyof T]: string };
+  goodputRun: string;
+  cli: (argv: string[]) => Promise<CliResult>;
+} {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const paths = writeJsonFiles(work, files);
+  const goodputRun = join(work, 'goodput-run');
+  beforeAll(async () => {
+    const r = await smallVirtualRun(goodputRun, { cwd: work, env: {} });
+    if (r.code !== 0) throw new Error(r.stderr);
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  return { work, paths, goodputRun, cli: (argv) => runCliInProcess(argv, { cwd: work, env: {} }) };
 }
