@@ -8,14 +8,13 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
-import {
-  type GpuSample,
-  type ImportedSummary,
-  type ImportTool,
-  type RequestRecord,
-  type RunSummary,
-  SCHEMA_VERSION,
-  type ServerSample,
+import type {
+  GpuSample,
+  ImportedSummary,
+  ImportTool,
+  RequestRecord,
+  RunSummary,
+  ServerSample,
 } from '../types.js';
 import { runPaths } from './files.js';
 import { type JsonlReadOptions, readJsonl } from './jsonl.js';
@@ -26,7 +25,13 @@ import {
   ServerSampleSchema,
 } from './schema.js';
 import { GpuSampleSchema } from './schema-gpu.js';
-import { foreignTool, parseJsonFile, recogniseForeign, validateValue } from './validate.js';
+import {
+  foreignTool,
+  parseJsonFile,
+  recogniseForeign,
+  refuseNewerSchema,
+  validateValue,
+} from './validate.js';
 
 /**
  * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
@@ -114,18 +119,7 @@ export async function readRunSource(arg: string): Promise<RunSource> {
   }
   const value = parseJsonFile(bytes.toString('utf8'), path, 'run the benchmark again');
   const kind = (value as { kind?: unknown } | null)?.kind;
-  const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (
-    (kind === 'goodput.run' || kind === 'goodput.imported') &&
-    typeof version === 'number' &&
-    version > SCHEMA_VERSION
-  ) {
-    throw new GoodputError(
-      'E_RESULT',
-      `${path} has schemaVersion ${version}, newer than this goodput understands (${SCHEMA_VERSION})`,
-      'upgrade goodput',
-    );
-  }
+  refuseNewerSchema(value, path, ['goodput.run', 'goodput.imported']);
   const tool = kind === undefined ? foreignTool(value, path) : undefined;
   if (benchmark !== undefined && tool !== 'guidellm') {
     throw new GoodputError(

@@ -15,7 +15,7 @@ import { findingSchema, sloSchema } from './schema.js';
 
 export { SWEEP_FILE };
 
-import { describeIssues, parseJsonFile, validateValue } from './validate.js';
+import { describeIssues, parseJsonFile, refuseNewerSchema, validateValue } from './validate.js';
 
 const num = z.number();
 const int = z.number().int().nonnegative();
@@ -86,18 +86,7 @@ const RERUN = 'run the sweep again';
 
 /** Validates a parsed sweep file; E_RESULT names the file, the field and what was found. */
 export function parseSweepResult(value: unknown, path: string): SweepResult {
-  const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (
-    (value as { kind?: unknown } | null)?.kind === 'goodput.sweep' &&
-    typeof version === 'number' &&
-    version > SCHEMA_VERSION
-  ) {
-    throw new GoodputError(
-      'E_RESULT',
-      `${path} has schemaVersion ${version}, newer than this goodput understands (${SCHEMA_VERSION})`,
-      'upgrade goodput',
-    );
-  }
+  refuseNewerSchema(value, path, ['goodput.sweep']);
   const hint = 'pass a sweep directory written by goodput sweep --out DIR (it holds sweep.json)';
   if ((value as { kind?: unknown } | null)?.kind === 'goodput.sweep') {
     // A sweep file that fails its schema is damaged, not foreign: name the field.

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
+import { SCHEMA_VERSION } from '../types.js';
 import { RunSummarySchema } from './schema.js';
-import { describeValue, fieldPath, parseJsonFile, recogniseForeign, validateValue } from './validate.js';
+import {
+  describeValue,
+  fieldPath,
+  parseJsonFile,
+  recogniseForeign,
+  refuseNewerSchema,
+  validateValue,
+} from './validate.js';
 
 function errorOf(fn: () => unknown): GoodputError {
   try {
@@ -77,5 +85,31 @@ describe('validateValue', () => {
       validateValue(RunSummarySchema, { kind: 7, schemaVersion: 1 }, 'x.json', 'a run'),
     );
     expect(e.message).toContain('field kind: expected one of "goodput.run", found number 7');
+  });
+});
+
+describe('refuseNewerSchema', () => {
+  const KINDS = ['goodput.run', 'goodput.imported'];
+  it.each([
+    ['a run of this version', { kind: 'goodput.run', schemaVersion: SCHEMA_VERSION }],
+    ['an older run', { kind: 'goodput.run', schemaVersion: SCHEMA_VERSION - 1 }],
+    ['a newer file of another kind', { kind: 'goodput.sweep', schemaVersion: SCHEMA_VERSION + 1 }],
+    ['a schemaVersion that is not a number', { kind: 'goodput.run', schemaVersion: '99' }],
+    ['no kind', { schemaVersion: SCHEMA_VERSION + 1 }],
+    ['null', null],
+    ['a number', 3],
+  ])('lets %s through to validation', (_, value) => {
+    expect(() => refuseNewerSchema(value, 'r/summary.json', KINDS)).not.toThrow();
+  });
+
+  it.each(KINDS)('refuses a newer %s, naming the file and both versions, hint: upgrade', (kind) => {
+    const e = errorOf(() =>
+      refuseNewerSchema({ kind, schemaVersion: SCHEMA_VERSION + 1 }, 'r/summary.json', KINDS),
+    );
+    expect(e.code).toBe('E_RESULT');
+    expect(e.message).toBe(
+      `r/summary.json has schemaVersion ${SCHEMA_VERSION + 1}, newer than this goodput understands (${SCHEMA_VERSION})`,
+    );
+    expect(e.hint).toBe('upgrade goodput');
   });
 });

@@ -8,7 +8,7 @@
 
 import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
-import type { ImportTool } from '../types.js';
+import { type ImportTool, SCHEMA_VERSION } from '../types.js';
 
 const GOODPUT_RUN_HINT = 'pass a result directory written by goodput run --out DIR, or its summary.json';
 
@@ -157,6 +157,26 @@ function foreignHint(what: string): string {
     return `it holds another tool's figures only, no records or histograms: compare, gate --from and report read it; this command needs a goodput run: ${GOODPUT_RUN_HINT}`;
   if (what.startsWith('a goodput')) return GOODPUT_RUN_HINT;
   return `compare, gate --from, report and import read it as it is; this command needs a goodput run: ${GOODPUT_RUN_HINT}`;
+}
+
+/**
+ * Refuses a goodput file of one of `kinds` whose schemaVersion is newer than this goodput's
+ * (E_RESULT, hint: upgrade), before its fields are validated against the older schema.
+ */
+export function refuseNewerSchema(value: unknown, path: string, kinds: readonly string[]): void {
+  const { kind, schemaVersion: version } = (value ?? {}) as { kind?: unknown; schemaVersion?: unknown };
+  if (
+    typeof kind === 'string' &&
+    kinds.includes(kind) &&
+    typeof version === 'number' &&
+    version > SCHEMA_VERSION
+  ) {
+    throw new GoodputError(
+      'E_RESULT',
+      `${path} has schemaVersion ${version}, newer than this goodput understands (${SCHEMA_VERSION})`,
+      'upgrade goodput',
+    );
+  }
 }
 
 /**
