@@ -72,12 +72,7 @@ export function requestBody(
     body.input = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
     body.stream = true;
     body.max_output_tokens = maxTokens;
-    body.temperature = sampling.temperature;
-    if (sampling.topP !== undefined) body.top_p = sampling.topP;
-    if (sampling.seed !== undefined) body.seed = sampling.seed;
-    if (sampling.ignoreEos) body.ignore_eos = true;
-    if (extraBody) Object.assign(body, extraBody);
-    return JSON.stringify(body);
+    return withSampling(body, sampling, extraBody);
   }
   if (api === 'chat') {
     body.messages = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
@@ -88,6 +83,15 @@ export function requestBody(
   body.stream_options = { include_usage: true };
   body.max_tokens = maxTokens;
   body.max_completion_tokens = maxTokens;
+  return withSampling(body, sampling, extraBody);
+}
+
+/** The body as JSON with the sampling fields of a generating request after it, then `extraBody`. */
+function withSampling(
+  body: Record<string, unknown>,
+  sampling: Sampling,
+  extraBody: Record<string, unknown> | undefined,
+): string {
   body.temperature = sampling.temperature;
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
   if (sampling.seed !== undefined) body.seed = sampling.seed;

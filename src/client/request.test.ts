@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiKind, Sampling, WorkItem } from '../types.js';
+import { requestBody } from './request.js';
+
+const item: WorkItem = {
+  index: 0,
+  id: 'r-000000',
+  warmup: false,
+  messages: [{ role: 'user', content: 'hi' }],
+  promptTokens: 1,
+  maxTokens: 0,
+};
+const sampling: Sampling = { temperature: 0.5, topP: 0.9, maxTokens: 16, seed: 7, ignoreEos: true };
+const plain: Sampling = { temperature: 0, maxTokens: 16, ignoreEos: false };
+const messages = [{ role: 'user', content: 'hi' }];
+const full = { temperature: 0.5, top_p: 0.9, seed: 7, ignore_eos: true };
+
+describe('requestBody', () => {
+  it.each<[ApiKind, Sampling, Record<string, unknown>]>([
+    [
+      'chat',
+      sampling,
+      {
+        model: 'm',
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: 16,
+        max_completion_tokens: 16,
+        ...full,
+      },
+    ],
+    [
+      'completions',
+      plain,
+      {
+        model: 'm',
+        prompt: 'hi',
+        stream: true,
+        stream_options: { include_usage: true },
+        max_tokens: 16,
+        max_completion_tokens: 16,
+        temperature: 0,
+      },
+    ],
+    ['responses', sampling, { model: 'm', input: messages, stream: true, max_output_tokens: 16, ...full }],
+    [
+      'responses',
+      plain,
+      { model: 'm', input: messages, stream: true, max_output_tokens: 16, temperature: 0 },
+    ],
+    ['embeddings', sampling, { model: 'm', input: 'hi', encoding_format: 'float' }],
+  ])('%s: the fields in the order sent', (api, s, body) => {
+    expect(requestBody(api, 'm', item, s)).toBe(JSON.stringify(body));
+  });
+
+  it.each<ApiKind>(['chat', 'completions', 'responses', 'embeddings'])(
+    '%s: extraBody is merged last and wins',
+    (api) => {
+      const body = JSON.parse(requestBody(api, 'm', item, sampling, { temperature: 1, top_k: 5 }));
+      expect(Object.keys(body).at(-1)).toBe('top_k');
+      expect(body.temperature).toBe(1);
+      expect(body.top_k).toBe(5);
+    },
+  );
+});
