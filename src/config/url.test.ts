@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { normalizeBaseUrl } from './url.js';
+import { normalizeBaseUrl, normalizeMetricsUrl } from './url.js';
 
 describe('normalizeBaseUrl', () => {
   it.each([
@@ -37,6 +37,42 @@ describe('normalizeBaseUrl', () => {
     expect(g.exitCode).toBe(2);
     expect(g.message).toMatch(message);
     expect(g.hint).toContain(hint);
+    expect(`${g.message} ${g.hint}`).not.toContain('hunter22');
+  });
+});
+
+describe('normalizeMetricsUrl', () => {
+  const EXAMPLE = 'http://gpu-node:9400/metrics';
+  it.each([
+    ['http://gpu-node:9400/metrics', 'http://gpu-node:9400/metrics', 0],
+    [' https://gw.example/dcgm/metrics ', 'https://gw.example/dcgm/metrics', 0],
+    ['http://gpu-node:9400', 'http://gpu-node:9400/metrics', 1],
+    ['http://gpu-node:9400/', 'http://gpu-node:9400/', 0],
+    ['http://gpu-node:9400/metrics?job=dcgm', 'http://gpu-node:9400/metrics?job=dcgm', 0],
+  ])('%s → %s (%i notes)', (raw, url, notes) => {
+    const got = normalizeMetricsUrl(raw, '--gpu-metrics-url', EXAMPLE);
+    expect(got.url).toBe(url);
+    expect(got.notes).toHaveLength(notes);
+  });
+
+  it.each([
+    ['gpu-node:9400/metrics', /must be an http/],
+    ['ftp://gpu-node/metrics', /must be an http/],
+    ['http://', /must be an http/],
+    ['http://gpu-node:99999/metrics', /must be an http/],
+    ['http://dcgm:hunter22@gpu-node:9400/metrics', /carries credentials/],
+  ])('%s is refused (E_USAGE, an example in the hint, no password echoed)', (raw, message) => {
+    let error: unknown;
+    try {
+      normalizeMetricsUrl(raw, '--gpu-metrics-url', EXAMPLE);
+    } catch (e) {
+      error = e;
+    }
+    const g = error as GoodputError;
+    expect(g).toBeInstanceOf(GoodputError);
+    expect(g.code).toBe('E_USAGE');
+    expect(g.message).toMatch(message);
+    expect(g.hint).toBe(`e.g. --gpu-metrics-url ${EXAMPLE}`);
     expect(`${g.message} ${g.hint}`).not.toContain('hunter22');
   });
 });
