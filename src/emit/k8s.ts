@@ -86,21 +86,33 @@ export function shardArgs(o: ShardJobOptions): string[] {
   ];
 }
 
-/** The Indexed Job of the N shards. */
-export function shardJob(o: ShardJobOptions): Manifest {
-  const l = labels(o.name, 'shard');
+/** A volume `name`: the claim when there is one, else an emptyDir. */
+function volume(name: string, claim: string | undefined): Manifest {
+  return claim ? { name, persistentVolumeClaim: { claimName: claim } } : { name, emptyDir: {} };
+}
+
+/**
+ * A Job of goodput pods, never retried, each running one goodput container (`container`: its
+ * args and env) with the results volume at {@link RESULTS_MOUNT}.
+ */
+function goodputJob(
+  o: PodCommon & { claim?: string },
+  name: string,
+  l: Record<string, string>,
+  counts: { completionMode?: 'Indexed'; completions: number; parallelism: number },
+  podMetadata: Manifest,
+  container: { args: string[]; env?: Manifest[] },
+): Manifest {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: metadata(o.name, o.namespace, l),
+    metadata: metadata(name, o.namespace, l),
     spec: {
-      completionMode: 'Indexed',
-      completions: o.shards,
-      parallelism: o.shards,
+      ...counts,
       // A retried shard would start after the shared instant: rerun the Job instead.
       backoffLimit: 0,
       template: {
-        metadata: { labels: l, annotations: { [START_AT_ANNOTATION]: o.startAt } },
+        metadata: podMetadata,
         spec: {
           restartPolicy: 'Never',
           containers: [
@@ -108,56 +120,49 @@ export function shardJob(o: ShardJobOptions): Manifest {
               name: 'goodput',
               image: o.image,
               command: o.command,
-              args: shardArgs(o),
-              env: [
-                fromAnnotation('JOB_COMPLETION_INDEX', INDEX_ANNOTATION),
-                fromAnnotation('GOODPUT_START_AT', START_AT_ANNOTATION),
-                ...keyEnv(o.secret),
-              ],
+              ...container,
               volumeMounts: [{ name: 'results', mountPath: RESULTS_MOUNT }],
             },
           ],
-          volumes: [
-            o.claim
-              ? { name: 'results', persistentVolumeClaim: { claimName: o.claim } }
-              : { name: 'results', emptyDir: {} },
-          ],
+          volumes: [volume('results', o.claim)],
         },
       },
     },
   };
 }
 
+/** The Indexed Job of the N shards. */
+export function shardJob(o: ShardJobOptions): Manifest {
+  const l = labels(o.name, 'shard');
+  return goodputJob(
+    o,
+    o.name,
+    l,
+    { completionMode: 'Indexed', completions: o.shards, parallelism: o.shards },
+    { labels: l, annotations: { [START_AT_ANNOTATION]: o.startAt } },
+    {
+      args: shardArgs(o),
+      env: [
+        fromAnnotation('JOB_COMPLETION_INDEX', INDEX_ANNOTATION),
+        fromAnnotation('GOODPUT_START_AT', START_AT_ANNOTATION),
+        ...keyEnv(o.secret),
+      ],
+    },
+  );
+}
+
 /** The merge step: one pod running `goodput merge` over the shard folders on the claim. */
 export function mergeJob(o: ShardJobOptions & { claim: string }): Manifest {
   const l = labels(o.name, 'merge');
   const dirs = Array.from({ length: o.shards }, (_, i) => `${RESULTS_MOUNT}/shard-${i}`);
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: metadata(`${o.name}-merge`, o.namespace, l),
-    spec: {
-      completions: 1,
-      parallelism: 1,
-      backoffLimit: 0,
-      template: {
-        metadata: { labels: l },
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'goodput',
-              image: o.image,
-              command: o.command,
-              args: ['merge', ...dirs, '-o', `${RESULTS_MOUNT}/merged`, '--force'],
-              volumeMounts: [{ name: 'results', mountPath: RESULTS_MOUNT }],
-            },
-          ],
-          volumes: [{ name: 'results', persistentVolumeClaim: { claimName: o.claim } }],
-        },
-      },
-    },
-  };
+  return goodputJob(
+    o,
+    `${o.name}-merge`,
+    l,
+    { completions: 1, parallelism: 1 },
+    { labels: l },
+    { args: ['merge', ...dirs, '-o', `${RESULTS_MOUNT}/merged`, '--force'] },
+  );
 }
 
 export interface WatchManifestOptions extends PodCommon {
@@ -206,11 +211,7 @@ export function watchManifests(o: WatchManifestOptions): Manifest[] {
               volumeMounts: [{ name: 'data', mountPath: '/data' }],
             },
           ],
-          volumes: [
-            o.claim
-              ? { name: 'data', persistentVolumeClaim: { claimName: o.claim } }
-              : { name: 'data', emptyDir: {} },
-          ],
+          volumes: [volume('data', o.claim)],
         },
       },
     },
