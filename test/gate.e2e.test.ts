@@ -5,7 +5,6 @@
  */
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { ExitCode } from '../src/errors.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { RunSummary } from '../src/types.js';
 import { runCliInProcess } from './helpers/cli.js';
+import { freePort } from './helpers/loopback.js';
 
 const LOAD = [
   '--requests',
@@ -42,15 +42,6 @@ afterAll(async () => {
   await engine?.close();
   rmSync(work, { recursive: true, force: true });
 });
-
-/** A port with nothing listening: bound, then released. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('goodput gate exit codes', () => {
   it('passes (0) when every threshold holds, writing JUnit and the step summary', async () => {
@@ -155,7 +146,7 @@ describe('goodput gate exit codes', () => {
   });
 
   it('reports an endpoint that could not be measured (3), apart from a breach', async () => {
-    const port = await deadPort();
+    const port = await freePort();
     const r = await cli([
       'gate',
       '--url',

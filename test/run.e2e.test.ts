@@ -6,7 +6,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { parseArgv } from '../src/flags/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { RequestRecord, RunSummary } from '../src/types.js';
 import { capture, context, ensureBuilt, filesUnder, jsonlLines, runBin } from './helpers/cli.js';
+import { freePort } from './helpers/loopback.js';
 
 const SMALL = ['--requests', '12', '--concurrency', '4', '--prompt-tokens', '64', '--max-tokens', '16'];
 
@@ -30,15 +30,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function readSummary(dir: string): RunSummary {
   return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-}
-
-/** A port with nothing listening: bound, then released. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 describe('goodput run in-process (embedded engine)', () => {
@@ -259,7 +250,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
   }, 90_000);
 
   it('every request failing exits 3 with the cause and the fix', async () => {
-    const port = await deadPort();
+    const port = await freePort();
     const out = join(work, 'dead');
     const res = await runBin(
       [
