@@ -14,8 +14,7 @@ import { parseAdr } from '../src/adr/index.js';
 import { ExitCode } from '../src/errors.js';
 import { evaluateThresholds, gateSpecThresholds } from '../src/gate/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
-import type { RunSummary } from '../src/types.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { readRunSummary, runCliInProcess } from './helpers/cli.js';
 
 const LOAD = [
   '--requests',
@@ -44,9 +43,6 @@ let adrPath: string;
 function cli(argv: string[], cwd = work) {
   return runCliInProcess(argv, { cwd });
 }
-
-const readSummary = (dir: string) =>
-  JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'goodput-adr-e2e-'));
@@ -110,7 +106,7 @@ describe('adr new and lint', () => {
     expect(r.stdout.trim()).toBe(adrPath);
     const doc = parseAdr(readFileSync(adrPath, 'utf8'), adrPath);
     const fm = doc.frontMatter;
-    const cand = readSummary(join(work, 'runs/cand'));
+    const cand = readRunSummary(join(work, 'runs/cand'));
     expect(fm.id).toBe('ADR-20250102-001');
     expect(fm.status).toBe('accepted');
     expect(fm.rules).toEqual([
@@ -207,7 +203,7 @@ describe('gate --adr', () => {
     const out = join(work, 'runs/live');
     const r = await cli(['gate', '--adr', adrPath, '--url', fast.url, '--out', out, '--quiet']);
     const doc = parseAdr(readFileSync(adrPath, 'utf8'));
-    const live = readSummary(out);
+    const live = readRunSummary(out);
     expect(live.meta.load).toEqual(doc.frontMatter.workload?.load);
     expect(live.meta.sampling).toEqual(doc.frontMatter.workload?.sampling);
     expect(live.meta.workload.promptTokens).toBe(64);

@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,15 @@ import { ExitCode, REQUEST_ERRORS } from '../src/errors.js';
 import { parseArgv } from '../src/flags/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { RequestRecord, RunSummary } from '../src/types.js';
-import { capture, context, ensureBuilt, filesUnder, jsonlLines, runBin } from './helpers/cli.js';
+import {
+  capture,
+  context,
+  ensureBuilt,
+  filesUnder,
+  jsonlLines,
+  readRunSummary,
+  runBin,
+} from './helpers/cli.js';
 import { freePort } from './helpers/loopback.js';
 
 const SMALL = ['--requests', '12', '--concurrency', '4', '--prompt-tokens', '64', '--max-tokens', '16'];
@@ -28,10 +36,6 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function readSummary(dir: string): RunSummary {
-  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
-}
-
 describe('goodput run in-process (embedded engine)', () => {
   it('writes a summary with the vLLM keys and one streamed record per request', async () => {
     const out = join(work, 'inproc');
@@ -39,7 +43,7 @@ describe('goodput run in-process (embedded engine)', () => {
     const ctx = context(args, work);
     expect(await runCommand.run(ctx)).toBe(ExitCode.OK);
 
-    const summary = readSummary(out);
+    const summary = readRunSummary(out);
     for (const key of [
       'mean_ttft_ms',
       'median_ttft_ms',
@@ -103,7 +107,7 @@ describe('goodput run in-process (embedded engine)', () => {
     expect(summary.load.dispatchLag.p50).toBeGreaterThanOrEqual(0);
     expect(summary.load.dispatchLag.p50).toBeLessThan(50);
     expect(summary.latency.ttftFromScheduled.count).toBe(summary.completed);
-    expect(readSummary(out).load.dispatchLag.count).toBe(10);
+    expect(readRunSummary(out).load.dispatchLag.count).toBe(10);
   });
 
   it('simulated users who give up are aborted, counted as cancelled and their tokens as wasted', async () => {
@@ -124,7 +128,7 @@ describe('goodput run in-process (embedded engine)', () => {
     const ctx = context(args, work);
     expect(await runCommand.run(ctx)).toBe(ExitCode.OK);
     expect(ctx.stdout.text).toBe('');
-    const summary = readSummary(out);
+    const summary = readRunSummary(out);
     const records = jsonlLines(join(out, 'requests.jsonl')).slice(1) as RequestRecord[];
     const aborted = records.filter((r) => r.error?.code === 'ABORTED');
     expect(aborted.length).toBe(summary.counts.cancelled);
@@ -179,7 +183,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
     const printed = JSON.parse(res.stdout) as RunSummary;
     expect(printed.kind).toBe('goodput.run');
     expect(printed.completed).toBe(12);
-    expect(printed).toEqual(readSummary(out));
+    expect(printed).toEqual(readRunSummary(out));
     expect(res.stderr).toContain(out);
   });
 
@@ -194,7 +198,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
       });
       expect(res.code, res.stderr).toBe(0);
       // The key was used (the engine requires it), and appears nowhere.
-      expect(readSummary(out).completed).toBe(12);
+      expect(readRunSummary(out).completed).toBe(12);
       const files = filesUnder(out);
       expect(files.map((f) => f.path.slice(out.length + 1)).sort()).toEqual(
         expect.arrayContaining(['requests.jsonl', 'summary.json']),
@@ -225,7 +229,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
     );
     expect(sent).toBe(true);
     expect(res.code, res.stderr).toBe(ExitCode.INTERRUPTED);
-    const summary = readSummary(out);
+    const summary = readRunSummary(out);
     expect(summary.interrupted).toBe(true);
     const records = jsonlLines(join(out, 'requests.jsonl')).slice(1) as RequestRecord[];
     expect(records.length).toBe(summary.counts.attempted + summary.counts.warmup);
@@ -242,7 +246,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
     expect(res.stdout).toMatch(/^TPOT +\d+ /m);
     expect(res.stdout).toMatch(/SLO attainment/);
     const dir = /results: (.+)/.exec(res.stderr)![1]!.trim();
-    const summary = readSummary(dir);
+    const summary = readRunSummary(dir);
     expect(summary.completed).toBe(80);
     // "about ten seconds": the default load is sized for it on the default profile.
     expect(summary.duration).toBeGreaterThan(3);
@@ -276,7 +280,7 @@ describe('goodput run as a subprocess (node dist/cli/main.js)', () => {
     expect(res.stderr).toContain(REQUEST_ERRORS.CONNECTION_REFUSED.cause);
     expect(res.stderr).toContain(`hint: ${REQUEST_ERRORS.CONNECTION_REFUSED.hint}`);
     expect(res.stderr).not.toMatch(/\n\s+at /);
-    const summary = readSummary(out);
+    const summary = readRunSummary(out);
     expect(summary.counts.attempted).toBe(6);
     expect(summary.completed).toBe(0);
   });

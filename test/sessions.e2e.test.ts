@@ -9,7 +9,7 @@
  * @module
  */
 
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import { ExitCode } from '../src/errors.js';
 import { collect, readRecords } from '../src/results/index.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import type { ChatMessage, RequestRecord, RunSummary } from '../src/types.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { readRunSummary, runCliInProcess } from './helpers/cli.js';
 
 interface Proxy {
   url: string;
@@ -238,7 +238,7 @@ describe('session runs in ADRs and compare', () => {
       '2026-01-02',
     ]);
     expect(made.code, made.stderr).toBe(ExitCode.OK);
-    const recorded = JSON.parse(await readFile(join(work, 'cand', 'summary.json'), 'utf8')) as RunSummary;
+    const recorded = readRunSummary(join(work, 'cand'));
     expect(recorded.meta.workload.sessions).toEqual({
       turns: { min: 2, max: 4 },
       turnTokens: 40,
@@ -256,7 +256,7 @@ describe('session runs in ADRs and compare', () => {
       '--quiet',
     ]);
     expect([ExitCode.OK, ExitCode.THRESHOLD_BREACH], gated.stderr).toContain(gated.code);
-    const rerun = JSON.parse(await readFile(join(work, 'gate', 'summary.json'), 'utf8')) as RunSummary;
+    const rerun = readRunSummary(join(work, 'gate'));
     expect(rerun.meta.workload).toEqual(recorded.meta.workload);
     expect(rerun.meta.load).toEqual(recorded.meta.load);
     // The same conversations: the same turns of the same sessions with the same prompt lengths.
@@ -335,7 +335,7 @@ describe('conversation datasets as sessions', () => {
     for (const x of records) turns.set(x.sessionId!, Math.max(turns.get(x.sessionId!) ?? 0, x.turn!));
     // One user at a time: three whole conversations of 2, 4 and 3 turns (in the seeded order).
     expect([...turns.values()].sort()).toEqual([2, 3, 4]);
-    const summary = JSON.parse(await readFile(join(work, 'share', 'summary.json'), 'utf8')) as RunSummary;
+    const summary = readRunSummary(join(work, 'share'));
     expect(summary.turns?.map((t) => [t.turn, t.requests])).toEqual([
       [1, 3],
       [2, 3],

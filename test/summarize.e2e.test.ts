@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import type { RunSummary } from '../src/types.js';
-import { ensureBuilt, runBin, runCliInProcess } from './helpers/cli.js';
+import { ensureBuilt, readRunSummary, runBin, runCliInProcess } from './helpers/cli.js';
 
 let work: string;
 beforeAll(() => {
@@ -20,8 +19,6 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const readSummary = (dir: string) =>
-  JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
 const VIRTUAL = [
   '--time',
   'virtual',
@@ -46,7 +43,7 @@ async function virtualRun(name: string, extra: string[] = []): Promise<string> {
 describe('summarize rebuilds what the run would have written', () => {
   it('from the records of a complete run, the same counts, latencies and histograms', async () => {
     const out = await virtualRun('complete', ['--slo', 'ttft=200,tpot=20']);
-    const original = readSummary(out);
+    const original = readRunSummary(out);
     unlinkSync(join(out, 'summary.json'));
 
     const refused = await runCliInProcess(['report', out, '-o', join(work, 'r.html')], { cwd: work });
@@ -58,7 +55,7 @@ describe('summarize rebuilds what the run would have written', () => {
     expect(res.code, res.stderr).toBe(ExitCode.OK);
     expect(res.stderr).toContain(`rebuilt ${join(out, 'summary.json')} from 43 records`);
     expect(res.stderr).not.toContain('interrupted');
-    const rebuilt = readSummary(out);
+    const rebuilt = readRunSummary(out);
     expect(rebuilt.meta).toEqual(original.meta);
     expect(rebuilt.counts).toEqual(original.counts);
     expect(rebuilt.latency).toEqual(original.latency);
@@ -103,7 +100,7 @@ describe('summarize rebuilds what the run would have written', () => {
     expect(res.stderr).toContain('note: the last line (44) was cut off mid-write');
     expect(res.stderr).toContain('note: skipped damaged line 10');
     expect(res.stderr).toContain('marked interrupted');
-    const s = readSummary(out);
+    const s = readRunSummary(out);
     expect(s.counts.attempted + s.counts.warmup).toBe(41);
     expect(s.interrupted).toBe(true);
 
@@ -151,7 +148,7 @@ describe('a run killed with SIGKILL', () => {
     const rebuilt = await runCliInProcess(['summarize', killed], { cwd: work });
     expect(rebuilt.code, rebuilt.stderr).toBe(ExitCode.OK);
     expect(rebuilt.stderr).toContain('marked interrupted');
-    const s = readSummary(killed);
+    const s = readRunSummary(killed);
     expect(s.interrupted).toBe(true);
     expect(s.completed).toBeGreaterThan(0);
     expect(s.counts.attempted).toBeLessThan(100000);

@@ -13,7 +13,7 @@ import { ExitCode } from '../src/errors.js';
 import { collect, readRecords } from '../src/results/index.js';
 import type { RunSummary } from '../src/types.js';
 import { createRng } from '../src/workload/index.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { readRunSummary, runCliInProcess } from './helpers/cli.js';
 
 const REQUESTS = 1000;
 let work: string;
@@ -100,7 +100,7 @@ describe('run --trace', () => {
     ]);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     expect(r.stdout).toMatch(/dispatch lag\s+p50 [\d.]+ ms · p99 [\d.]+ ms/);
-    const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as RunSummary;
+    const summary = readRunSummary(out);
     expect(summary.load.dispatchLag.count + summary.load.dropped).toBe(REQUESTS);
     expect(summary.load.dispatchLag.p99).toBeGreaterThanOrEqual(0);
     expect(summary.counts.attempted).toBe(REQUESTS);
@@ -241,7 +241,7 @@ describe('an ADR of a trace run', () => {
     expect(made.code, made.stderr).toBe(ExitCode.OK);
     const adrPath = made.stdout.trim();
     const adrText = await readFile(adrPath, 'utf8');
-    const recorded = JSON.parse(await readFile(join(work, 'adr-cand', 'summary.json'), 'utf8')) as RunSummary;
+    const recorded = readRunSummary(join(work, 'adr-cand'));
     expect(adrText).toContain(recorded.meta.workload.trace!.sha256);
 
     const gated = await cli([
@@ -255,7 +255,7 @@ describe('an ADR of a trace run', () => {
       '--quiet',
     ]);
     expect([ExitCode.OK, ExitCode.THRESHOLD_BREACH], gated.stderr).toContain(gated.code);
-    const rerun = JSON.parse(await readFile(join(work, 'adr-gate', 'summary.json'), 'utf8')) as RunSummary;
+    const rerun = readRunSummary(join(work, 'adr-gate'));
     expect(rerun.meta.workload).toEqual(recorded.meta.workload);
     expect(rerun.meta.load).toEqual(recorded.meta.load);
     expect(rerun.counts.attempted).toBe(60);

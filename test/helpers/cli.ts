@@ -16,6 +16,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/flags/index.js';
+import type { RunSummary } from '../../src/types.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(REPO, 'dist', 'cli', 'main.js');
@@ -166,6 +167,11 @@ export function filesUnder(dir: string): Array<{ path: string; text: string }> {
     else out.push({ path, text: readFileSync(path, 'utf8') });
   }
   return out;
+}
+
+/** The summary.json of a run's result directory, parsed (not validated: a test reads what was written). */
+export function readRunSummary(dir: string): RunSummary {
+  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as RunSummary;
 }
 
 /** The lines of a JSONL file, parsed (header first). */
