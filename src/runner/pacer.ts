@@ -58,10 +58,18 @@ export class Pacer {
   /** Pending waits, earliest first. */
   private waiters: Waiter[] = [];
 
-  /** True when waits go through the thread (it is running). */
+  /** True when waits go through the thread (it is running). Starts it on first use. */
   get ready(): boolean {
-    if (!this.thread && !this.failed && !this.closed) this.start();
+    this.prepare();
     return this.online;
+  }
+
+  /**
+   * Starts the thread, if it is not running, without waiting for it: a thread takes tens of
+   * milliseconds of CPU to boot, which belongs before a run's clock starts, not in its first sends.
+   */
+  prepare(): void {
+    if (!this.thread && !this.failed && !this.closed) this.start();
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
- * Precise waits for the open loop: the pacer thread (pacer.ts) wakes the event loop at the
- * instant, to the tens of microseconds, without a busy core; until it is online, setTimeout
- * for the bulk of the wait (timers fire late by a millisecond or more), then setImmediate
- * turns for the last stretch.
+ * Precise waits for the open loop: the pacer thread (pacer.ts) sleeps through the bulk of a
+ * wait without a busy core and wakes the event loop half a millisecond early; setImmediate
+ * turns then cover the last stretch, so a send leaves within microseconds of its instant even
+ * when the sleeping thread wakes late. Until the pacer is online, setTimeout (which fires a
+ * millisecond or more late) covers the bulk instead.
  *
  * @module
  */
@@ -18,10 +19,15 @@ function threadPacer(): Pacer {
   return pacer;
 }
 
-/** Waits shorter than this skip the pacer (its wake-up takes tens of microseconds). */
-const PACER_MIN_WAIT_MS = 0.1;
+/**
+ * The last stretch of a wait is turned over in the event loop (setImmediate) rather than
+ * slept: a sleeping thread wakes tens of microseconds late on an idle machine and
+ * milliseconds late on a busy one, while the turns keep polling I/O and cost one Immediate
+ * each. With the pacer the sleep ends within this of the instant…
+ */
+const PACER_SPIN_WINDOW_MS = 0.5;
 
-/** How much of the wait is left to setImmediate turns instead of setTimeout (before the pacer runs). */
+/** …with setTimeout (before the pacer runs), which fires a millisecond or more late, within this. */
 const SPIN_WINDOW_MS = 1.5;
 
 /**
@@ -47,30 +53,23 @@ function spinUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Pr
  */
 export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return false;
-  const left = targetMs - clock.now();
-  if (left <= 0) return true;
-  // A wait shorter than a round trip through the pacer thread is cheaper turned over here.
-  if (left < PACER_MIN_WAIT_MS) return spinUntil(clock, targetMs, signal);
   const pacer = threadPacer();
-  if (pacer.ready) {
-    const woke = await pacer.wake(monotonicMs() + (targetMs - clock.now()), signal);
-    // The pacer's clock and this one tick apart by a few microseconds at most.
-    if (woke && clock.now() < targetMs) return spinUntil(clock, targetMs, signal);
-    return woke;
-  }
-  const coarse = targetMs - clock.now() - SPIN_WINDOW_MS;
+  const window = pacer.ready ? PACER_SPIN_WINDOW_MS : SPIN_WINDOW_MS;
+  const coarse = targetMs - clock.now() - window;
   if (coarse > 0) {
-    const woke = await new Promise<boolean>((resolve) => {
-      const onAbort = () => {
-        clearTimeout(timer);
-        resolve(false);
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(true);
-      }, coarse);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    const woke = pacer.ready
+      ? await pacer.wake(monotonicMs() + coarse, signal)
+      : await new Promise<boolean>((resolve) => {
+          const onAbort = () => {
+            clearTimeout(timer);
+            resolve(false);
+          };
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(true);
+          }, coarse);
+          signal?.addEventListener('abort', onAbort, { once: true });
+        });
     if (!woke) return false;
   }
   if (clock.now() < targetMs) return spinUntil(clock, targetMs, signal);
@@ -81,6 +80,11 @@ export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: Ab
 export class RunClock implements LoadClock {
   readonly realTime = true;
   private origin = performance.now();
+
+  constructor() {
+    // A run's clock is made before its connections open: the pacer boots meanwhile.
+    threadPacer().prepare();
+  }
 
   now(): Ms {
     return performance.now() - this.origin;
