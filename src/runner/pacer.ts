@@ -1,11 +1,12 @@
 /**
- * Sub-millisecond wake-ups without spinning. Node's timers (and the event loop's poll) count
- * whole milliseconds, so an open loop at thousands of requests per second cannot be paced by
- * setTimeout alone; turning the event loop over with setImmediate until the instant comes
- * keeps a core busy (which, on a machine shared with the server under test, takes CPU from
- * both) and feeds the garbage collector. The pacer is one small thread that sleeps on a
- * futex (`Atomics.wait`, microsecond timeouts) until the earliest instant asked for, then
- * posts a message, which wakes the event loop like any I/O.
+ * Wake-ups to the tens of microseconds without a busy core. Node's timers (and the event
+ * loop's poll) count whole milliseconds, so an open loop at thousands of requests per second
+ * cannot be paced by setTimeout alone, and turning the event loop over with setImmediate for
+ * a whole wait keeps a core busy (which, on a machine shared with the server under test,
+ * takes CPU from both) and feeds the garbage collector. The pacer is one small thread that
+ * sleeps on a futex (`Atomics.wait`, microsecond timeouts) until the earliest instant asked
+ * for, then posts a message, which wakes the event loop like any I/O. (RunClock asks to be
+ * woken half a millisecond early and turns the loop over for the rest: timer.ts.)
  *
  * The thread starts on first use; until it is online (or if it cannot start) waits fall back
  * to setTimeout plus setImmediate turns, so nothing waits for it.
