@@ -19,6 +19,7 @@ export {
   DEFAULT_SEED,
   DEFAULT_WORKLOAD,
 } from './config.js';
+export { createRunClient, type RunClientConfig } from './live-client.js';
 export {
   CLIENT_BOUND_DISPATCH_LAG_MS,
   CLIENT_BOUND_LOOP_DELAY_MS,

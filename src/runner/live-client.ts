@@ -1,6 +1,6 @@
 /**
  * The live client of a run: one set of client options from a BenchmarkConfig, used by the
- * run's own transport and by every load worker (`--workers`), and the bounded connection
+ * run's own transport, by every load worker (`--workers`) and by watch's probes, and the bounded connection
  * warm-up before the clock starts.
  *
  * @module
@@ -17,9 +17,15 @@ export function loadWidth(load: LoadSpec): number {
   return load.concurrency ?? load.maxConcurrency ?? DEFAULT_LOAD_WIDTH;
 }
 
-/** A client of the target for `load` (the run's, or one worker's share). */
+/** What a client takes from a run's (or a watch's) config. */
+export type RunClientConfig = Pick<
+  BenchmarkConfig,
+  'api' | 'apiKey' | 'sampling' | 'headers' | 'secrets' | 'extraBody'
+>;
+
+/** A client of the target for `load` (the run's, one worker's share, or a watch probe's). */
 export function createRunClient(
-  config: BenchmarkConfig,
+  config: RunClientConfig,
   target: { baseUrl: string; model: string },
   load: LoadSpec,
   tokenizer: Tokenizer,

@@ -10,10 +10,17 @@
  * @module
  */
 
-import { type Client, createClient } from '../client/index.js';
+import type { Client } from '../client/index.js';
 import { GoodputError } from '../errors.js';
 import { metric } from '../metrics/index.js';
-import { buildRunMeta, type PreparedTarget, prepareTarget, RunClock, sleepUntil } from '../runner/index.js';
+import {
+  buildRunMeta,
+  createRunClient,
+  type PreparedTarget,
+  prepareTarget,
+  RunClock,
+  sleepUntil,
+} from '../runner/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { WatchStore } from '../store/index.js';
 import type { ApiKind, LoadSpec, Sampling, Slo, WorkloadSpec } from '../types.js';
@@ -145,22 +152,12 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       targets.push(target);
       const { baseUrl, model } = target;
       const clock = new RunClock();
-      const client = createClient(
-        {
-          baseUrl,
-          api: config.api,
-          model,
-          apiKey: t.apiKey,
-          timeoutMs: config.load.timeoutMs,
-          ttftTimeoutMs: config.load.ttftTimeoutMs,
-          maxRetries: config.load.maxRetries,
-          connections: config.load.concurrency ?? config.load.maxConcurrency,
-          sampling: config.sampling,
-          headers: config.headers,
-          secrets: config.secrets,
-          extraBody: config.extraBody,
-          countTokens: (text) => tokenizer.count(text),
-        },
+      // The run's client, with this target's key: the same options as `goodput run`.
+      const client = createRunClient(
+        { ...config, apiKey: t.apiKey },
+        { baseUrl, model },
+        config.load,
+        tokenizer,
         clock,
       );
       clients.push(client);
