@@ -8,26 +8,17 @@
  */
 
 import { RESULT_FILES } from '../results/files.js';
-import type { Clock, GpuSample, GpuSummary } from '../types.js';
+import type { GpuSample, GpuSummary } from '../types.js';
 import { scrapeGpuOnce } from './dcgm.js';
 import { summarizeGpu } from './gpu-summary.js';
-import { openSampleFile } from './recorder.js';
+import { openSampleFile, type RecordingOptions } from './recorder.js';
 import { type Scraper, startScrapeLoop } from './scraper.js';
 
-export interface GpuMetricsRecorderOptions {
-  /** The exporter's metrics URL, e.g. http://gpu-node:9400/metrics. */
+export interface GpuMetricsRecorderOptions extends RecordingOptions {
+  /** The exporter's metrics URL, e.g. http://gpu-node:9400/metrics; samples go to DIR/gpu-metrics.jsonl. */
   url: string;
   /** The URL as the summary and notes show it (credentials redacted); default `url`. */
   shownUrl?: string;
-  /** Result directory; samples go to DIR/gpu-metrics.jsonl. Omit to keep them in memory only. */
-  dir?: string;
-  runId: string;
-  startedAt: string;
-  clock: Clock;
-  intervalMs?: number;
-  signal?: AbortSignal;
-  /** Called with the first error writing gpu-metrics.jsonl; without it, finish() throws E_IO. */
-  onWriteError?: (error: Error) => void;
 }
 
 export interface GpuMetricsRecorder {

@@ -20,22 +20,27 @@ import type { NormalizedScrape } from './normalize.js';
 import { type Scraper, startScraper } from './scraper.js';
 import { ClientViewBuilder, measuredServerGeneratedTokens, summarizeServer } from './summarize.js';
 
-export interface ServerMetricsRecorderOptions {
-  metricsUrl: string;
-  /** Result directory; samples go to DIR/server-metrics.jsonl. Omit to keep them in memory only. */
+/** What every recording of a run (the server's, the GPUs') takes: where it writes, on which clock. */
+export interface RecordingOptions {
+  /** Result directory; samples go to a JSONL file in it. Omit to keep them in memory only. */
   dir?: string;
   runId: string;
   startedAt: string;
   clock: Clock;
   intervalMs?: number;
   signal?: AbortSignal;
-  /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
-  baseline?: NormalizedScrape;
   /**
-   * Called with the first error writing server-metrics.jsonl; finish() then does not throw it
+   * Called with the first error writing the samples file; finish() then does not throw it
    * again (the run decides). Without it, finish() throws E_IO.
    */
   onWriteError?: (error: Error) => void;
+}
+
+export interface ServerMetricsRecorderOptions extends RecordingOptions {
+  /** The server's metrics URL; samples go to DIR/server-metrics.jsonl. */
+  metricsUrl: string;
+  /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
+  baseline?: NormalizedScrape;
 }
 
 export interface ServerMetricsRecorder {
@@ -57,7 +62,7 @@ export interface SampleFile<T> {
 
 /** Opens a recording's JSONL file (server-metrics.jsonl, gpu-metrics.jsonl). */
 export function openSampleFile<T>(
-  opts: Pick<ServerMetricsRecorderOptions, 'dir' | 'runId' | 'startedAt' | 'onWriteError'>,
+  opts: Pick<RecordingOptions, 'dir' | 'runId' | 'startedAt' | 'onWriteError'>,
   name: string,
   kind: JsonlHeader['kind'],
 ): SampleFile<T> {
