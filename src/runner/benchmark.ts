@@ -226,10 +226,6 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   try {
     const built = await buildRunWorkload(config, io.signal, note);
     const { workload, tokenizer } = built;
-    // The first item loads the prompt generator's tables, and a first count the tokenizer's
-    // (replies are counted with it): now, not in the first sends.
-    if (workload.total !== 0) workload.item(0);
-    tokenizer.count('warm');
     // A trace replay fills in its load (open loop, the trace's request count).
     const run: BenchmarkConfig = built.load === config.load ? config : { ...config, load: built.load };
     // What this process sends: the whole load, or its shard's share (in virtual time the engine

@@ -51,7 +51,7 @@ export async function runTokenizer(
 
 /**
  * The run's workload, the tokenizer that counted its prompts (`--tokenizer`, default
- * o200k_base), and the load as run (a trace replay sends as many requests as the trace holds
+ * o200k_base) with its tables and the prompt generator's loaded, and the load as run (a trace replay sends as many requests as the trace holds
  * unless --requests or --duration cut it); `signal` stops a dataset or trace read, `note`
  * says what the user should know.
  */
@@ -108,6 +108,10 @@ export async function buildRunWorkload(
     outputFromDataset: config.workload.outputFromDataset ?? true,
     ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
   });
+  // The first item loads the prompt generator's tables, and a first count the tokenizer's
+  // (replies are counted with it): now, before any clock starts, not in the first sends.
+  if (workload.total !== 0) workload.item(0);
+  tokenizer.count('warm');
   return { workload, tokenizer, load: traceLoad(config.load, workload) };
 }
 

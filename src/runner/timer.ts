@@ -54,10 +54,10 @@ function spinUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Pr
 export async function sleepUntil(clock: { now(): Ms }, targetMs: Ms, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return false;
   const pacer = threadPacer();
-  const window = pacer.ready ? PACER_SPIN_WINDOW_MS : SPIN_WINDOW_MS;
-  const coarse = targetMs - clock.now() - window;
+  const paced = pacer.ready;
+  const coarse = targetMs - clock.now() - (paced ? PACER_SPIN_WINDOW_MS : SPIN_WINDOW_MS);
   if (coarse > 0) {
-    const woke = pacer.ready
+    const woke = paced
       ? await pacer.wake(monotonicMs() + coarse, signal)
       : await new Promise<boolean>((resolve) => {
           const onAbort = () => {

@@ -112,9 +112,6 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
         () => Atomics.add(counters, 2, 1),
         shard ? 'round-robin' : undefined,
       );
-    // The first item loads the tokenizer's tables and the prompt generator's: before the clock.
-    workItem(whole.warmup);
-    tokenizer.count('warm');
     const clock = new RunClock();
     client = createRunClient(config, data, load, tokenizer, clock);
     const connectionWarmup = await warmConnections(client, load, stop.signal);
