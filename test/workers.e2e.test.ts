@@ -35,8 +35,9 @@ afterAll(async () => {
 });
 
 let runs = 0;
-function config(input: BenchmarkConfigInput) {
-  return benchmarkConfig({
+/** A small run of the tiny server; `make` is benchmarkConfig from the sources or from dist. */
+function config(input: BenchmarkConfigInput, make: typeof benchmarkConfig = benchmarkConfig) {
+  return make({
     url: server.url,
     model: 'tiny-model',
     serverMetrics: { enabled: false },
@@ -225,15 +226,7 @@ describe('--workers 2 from the built package (worker threads)', () => {
   it('runs the load on two threads: right count, one requests.jsonl, merged summary', async () => {
     const stderr = capture();
     const { summary, dir } = await run(
-      config1({
-        url: server.url,
-        model: 'tiny-model',
-        serverMetrics: { enabled: false },
-        workload: { promptTokens: 16 },
-        sampling: { maxTokens: 4 },
-        outDir: join(cwd, 'threads'),
-        load: { concurrency: 4, requests: 30, workers: 2 },
-      }),
+      config({ outDir: join(cwd, 'threads'), load: { concurrency: 4, requests: 30, workers: 2 } }, config1),
       { cwd, stderr },
     );
     expect(stderr.text).toContain('load: 2 worker threads');
@@ -253,15 +246,10 @@ describe('--workers 2 from the built package (worker threads)', () => {
     const stop = new AbortController();
     let seen = 0;
     const { summary, dir } = await run(
-      config1({
-        url: server.url,
-        model: 'tiny-model',
-        serverMetrics: { enabled: false },
-        workload: { promptTokens: 16 },
-        sampling: { maxTokens: 4 },
-        outDir: join(cwd, 'threads-stop'),
-        load: { concurrency: 4, durationMs: 60_000, workers: 2 },
-      }),
+      config(
+        { outDir: join(cwd, 'threads-stop'), load: { concurrency: 4, durationMs: 60_000, workers: 2 } },
+        config1,
+      ),
       {
         cwd,
         signal: stop.signal,
