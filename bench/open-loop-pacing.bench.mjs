@@ -7,12 +7,18 @@
  * (requests / (last scheduled − first scheduled)), so it is the rate of the arrival process
  * the client actually produced, not its random draw.
  *
+ * It also prints where the late sends (over 1 ms) come from: how many were due during one of the
+ * process's garbage-collection pauses (a PerformanceObserver of 'gc' entries, placed on the
+ * run's clock through the records' completion times) and, on Linux, how often the kernel took
+ * the CPU from the main thread during the run.
+ *
  * Env: GOODPUT_BENCH_RATE (default 2000), GOODPUT_BENCH_SECONDS (default 10),
  * GOODPUT_BENCH_WARMUP (warmup requests, default 1000).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { benchmarkConfig, runBenchmark } from '../dist/index.js';
 import { startStreamServer } from './lib/stream-server.mjs';
 
@@ -38,7 +44,21 @@ try {
     serverMetrics: { enabled: false },
     outDir: join(cwd, 'run'),
   });
-  const { summary, dir } = await runBenchmark(config, { cwd, quiet: true });
+  const pauses = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ startMs: e.startTime, durationMs: e.duration });
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  // performance.now() − run clock: a record is handed over just after its endMs, so the least
+  // difference seen places the run's clock on performance.now() within microseconds.
+  let clockOffset = Number.POSITIVE_INFINITY;
+  const onRecord = (r) => {
+    clockOffset = Math.min(clockOffset, performance.now() - r.endMs);
+  };
+  const switches0 = involuntarySwitches();
+  const { summary, dir } = await runBenchmark(config, { cwd, quiet: true, onRecord });
+  const switches = involuntarySwitches() - switches0;
+  gcObserver.disconnect();
   const lag = summary.load.dispatchLag;
   // Sent and scheduled times of every measured request, from the run's own records.
   const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').slice(1);
@@ -59,9 +79,35 @@ try {
   console.log(
     `achieved/requested send rate @${RATE} req/s: ${(achieved / RATE).toFixed(4)} (${achieved.toFixed(1)} req/s; target within ${RATE_TOLERANCE * 100} %: ${rateOk ? 'met' : 'MISSED'})`,
   );
+  // Where the late sends come from.
+  const first = Math.min(...records.map((r) => r.scheduledMs));
+  const last = Math.max(...records.map((r) => r.scheduledMs));
+  const measuredPauses = pauses
+    .map((p) => ({ startMs: p.startMs - clockOffset, durationMs: p.durationMs }))
+    .filter((p) => p.startMs + p.durationMs >= first && p.startMs <= last);
+  const late = records.filter((r) => (r.firstSentMs ?? r.sentMs) - r.scheduledMs > LAG_P99_MS);
+  const duringGc = late.filter((r) =>
+    measuredPauses.some((p) => r.scheduledMs >= p.startMs - LAG_P99_MS && r.scheduledMs <= p.startMs + p.durationMs),
+  ).length;
+  const pauseTotal = measuredPauses.reduce((a, p) => a + p.durationMs, 0);
+  const pauseMax = Math.max(0, ...measuredPauses.map((p) => p.durationMs));
+  console.log(
+    `  late by over ${LAG_P99_MS} ms: ${late.length} sends (${((100 * late.length) / records.length).toFixed(2)} %), ${duringGc} of them due during a GC pause; GC in the measured phase: ${measuredPauses.length} pauses, ${pauseTotal.toFixed(0)} ms in all, longest ${pauseMax.toFixed(1)} ms${switches === undefined ? '' : `; main thread preempted ${switches} times during the run`}`,
+  );
   failed = !lagOk || !rateOk;
 } finally {
   await server.close();
   rmSync(cwd, { recursive: true, force: true });
 }
 if (failed) process.exitCode = 1;
+
+/** The main thread's involuntary context switches so far (Linux), else undefined. */
+function involuntarySwitches() {
+  try {
+    const status = readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
+    const m = /^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
