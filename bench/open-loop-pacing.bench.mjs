@@ -87,7 +87,9 @@ try {
     .filter((p) => p.startMs + p.durationMs >= first && p.startMs <= last);
   const late = records.filter((r) => (r.firstSentMs ?? r.sentMs) - r.scheduledMs > LAG_P99_MS);
   const duringGc = late.filter((r) =>
-    measuredPauses.some((p) => r.scheduledMs >= p.startMs - LAG_P99_MS && r.scheduledMs <= p.startMs + p.durationMs),
+    measuredPauses.some(
+      (p) => r.scheduledMs >= p.startMs - LAG_P99_MS && r.scheduledMs <= p.startMs + p.durationMs,
+    ),
   ).length;
   const pauseTotal = measuredPauses.reduce((a, p) => a + p.durationMs, 0);
   const pauseMax = Math.max(0, ...measuredPauses.map((p) => p.durationMs));
