@@ -10,9 +10,19 @@
  *
  * Deterministic like every workload: session s's turn count, user messages, output lengths and
  * think times come from streams forked by purpose, session and turn ("42/session-prompt/3/1"),
- * whatever order the runner asks in. Prompt tokens are counted per part (system prompt, each
- * user message, each reply: each counted once) and summed, so a long conversation is not
- * tokenised again at every turn.
+ * whatever order the runner asks in.
+ *
+ * Prompt tokens (each turn's `promptTokens`, what the server reports as usage.prompt_tokens):
+ * - the default tokenizer (no chat template): counted per part (system prompt, each user
+ *   message, each reply: each counted once) and summed, so a long conversation is not
+ *   tokenised again at every turn;
+ * - a model's own tokenizer (`--tokenizer FILE`, `countPrompt`): the whole conversation so far
+ *   (system, user turns, the server's replies, the new user turn) rendered through the chat
+ *   template and counted when the turn is built, as the server counts it: a template's role
+ *   markers and a reply's merges with them are not sums of parts. The first synthetic turn is
+ *   `--prompt-tokens` through the template as a single-turn prompt is (the prompt frame's
+ *   overhead comes off its words, so it is not tokenised); each later user message is
+ *   `--turn-tokens` tokens of the tokenizer, of words that keep their count in the template.
  *
  * @module
  */
@@ -22,6 +32,7 @@ import type { ChatMessage, SessionWorkloadSpec, WorkItem, WorkloadSpec } from '.
 import type { ArrivalSchedule } from './arrivals.js';
 import type { Conversation, ConversationTurn } from './conversation.js';
 import type { DatasetEntry } from './dataset.js';
+import type { PromptFrame } from './prompt-frame.js';
 import type { Rng } from './rng.js';
 import { promptLength, syntheticPrompt } from './synthetic.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -65,6 +76,11 @@ export interface SessionSourceInput {
   outputFromDataset: boolean;
   /** Open loop over sessions: their arrival times. */
   arrivals?: Pick<ArrivalSchedule, 'offsetAt'>;
+  /**
+   * A model's own tokenizer, synthetic sessions: the frame of a one-turn prompt (prompt-frame.ts).
+   * The first user message is its overhead shorter, and synthesised messages take its words.
+   */
+  frame?: PromptFrame;
 }
 
 /** "s-000001" for session 0. */
@@ -134,8 +150,17 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
    * A user message of `tokens` tokens. The first turn's opens with the session's number, so no
    * two sessions share more than the system prompt; later turns follow distinct histories.
    */
+  const frame = input.frame;
+  const pool = frame ? { pool: frame.pool } : {};
   const synthUser = (key: string, s: number, t: number, tokens: number, unique: number) =>
-    syntheticPrompt(tokens, promptStreams.fork(key).fork(s).fork(t), tokenizer, t === 0 ? { unique } : {});
+    syntheticPrompt(
+      tokens,
+      promptStreams.fork(key).fork(s).fork(t),
+      tokenizer,
+      t === 0 ? { unique, ...pool } : pool,
+    );
+  // With a model's own tokenizer every turn but a framed first one is counted whole (module comment).
+  const countPrompt = tokenizer.countPrompt?.bind(tokenizer);
 
   function script(id: string, key: string, s: number, uniqueBase: number): SessionScript {
     let turns: number;
@@ -187,7 +212,9 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
           t === 0
             ? promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(key).fork(s))
             : (sessions.turnTokens ?? spec.promptTokens!);
-        u = { text: synthUser(key, s, t, n, unique), tokens: n, maxTokens: spec.maxTokens };
+        // The first turn's n counts through the template: its words are the frame's overhead fewer.
+        const words = t === 0 ? n - (frame?.overhead ?? 0) : n;
+        u = { text: synthUser(key, s, t, words, unique), tokens: n, maxTokens: spec.maxTokens };
       }
       users[t] = u;
       return u;
@@ -204,6 +231,8 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
       request(t, replies, index, warmup) {
         if (replies.length < t)
           throw new RangeError(`turn ${t + 1} needs ${t} replies, got ${replies.length}`);
+        // A framed first turn is exact by construction; any other is counted whole.
+        const whole = countPrompt !== undefined && !(t === 0 && frame !== undefined);
         let promptTokens = systemCount;
         const messages: ChatMessage[] = [];
         if (system !== '') messages.push({ role: 'system', content: system });
@@ -213,9 +242,11 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
           promptTokens += u.tokens;
           if (k === t) break;
           const reply = replies[k]!;
-          replyCounts[k] ??= replyTokens(reply);
+          if (!whole) {
+            replyCounts[k] ??= replyTokens(reply);
+            promptTokens += replyCounts[k]!;
+          }
           messages.push({ role: 'assistant', content: reply });
-          promptTokens += replyCounts[k]!;
         }
         const item: WorkItem = {
           index,
@@ -228,6 +259,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
         };
         if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
         else item.prompt = messages.map((m) => m.content).join('');
+        if (whole) item.promptTokens = countPrompt!(item);
         return item;
       },
     };

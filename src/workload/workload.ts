@@ -241,11 +241,10 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
 
   // A model's own tokenizer counts the chat template too: --prompt-tokens is the whole
   // prompt as the server counts it, so the user text is that much shorter (prompt-frame.ts).
-  // (Multi-turn sessions and trace replays build their own prompts: their words are counted.)
+  // A synthetic session's first turn is such a prompt (later turns are counted whole,
+  // sessions.ts); trace replays build their own prompts: their words are counted.
   const frame =
-    spec.kind === 'synthetic' && spec.sessions === undefined
-      ? fitPromptFrame(tokenizer, build, systemText, systemTokens)
-      : undefined;
+    spec.kind === 'synthetic' ? fitPromptFrame(tokenizer, build, systemText, systemTokens) : undefined;
   const overhead = frame?.overhead ?? 0;
   if (frame && spec.kind === 'synthetic') {
     const shortest = shortestPromptLength(spec.promptTokens!, spec.promptTokensRange ?? 0);
@@ -297,6 +296,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
           ...(order ? { order } : {}),
           outputFromDataset: options.outputFromDataset !== false,
           ...(schedule ? { arrivals: schedule } : {}),
+          ...(frame ? { frame } : {}),
         });
 
   function item(i: number): WorkItem {

@@ -4,7 +4,9 @@
  * whose vocabulary holds a few hundred made-up words as single tokens, special tokens for a
  * ChatML-style chat template, and a BOS token that the post-processor adds to plain prompts
  * (as Llama's does); and a WordLevel tokenizer that splits on whitespace, whose vocabulary
- * has no space marker at all.
+ * has no space marker at all, optionally with the ChatML special tokens and template
+ * ('wordlevel-chatml'): its counts can be checked by hand (`countWordLevelChatml`), without
+ * the tokenizer library.
  *
  * @module
  */
@@ -120,28 +122,38 @@ export function bpeTokenizerJson(words = 400): Record<string, unknown> {
   };
 }
 
-/** A WordLevel tokenizer.json: whitespace-split words, no space marker in the vocabulary, no template. */
-export function wordLevelTokenizerJson(words = 400): Record<string, unknown> {
+const CHATML_SPECIALS = ['<s>', '<|im_start|>', '<|im_end|>'];
+
+/**
+ * A WordLevel tokenizer.json: whitespace-split words, no space marker in the vocabulary; with
+ * `specials`, the ChatML special tokens too.
+ */
+export function wordLevelTokenizerJson(
+  words = 400,
+  specials: readonly string[] = [],
+): Record<string, unknown> {
   const vocab: Record<string, number> = { '[UNK]': 0 };
   const list = fixtureWords(words);
   for (const w of list) vocab[w] = Object.keys(vocab).length;
   for (const w of list.slice(0, 60)) vocab[w[0]!.toUpperCase() + w.slice(1)] = Object.keys(vocab).length;
   for (const p of ['.', ',', '!', '?']) vocab[p] = Object.keys(vocab).length;
+  const added = ['[UNK]', ...specials].map((content) => {
+    vocab[content] ??= Object.keys(vocab).length;
+    return {
+      id: vocab[content],
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    };
+  });
   return {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: [
-      {
-        id: 0,
-        content: '[UNK]',
-        single_word: false,
-        lstrip: false,
-        rstrip: false,
-        normalized: false,
-        special: true,
-      },
-    ],
+    added_tokens: added,
     normalizer: null,
     pre_tokenizer: { type: 'Whitespace' },
     post_processor: null,
@@ -157,15 +169,18 @@ export function wordLevelTokenizerJson(words = 400): Record<string, unknown> {
 export function writeTokenizerFolder(
   dir: string,
   name: string,
-  kind: 'bpe' | 'wordlevel' = 'bpe',
+  kind: 'bpe' | 'wordlevel' | 'wordlevel-chatml' = 'bpe',
   opts: FixtureOptions = {},
 ): string {
   const folder = join(dir, name);
   mkdirSync(folder, { recursive: true });
-  const json = kind === 'bpe' ? bpeTokenizerJson(opts.words) : wordLevelTokenizerJson(opts.words);
+  const json =
+    kind === 'bpe'
+      ? bpeTokenizerJson(opts.words)
+      : wordLevelTokenizerJson(opts.words, kind === 'wordlevel-chatml' ? CHATML_SPECIALS : []);
   writeFileSync(join(folder, 'tokenizer.json'), JSON.stringify(json));
   const config: Record<string, unknown> =
-    kind === 'bpe'
+    kind !== 'wordlevel'
       ? {
           bos_token: '<s>',
           eos_token: '<|im_end|>',
@@ -174,8 +189,22 @@ export function writeTokenizerFolder(
         }
       : { unk_token: '[UNK]', tokenizer_class: 'PreTrainedTokenizerFast' };
   const template =
-    opts.chatTemplate === undefined ? (kind === 'bpe' ? CHATML_TEMPLATE : null) : opts.chatTemplate;
+    opts.chatTemplate === undefined ? (kind !== 'wordlevel' ? CHATML_TEMPLATE : null) : opts.chatTemplate;
   if (template !== null) config.chat_template = template;
   writeFileSync(join(folder, 'tokenizer_config.json'), JSON.stringify(config));
   return join(folder, 'tokenizer.json');
+}
+
+/**
+ * Tokens of a text in the 'wordlevel-chatml' fixture, counted by hand as its tokenizer.json
+ * says: each special token is one, and the text between them is split as the Whitespace
+ * pre-tokenizer splits (`\w+|[^\w\s]+`), one token a piece (a word of the vocabulary or [UNK]).
+ */
+export function countWordLevelChatml(text: string): number {
+  let n = 0;
+  for (const part of text.split(/(<s>|<\|im_start\|>|<\|im_end\|>)/)) {
+    if (CHATML_SPECIALS.includes(part)) n++;
+    else n += part.match(/[\p{L}\p{N}_]+|[^\p{L}\p{N}_\s]+/gu)?.length ?? 0;
+  }
+  return n;
 }
