@@ -32,6 +32,7 @@ export const GRAFANA_UNIT: Record<MetricUnit, string> = {
   ms: 'ms',
   ratio: 'percentunit',
   'req/s': 'reqps',
+  'sessions/s': 'short',
   'tok/s': 'short',
   count: 'short',
   W: 'watt',

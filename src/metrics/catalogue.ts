@@ -268,6 +268,18 @@ const SCALARS: readonly MetricDef[] = [
     },
   }),
   scalar({
+    id: 'session_throughput',
+    label: 'Session throughput',
+    unit: 'sessions/s',
+    better: 'higher',
+    // Multi-turn sessions started per second: request throughput × the share of turns that were first turns.
+    read: (s) => {
+      const first = s.turns?.find((t) => t.turn === 1);
+      const turns = (s.turns ?? []).reduce((n, t) => n + t.requests, 0);
+      return first && turns > 0 ? (s.request_throughput * first.requests) / turns : undefined;
+    },
+  }),
+  scalar({
     id: 'ttft_p50_later_turns',
     label: 'TTFT p50, later turns',
     unit: 'ms',

@@ -7,7 +7,7 @@
 
 import type { LatencyStats, RunSummary, SummaryLatencyName } from '../types.js';
 
-export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'ratio' | 'count' | 'W' | 'MiB';
+export type MetricUnit = 'ms' | 'req/s' | 'sessions/s' | 'tok/s' | 'ratio' | 'count' | 'W' | 'MiB';
 /** Which way is better: latencies and error rates go down, throughput and goodput go up. */
 export type Better = 'lower' | 'higher';
 
