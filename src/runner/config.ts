@@ -57,6 +57,11 @@ export interface BenchmarkTrace {
   timeScale: number;
   /** The file must have this sha256 (an ADR's rerun replays exactly the trace it recorded). */
   sha256?: string;
+  /**
+   * Replay the trace's requests (prompt and output lengths) closed loop at the load's
+   * concurrency, ignoring its times (a sweep's concurrency points); default: open loop on its times.
+   */
+  closedLoop?: boolean;
 }
 
 export interface BenchmarkConfig {

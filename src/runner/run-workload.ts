@@ -112,14 +112,17 @@ export async function buildRunWorkload(
   // (replies are counted with it): now, before any clock starts, not in the first sends.
   if (workload.total !== 0) workload.item(0);
   tokenizer.count('warm');
-  return { workload, tokenizer, load: traceLoad(config.load, workload) };
+  return { workload, tokenizer, load: traceLoad(config.load, workload, t?.closedLoop === true) };
 }
 
-/** A trace replay's load: open loop on the trace's schedule, as many requests as it holds unless cut. */
-function traceLoad(load: LoadSpec, workload: Workload): LoadSpec {
+/**
+ * A trace replay's load: open loop on the trace's schedule (or, `closedLoop`, its requests at
+ * the load's concurrency), as many requests as it holds unless cut.
+ */
+function traceLoad(load: LoadSpec, workload: Workload, closedLoop: boolean): LoadSpec {
   if (workload.spec.kind !== 'trace') return load;
-  const out: LoadSpec = { ...load, mode: 'open' };
-  delete out.concurrency;
+  const out: LoadSpec = { ...load, mode: closedLoop ? 'closed' : 'open' };
+  if (!closedLoop) delete out.concurrency;
   delete out.rate;
   delete out.burstiness;
   out.requests = workload.total! - load.warmup;
