@@ -17,6 +17,7 @@ export {
   REASONING_OPTIONS,
   SHARD_OPTIONS,
   TARGET_OPTIONS,
+  TRACE_OPTIONS,
   WORKLOAD_OPTIONS,
 } from './options.js';
 export { camelCase, parseArgv } from './parse.js';

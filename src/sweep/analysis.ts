@@ -43,7 +43,7 @@ export function pointFromSummary(
   // Every figure read through the catalogue, so a sweep judges exactly what gate and compare show;
   // a figure the run did not measure (no successful request) is 0 in the point.
   // A figure the sweep file may lack (newer ones) stays absent; the others are 0 when unmeasured.
-  const optional = new Set<string>(['p99TpotMs', 'p50UserTps']);
+  const optional = new Set<string>(['p99TpotMs', 'p50UserTps', 'sessionThroughput']);
   const figures = Object.fromEntries(
     SWEEP_POINT_FIGURES.flatMap(([field, id]) => {
       const v = metric(id).read(summary);

@@ -14,18 +14,18 @@ import {
   LOAD_OPTIONS,
   type OptionSpec,
   OUTPUT_OPTIONS,
-  type ParsedArgs,
-  resolveBenchmarkConfig,
   TARGET_OPTIONS,
+  TRACE_OPTIONS,
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
 import { prepareOutDir, SWEEP_FILE } from '../results/index.js';
 import { type BenchmarkConfig, type ProgressMode, progressMode, runBenchmark } from '../runner/index.js';
-import type { LoadSpec } from '../types.js';
 import { toolVersion } from '../util/index.js';
 import { doublingConcurrencies } from './analysis.js';
-import { renderSweep } from './render.js';
-import { maxPoints, type PointRequest, runSweep, type SweepPlan } from './run.js';
+import { resolveSweepBase } from './base-command.js';
+import { pointConfig, pointName } from './point-load.js';
+import { loadText, renderSweep } from './render.js';
+import { maxPoints, runSweep, type SweepPlan } from './run.js';
 
 const S = 'Sweep';
 
@@ -51,7 +51,7 @@ export const SWEEP_OPTIONS: OptionSpec[] = [
     valueName: 'R|auto',
     group: S,
     description:
-      'Rate sweep (open loop), as guidellm: a synchronous run, a max-throughput run, then --steps rates evenly spaced up to R (auto: the measured throughput)',
+      'Rate sweep (open loop), as guidellm: a synchronous run, a max-throughput run, then --steps rates evenly spaced up to R (auto: the measured throughput); with sessions R is new sessions per second',
   },
   {
     name: 'steps',
@@ -168,47 +168,6 @@ export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
   return plan;
 }
 
-/** The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run). */
-function benchmarkArgs(args: ParsedArgs): ParsedArgs {
-  const options = { ...args.options };
-  // The sweep sets concurrency or rate per point; --max-concurrency caps its open-loop points.
-  delete options.concurrency;
-  delete options.maxConcurrency;
-  const given = new Set([...args.given].filter((k) => k !== 'concurrency' && k !== 'maxConcurrency'));
-  return { options, positionals: args.positionals, given };
-}
-
-/** The load of one point: the base load with the point's concurrency or rate. */
-export function pointLoad(
-  base: LoadSpec,
-  req: PointRequest,
-  requestsGiven: boolean,
-  maxConcurrency?: number,
-): LoadSpec {
-  const load: LoadSpec = { ...base };
-  delete load.concurrency;
-  delete load.rate;
-  delete load.burstiness;
-  if (req.concurrency !== undefined) {
-    load.mode = 'closed';
-    load.concurrency = req.concurrency;
-    delete load.maxConcurrency;
-  } else {
-    load.mode = 'open';
-    load.rate = req.rate;
-    load.burstiness = base.burstiness ?? 1;
-    if (maxConcurrency !== undefined) load.maxConcurrency = maxConcurrency;
-  }
-  if (!requestsGiven && base.durationMs === undefined) {
-    // About ten seconds' worth, at least 40 requests, as a plain run would.
-    load.requests =
-      req.concurrency !== undefined
-        ? Math.max(40, req.concurrency * 8)
-        : Math.max(40, Math.ceil((req.rate ?? 1) * 10));
-  }
-  return load;
-}
-
 function stamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
@@ -222,10 +181,14 @@ export const sweepCommand: CommandSpec = {
     'Each point is a normal run with its own result directory under --out; sweep.json lists the points,',
     'the knee of latency against throughput and the capacity at SLO (--slo, --min-attainment), bisected',
     'between the last passing and the first failing load. The sweep stops rising when errors or latency explode.',
+    'With --sessions or --session-rate the loads are multi-turn sessions: sessions at once, or new sessions per second.',
+    "With --trace every point replays the trace's requests: a rate point at its rate (the trace's times scaled), a",
+    'concurrency point closed loop.',
   ].join('\n'),
   options: [
     ...TARGET_OPTIONS,
     ...WORKLOAD_OPTIONS,
+    ...TRACE_OPTIONS,
     ...LOAD_OPTIONS.filter((o) => o.name !== 'concurrency' && o.name !== 'rate'),
     ...SWEEP_OPTIONS,
     ...OUT_OPTIONS,
@@ -233,9 +196,11 @@ export const sweepCommand: CommandSpec = {
   async run(ctx) {
     const o = ctx.args.options;
     const plan = resolveSweepPlan(o);
-    const base: BenchmarkConfig = await resolveBenchmarkConfig(benchmarkArgs(ctx.args), ctx.env, ctx.cwd);
+    const resolved = await resolveSweepBase(ctx.args, plan, ctx.env, ctx.cwd, ctx.signal);
+    const base = resolved.config;
     const quiet = o.quiet === true;
     if (!quiet) for (const w of base.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    if (!quiet) for (const n of resolved.notes) ctx.stderr.write(`note: ${n}\n`);
     if (!quiet && Object.keys(base.slo).length === 0) {
       ctx.stderr.write('note: no --slo given: capacity counts every successful request as meeting the SLO\n');
     }
@@ -245,15 +210,14 @@ export const sweepCommand: CommandSpec = {
     if (!quiet && removed.length > 0) {
       ctx.stderr.write(`--force: removed the earlier sweep's ${removed.join(', ')} from ${dir}\n`);
     }
-    const requestsGiven = ctx.args.given.has('requests');
+    const sessions = plan.sessions === true;
     const planned = maxPoints(plan);
     const result = await runSweep(
       plan,
       (req) => {
-        const name = `${String(req.ordinal).padStart(2, '0')}-${req.concurrency !== undefined ? `c${req.concurrency}` : `r${req.rate}`}`;
+        const name = pointName(req, sessions);
         const config: BenchmarkConfig = {
-          ...base,
-          load: pointLoad(base.load, req, requestsGiven, o.maxConcurrency as number | undefined),
+          ...pointConfig(base, req, resolved.sweep),
           outDir: join(dir, name),
           labels: { ...base.labels, 'sweep.phase': req.phase, 'sweep.point': name },
         };
@@ -273,12 +237,13 @@ export const sweepCommand: CommandSpec = {
         onPoint: (p) => {
           if (!quiet) {
             ctx.stderr.write(
-              `sweep: ${p.mode} ${p.load}: ${p.requestThroughput.toFixed(2)} req/s, mean E2EL ${Math.round(p.meanE2elMs)} ms, attainment ${p.attainment.toFixed(2)}${p.passes ? '' : ' (miss)'}\n`,
+              `sweep: ${loadText(p.mode, p.load, sessions)}: ${p.requestThroughput.toFixed(2)} req/s${p.sessionThroughput !== undefined ? ` (${p.sessionThroughput.toFixed(2)} sessions/s)` : ''}, mean E2EL ${Math.round(p.meanE2elMs)} ms, attainment ${p.attainment.toFixed(2)}${p.passes ? '' : ' (miss)'}\n`,
             );
           }
         },
       },
     );
+    if (resolved.trace) result.trace = resolved.trace;
     await writeFile(join(dir, SWEEP_FILE), `${JSON.stringify(result, null, 2)}\n`);
     if (o.json === true) ctx.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else if (!quiet) ctx.stdout.write(renderSweep(result));

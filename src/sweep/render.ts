@@ -6,7 +6,7 @@
  */
 
 import { renderFindings } from '../diagnosis/index.js';
-import type { SweepResult } from '../types.js';
+import type { SweepMode, SweepResult } from '../types.js';
 
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
@@ -15,8 +15,15 @@ function pad(s: string, n: number, right = false): string {
 const f0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toString() : '-');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '-');
 
+/** A load as said in progress lines and the capacity: "concurrency 4", "rate 2 req/s", "4 sessions at once", "0.5 sessions/s". */
+export function loadText(mode: SweepMode, load: number, sessions: boolean): string {
+  if (sessions) return mode === 'concurrency' ? `${load} sessions at once` : `${load} sessions/s`;
+  return mode === 'concurrency' ? `concurrency ${load}` : `rate ${load} req/s`;
+}
+
 /** The sweep as text. */
 export function renderSweep(result: SweepResult): string {
+  const sessions = result.unit === 'sessions';
   const head = [
     'phase',
     'load',
@@ -31,12 +38,17 @@ export function renderSweep(result: SweepResult): string {
     'SLO',
   ];
   const widths = [12, 12, 8, 10, 10, 10, 10, 10, 7, 6, 4];
+  if (sessions) {
+    head.splice(3, 0, 'sess/s');
+    widths.splice(3, 0, 8);
+  }
   const rows = [...(result.anchors ?? []), ...result.points]
     .sort((a, b) => (a.mode === b.mode ? a.load - b.load : a.mode === 'concurrency' ? -1 : 1))
     .map((p) => [
       p.phase,
-      `${p.mode === 'concurrency' ? 'c=' : 'r='}${p.load}`,
+      `${p.mode === 'concurrency' ? (sessions ? 's=' : 'c=') : sessions ? 'sr=' : 'r='}${p.load}`,
       f2(p.requestThroughput),
+      ...(sessions ? [f2(p.sessionThroughput ?? Number.NaN)] : []),
       f0(p.outputThroughput),
       `${f0(p.meanTtftMs)} ms`,
       `${f0(p.p99TtftMs)} ms`,
@@ -47,10 +59,16 @@ export function renderSweep(result: SweepResult): string {
       p.passes ? 'ok' : 'miss',
     ]);
   const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, i > 1)).join(' ');
-  const out = [`Sweep (${result.mode}), SLO attainment target ${result.minAttainment}`, line(head)];
+  const what = sessions
+    ? result.mode === 'concurrency'
+      ? 'sessions at once (s=)'
+      : 'new sessions per second (sr=)'
+    : result.mode;
+  const of = result.trace ? `, replaying ${result.trace.path}` : '';
+  const out = [`Sweep (${what}${of}), SLO attainment target ${result.minAttainment}`, line(head)];
   for (const r of rows) out.push(line(r));
   out.push('');
-  const at = (load: number) => (result.mode === 'concurrency' ? `concurrency ${load}` : `rate ${load} req/s`);
+  const at = (load: number) => loadText(result.mode, load, sessions);
   out.push(
     result.knee
       ? `Saturation point (knee): ${at(result.knee.load)} — ${f2(result.knee.requestThroughput)} req/s at mean E2EL ${f0(result.knee.meanE2elMs)} ms`

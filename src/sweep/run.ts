@@ -7,6 +7,8 @@
  * - rate mode (as guidellm does): a synchronous run (concurrency 1) gives the lowest useful
  *   rate, a throughput run (closed loop at `throughputConcurrency`) the highest the server
  *   sustains; then `steps` open-loop rates evenly spaced between them (or up to `rateMax`);
+ *   with sessions the anchors run that many sessions at once and the rates are new sessions
+ *   per second, spaced between the anchors' measured session throughputs (sessions started/s);
  * - after every step, stop early when errors or latency explode (analysis.explosion);
  * - then bisect between the last passing and the first failing load (at most `bisectSteps`
  *   runs) to find the capacity at SLO.
@@ -43,6 +45,11 @@ export interface SweepPlan {
   steps?: number;
   /** Rate mode: concurrency of the throughput anchor run (default 64). */
   throughputConcurrency?: number;
+  /**
+   * Multi-turn sessions: loads are sessions at once (concurrency) or new sessions per second
+   * (rate); a rate sweep spaces its rates between the anchors' session throughputs.
+   */
+  sessions?: boolean;
   /** SLO attainment a load must reach to count as within capacity (0..1). */
   minAttainment: number;
   /** Most bisection runs (default 3; 0 = none). */
@@ -95,6 +102,8 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
   let ordinal = 0;
   let slo: Slo = {};
   const aborted = () => io.signal?.aborted === true;
+  // What a rate sweep's rates are in: requests per second, or sessions started per second.
+  const rateOf = (p: SweepPointSummary) => (plan.sessions ? (p.sessionThroughput ?? 0) : p.requestThroughput);
 
   const run = async (
     phase: SweepPointSummary['phase'],
@@ -124,11 +133,11 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
     loads = planConcurrencies(plan);
   } else {
     syncPoint = await run('synchronous', 'concurrency', 1);
-    const low = syncPoint.requestThroughput;
+    const low = rateOf(syncPoint);
     let high = plan.rateMax;
     if (high === undefined && !aborted()) {
       const tp = await run('throughput', 'concurrency', plan.throughputConcurrency ?? 64);
-      high = tp.requestThroughput;
+      high = rateOf(tp);
     }
     loads = evenlySpacedRates(low, high ?? low, plan.steps ?? 5);
   }
@@ -147,7 +156,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
   const stepPoints = () => points.filter((p) => p.mode === mode);
   if (mode === 'rate' && syncPoint?.passes && !sloBracket(stepPoints()).pass && budget > 0 && !aborted()) {
     // Every rate missed: try the synchronous run's rate as an open loop.
-    await run('bisect', 'rate', round3(syncPoint.requestThroughput));
+    await run('bisect', 'rate', round3(rateOf(syncPoint)));
     budget--;
   }
   while (budget > 0 && !aborted()) {
@@ -163,6 +172,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
     schemaVersion: SCHEMA_VERSION,
     kind: 'goodput.sweep',
     mode,
+    ...(plan.sessions ? { unit: 'sessions' as const } : {}),
     startedAt,
     slo,
     minAttainment: plan.minAttainment,

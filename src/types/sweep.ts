@@ -15,7 +15,7 @@ export type SweepMode = 'concurrency' | 'rate';
 export interface SweepPointSummary {
   /** step: a planned load; synchronous / throughput: guidellm's anchors of a rate sweep; bisect: the capacity search. */
   phase: 'step' | 'synchronous' | 'throughput' | 'bisect';
-  /** Closed loop: concurrency; open loop: requests per second. */
+  /** Closed loop: concurrency; open loop: requests per second (sessions: sessions at once, new sessions per second; see SweepResult.unit). */
   mode: SweepMode;
   load: number;
   /** The point's result directory. */
@@ -33,6 +33,8 @@ export interface SweepPointSummary {
   p99TpotMs?: number;
   /** Median per-user output tokens/s (absent in older sweeps, or when no request decoded). */
   p50UserTps?: number;
+  /** Multi-turn sessions: sessions started per second (absent for single-turn loads). */
+  sessionThroughput?: number;
   meanE2elMs: number;
   p99E2elMs: number;
   attainment: number;
@@ -65,6 +67,16 @@ export interface SweepResult {
   schemaVersion: typeof SCHEMA_VERSION;
   kind: 'goodput.sweep';
   mode: SweepMode;
+  /**
+   * What the loads count: absent, requests; 'sessions', multi-turn sessions (a concurrency
+   * sweep's loads are sessions at once, a rate sweep's new sessions per second).
+   */
+  unit?: 'sessions';
+  /**
+   * A trace replay: the trace, and for a rate sweep its mean request rate at time scale 1
+   * (each rate point scales the trace's times by meanRate ÷ its rate; concurrency points replay it closed loop).
+   */
+  trace?: { path: string; meanRate?: number };
   startedAt: string;
   slo: Slo;
   minAttainment: number;
@@ -100,4 +112,5 @@ export const SWEEP_POINT_FIGURES = [
   ['attainment', 'attainment'],
   ['requestGoodput', 'request_goodput'],
   ['p50UserTps', 'user_tps_p50'],
+  ['sessionThroughput', 'session_throughput'],
 ] as const satisfies ReadonlyArray<readonly [keyof SweepPointSummary, string]>;

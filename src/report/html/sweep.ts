@@ -54,7 +54,14 @@ export function sweepView(
   if (sweep.capacity?.firstFailingLoad !== undefined)
     notes.push(`first load missing the SLO: ${fmtLoad(sweep.capacity.firstFailingLoad)}`);
   const view: SweepView = {
-    loadLabel: sweep.mode === 'rate' ? 'rate (req/s)' : 'concurrency',
+    loadLabel:
+      sweep.unit === 'sessions'
+        ? sweep.mode === 'rate'
+          ? 'new sessions per second'
+          : 'sessions at once'
+        : sweep.mode === 'rate'
+          ? 'rate (req/s)'
+          : 'concurrency',
     points,
     notes,
   };
