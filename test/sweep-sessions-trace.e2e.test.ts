@@ -89,6 +89,28 @@ describe('sweep of multi-turn sessions', () => {
     expect(sweep.points[1]!.sessionThroughput!).toBeGreaterThan(2 * sweep.points[0]!.sessionThroughput!);
   });
 
+  it('takes --turns alone as a sweep of sessions', async () => {
+    const out = join(work, 'turns');
+    const r = await cli([
+      'sweep',
+      '--turns',
+      '2',
+      '--concurrency',
+      '3',
+      '--time',
+      'virtual',
+      ...small,
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    expect(r.stderr).toContain('--turns makes this a sweep of multi-turn sessions');
+    const summary = readRunSummary(sweepOf(out).points[0]!.dir);
+    expect(summary.meta.load.sessions).toEqual({ concurrency: 3 });
+    expect(summary.meta.workload.sessions?.turns).toEqual({ min: 2, max: 2 });
+    expect(summary.turns?.map((t) => t.turn)).toEqual([1, 2]);
+  });
+
   it('sweeps the session rate between anchors run as sessions at once', async () => {
     const out = join(work, 'session-rate');
     const r = await cli([

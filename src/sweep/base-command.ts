@@ -20,14 +20,31 @@ function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
 }
 
-/** The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run). */
-function benchmarkArgs(args: ParsedArgs): ParsedArgs {
+/** Flags that shape sessions: in a sweep they ask for sessions without a number the points replace anyway. */
+const SESSION_SHAPE = [
+  ['turns', '--turns'],
+  ['turnTokens', '--turn-tokens'],
+  ['thinkTime', '--think-time'],
+  ['userRate', '--user-rate'],
+] as const;
+
+/**
+ * The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run);
+ * a session-shaping flag alone stands for `--sessions 1` (each point sets the number).
+ */
+function benchmarkArgs(args: ParsedArgs): { args: ParsedArgs; impliedBy?: string } {
   const options = { ...args.options };
   // The sweep sets concurrency or rate per point; --max-concurrency caps its points.
   delete options.concurrency;
   delete options.maxConcurrency;
   const given = new Set([...args.given].filter((k) => k !== 'concurrency' && k !== 'maxConcurrency'));
-  return { options, positionals: args.positionals, given };
+  const shape = SESSION_SHAPE.find(([key]) => given.has(key));
+  if (shape && !given.has('sessions') && !given.has('sessionRate') && !given.has('trace')) {
+    options.sessions = 1;
+    given.add('sessions');
+    return { args: { options, positionals: args.positionals, given }, impliedBy: shape[1] };
+  }
+  return { args: { options, positionals: args.positionals, given } };
 }
 
 export interface ResolvedSweepBase {
@@ -62,7 +79,8 @@ export async function resolveSweepBase(
       "the sweep sets each point's load; run the shape with goodput run --stages",
     );
   }
-  const config = await resolveBenchmarkConfig(benchmarkArgs(args), env, cwd);
+  const plain = benchmarkArgs(args);
+  const config = await resolveBenchmarkConfig(plain.args, env, cwd);
   const notes: string[] = [];
   const maxConcurrency = args.options.maxConcurrency as number | undefined;
   const sweep: SweepBase = { requestsGiven: given.has('requests') };
@@ -70,9 +88,16 @@ export async function resolveSweepBase(
   plan.sessions = config.load.sessions !== undefined;
   if (plan.sessions) {
     sweep.sessionTurns = config.workload.sessions?.turns?.max ?? DATASET_TURNS;
-    const flag = given.has('sessions') ? '--sessions' : '--session-rate';
+    const each = plan.mode === 'rate' ? 'the new sessions per second' : 'the sessions at once';
+    const flag = given.has('sessions')
+      ? '--sessions'
+      : given.has('sessionRate')
+        ? '--session-rate'
+        : undefined;
     notes.push(
-      `${flag} makes this a sweep of multi-turn sessions: each point sets ${plan.mode === 'rate' ? 'the new sessions per second' : 'the sessions at once'}, the ${flag} number is not used`,
+      flag
+        ? `${flag} makes this a sweep of multi-turn sessions: each point sets ${each}, the ${flag} number is not used`
+        : `${plain.impliedBy} makes this a sweep of multi-turn sessions: each point sets ${each}`,
     );
   }
   const t = config.workload.trace;

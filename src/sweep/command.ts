@@ -36,7 +36,7 @@ export const SWEEP_OPTIONS: OptionSpec[] = [
     short: 'c',
     valueName: 'N,N,…',
     group: S,
-    description: 'Concurrencies to run, e.g. 1,2,4,8,16 (closed loop)',
+    description: 'Concurrencies to run, e.g. 1,2,4,8,16 (closed loop; with sessions: sessions at once)',
   },
   {
     name: 'concurrency-max',
