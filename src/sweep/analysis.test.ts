@@ -121,6 +121,13 @@ describe('explosion', () => {
     expect(explosion(point(8, { errorRate: 0.5 }), point(1), limits)).toMatch(/errors exploded: 50%/);
     expect(explosion(point(8, { meanE2elMs: 20_000 }), point(1), limits)).toMatch(/latency exploded/);
     expect(explosion(point(8, { meanE2elMs: 5000, errorRate: 0.1 }), point(1), limits)).toBeUndefined();
+    expect(explosion(point(8, { errorRate: 0.5 }), point(1), limits)).toMatch(/at concurrency 8$/);
+    expect(explosion(point(8, { meanE2elMs: 20_000 }), point(1), limits, true)).toMatch(
+      /at 8 sessions at once, .* at 1 sessions at once$/,
+    );
+    const rate = point(2.5, { mode: 'rate', errorRate: 0.5 });
+    expect(explosion(rate, undefined, limits)).toMatch(/at rate 2.5 req\/s$/);
+    expect(explosion(rate, undefined, limits, true)).toMatch(/at 2.5 sessions\/s$/);
   });
 });
 

@@ -85,19 +85,27 @@ export function round3(x: number): number {
   return Math.round(x * p) / p;
 }
 
-/** Why the sweep should not go higher, or undefined. */
+/** A load as said in progress lines and the capacity: "concurrency 4", "rate 2 req/s", "4 sessions at once", "0.5 sessions/s". */
+export function loadText(mode: SweepMode, load: number, sessions: boolean): string {
+  if (sessions) return mode === 'concurrency' ? `${load} sessions at once` : `${load} sessions/s`;
+  return mode === 'concurrency' ? `concurrency ${load}` : `rate ${load} req/s`;
+}
+
+/** Why the sweep should not go higher, or undefined (`sessions`: the loads are sessions). */
 export function explosion(
   point: SweepPointSummary,
   first: SweepPointSummary | undefined,
   limits: { maxErrorRate: number; latencyFactor: number },
+  sessions = false,
 ): string | undefined {
+  const at = (p: SweepPointSummary) => loadText(p.mode, p.load, sessions);
   if (point.errorRate > limits.maxErrorRate) {
-    return `errors exploded: ${(point.errorRate * 100).toFixed(0)}% failed at ${point.mode} ${point.load}`;
+    return `errors exploded: ${(point.errorRate * 100).toFixed(0)}% failed at ${at(point)}`;
   }
   if (first && first.meanE2elMs > 0 && point.meanE2elMs > limits.latencyFactor * first.meanE2elMs) {
     return (
-      `latency exploded: mean E2EL ${Math.round(point.meanE2elMs)} ms at ${point.mode} ${point.load}, ` +
-      `more than ${limits.latencyFactor}× the ${Math.round(first.meanE2elMs)} ms at ${first.load}`
+      `latency exploded: mean E2EL ${Math.round(point.meanE2elMs)} ms at ${at(point)}, ` +
+      `more than ${limits.latencyFactor}× the ${Math.round(first.meanE2elMs)} ms at ${at(first)}`
     );
   }
   return undefined;

@@ -21,10 +21,10 @@ import {
 import { prepareOutDir, SWEEP_FILE } from '../results/index.js';
 import { type BenchmarkConfig, type ProgressMode, progressMode, runBenchmark } from '../runner/index.js';
 import { toolVersion } from '../util/index.js';
-import { doublingConcurrencies } from './analysis.js';
+import { doublingConcurrencies, loadText } from './analysis.js';
 import { resolveSweepBase } from './base-command.js';
 import { pointConfig, pointName } from './point-load.js';
-import { loadText, renderSweep } from './render.js';
+import { renderSweep } from './render.js';
 import { maxPoints, runSweep, type SweepPlan } from './run.js';
 
 const S = 'Sweep';

@@ -6,7 +6,8 @@
  */
 
 import { renderFindings } from '../diagnosis/index.js';
-import type { SweepMode, SweepResult } from '../types.js';
+import type { SweepResult } from '../types.js';
+import { loadText } from './analysis.js';
 
 function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
@@ -14,12 +15,6 @@ function pad(s: string, n: number, right = false): string {
 
 const f0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toString() : '-');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '-');
-
-/** A load as said in progress lines and the capacity: "concurrency 4", "rate 2 req/s", "4 sessions at once", "0.5 sessions/s". */
-export function loadText(mode: SweepMode, load: number, sessions: boolean): string {
-  if (sessions) return mode === 'concurrency' ? `${load} sessions at once` : `${load} sessions/s`;
-  return mode === 'concurrency' ? `concurrency ${load}` : `rate ${load} req/s`;
-}
 
 /** The sweep as text. */
 export function renderSweep(result: SweepResult): string {

@@ -147,7 +147,7 @@ export async function runSweep(plan: SweepPlan, runPoint: RunPoint, io: SweepIo 
     if (aborted()) break;
     const p = await run('step', mode, load);
     first ??= p;
-    stoppedEarly = explosion(p, first, limits);
+    stoppedEarly = explosion(p, first, limits, plan.sessions === true);
     if (stoppedEarly) break;
   }
 
