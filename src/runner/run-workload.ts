@@ -107,6 +107,7 @@ export async function buildRunWorkload(
     tokenizer,
     outputFromDataset: config.workload.outputFromDataset ?? true,
     ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
+    ...(note ? { note } : {}),
   });
   // The first item loads the prompt generator's tables, and a first count the tokenizer's
   // (replies are counted with it): now, before any clock starts, not in the first sends.

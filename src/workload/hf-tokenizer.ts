@@ -20,7 +20,13 @@ import { Template } from '@huggingface/jinja';
 import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
-import { type PromptParts, promptText, type Tokenizer, type TokenizerFile } from './tokenizer.js';
+import {
+  type PromptParts,
+  type PromptPieces,
+  promptText,
+  type Tokenizer,
+  type TokenizerFile,
+} from './tokenizer.js';
 
 export interface HfTokenizerInput {
   /** tokenizer.json, parsed. */
@@ -46,6 +52,51 @@ function tokenText(v: unknown): string | undefined {
   if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string')
     return (v as { content: string }).content;
   return undefined;
+}
+
+interface AddedTokenJson {
+  content: string;
+  special?: boolean;
+  normalized?: boolean;
+  lstrip?: boolean;
+  rstrip?: boolean;
+}
+
+/**
+ * Cuts text where @huggingface/tokenizers cuts it before anything else: at the added tokens
+ * matched on the raw text (those not normalized, or all when there is no normalizer), the
+ * leftmost and then longest match, the whitespace an `lstrip`/`rstrip` token takes removed from
+ * its neighbour. What lies between is normalized, pre-tokenized and encoded on its own.
+ * Undefined when the tokenizer has no such token.
+ */
+export function addedTokenCutter(
+  tokenizerJson: Record<string, unknown>,
+): ((text: string) => PromptPieces) | undefined {
+  const list = Array.isArray(tokenizerJson.added_tokens)
+    ? (tokenizerJson.added_tokens as AddedTokenJson[])
+    : [];
+  const normalizer = tokenizerJson.normalizer != null;
+  const raw = list.filter(
+    (t) => typeof t.content === 'string' && t.content !== '' && !(normalizer && (t.normalized ?? !t.special)),
+  );
+  if (raw.length === 0) return undefined;
+  const byContent = new Map(raw.map((t) => [t.content, t]));
+  const alternatives = [...byContent.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const re = new RegExp(`(${alternatives.join('|')})`);
+  return (text) => {
+    // [text, token, text, token, …, text]: odd indices are tokens.
+    const parts = text.split(re);
+    for (let i = 1; i < parts.length; i += 2) {
+      const t = byContent.get(parts[i]!)!;
+      if (t.lstrip) parts[i - 1] = parts[i - 1]!.trimEnd();
+      if (t.rstrip) parts[i + 1] = parts[i + 1]!.trimStart();
+    }
+    const texts: string[] = [];
+    for (let i = 2; i < parts.length; i += 2) if (parts[i] !== '') texts.push(parts[i]!);
+    return { specials: (parts.length - 1) / 2, opening: parts[0]!, texts };
+  };
 }
 
 /**
@@ -123,6 +174,12 @@ export function createHfTokenizer(input: HfTokenizerInput): Tokenizer {
       );
     }
   };
+  // A text after an added token is encoded behind one (a pre-tokenizer may treat the first
+  // text of a prompt apart, as Metaspace's prepend_scheme "first" does); one that strips no space.
+  const cut = template ? addedTokenCutter(input.tokenizerJson) : undefined;
+  const behind = ((input.tokenizerJson.added_tokens as AddedTokenJson[] | undefined) ?? []).find(
+    (t) => cut?.(t.content).specials === 1 && !t.rstrip,
+  )?.content;
   let vocabSize = 0;
   for (const id of hf.get_vocab(true).values()) vocabSize = Math.max(vocabSize, id + 1);
   return {
@@ -139,5 +196,12 @@ export function createHfTokenizer(input: HfTokenizerInput): Tokenizer {
       const prompt = item.prompt ?? '';
       return hf.encode(prompt).ids.length;
     },
+    ...(cut
+      ? {
+          promptPieces: (messages: readonly ChatMessage[]) => cut(render(messages)),
+          countPiece: (text: string, opening: boolean) =>
+            opening || behind === undefined ? count(text) : count(behind + text) - 1,
+        }
+      : {}),
   };
 }

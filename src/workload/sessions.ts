@@ -19,7 +19,9 @@
  * - a model's own tokenizer (`--tokenizer FILE`, `countPrompt`): the whole conversation so far
  *   (system, user turns, the server's replies, the new user turn) rendered through the chat
  *   template and counted when the turn is built, as the server counts it: a template's role
- *   markers and a reply's merges with them are not sums of parts. The first synthetic turn is
+ *   markers and a reply's merges with them are not sums of parts. Only the text new since the
+ *   last turn is encoded, the rest is remembered between the template's special tokens
+ *   (turn-count.ts, exact, checked against the whole count). The first synthetic turn is
  *   `--prompt-tokens` through the template as a single-turn prompt is (the prompt frame's
  *   overhead comes off its words, so it is not tokenised); each later user message is
  *   `--turn-tokens` tokens of the tokenizer, of words that keep their count in the template.
@@ -36,6 +38,7 @@ import type { PromptFrame } from './prompt-frame.js';
 import type { Rng } from './rng.js';
 import { promptLength, syntheticPrompt } from './synthetic.js';
 import type { Tokenizer } from './tokenizer.js';
+import { createTurnCounting } from './turn-count.js';
 
 /** One conversation as the runner replays it. */
 export interface SessionScript {
@@ -81,6 +84,8 @@ export interface SessionSourceInput {
    * The first user message is its overhead shorter, and synthesised messages take its words.
    */
   frame?: PromptFrame;
+  /** Hears what the user should know (counting turns whole after all: turn-count.ts). */
+  note?: (text: string) => void;
 }
 
 /** "s-000001" for session 0. */
@@ -159,8 +164,9 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
       tokenizer,
       t === 0 ? { unique, ...pool } : pool,
     );
-  // With a model's own tokenizer every turn but a framed first one is counted whole (module comment).
-  const countPrompt = tokenizer.countPrompt?.bind(tokenizer);
+  // With a model's own tokenizer every turn but a framed first one is counted through the
+  // template, by its new text only (turn-count.ts).
+  const counting = createTurnCounting(tokenizer, input.note);
 
   function script(id: string, key: string, s: number, uniqueBase: number): SessionScript {
     let turns: number;
@@ -190,6 +196,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
     // Per-part token counts of this session, each counted once.
     const users: { text: string; tokens: number; maxTokens: number }[] = [];
     const replyCounts: number[] = [];
+    const counter = counting?.session();
 
     function user(t: number) {
       let u = users[t];
@@ -231,8 +238,9 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
       request(t, replies, index, warmup) {
         if (replies.length < t)
           throw new RangeError(`turn ${t + 1} needs ${t} replies, got ${replies.length}`);
-        // A framed first turn is exact by construction; any other is counted whole.
-        const whole = countPrompt !== undefined && !(t === 0 && frame !== undefined);
+        // A framed first turn is exact by construction; any other is counted through the template.
+        const framed = t === 0 && frame !== undefined;
+        const whole = counter !== undefined && !framed;
         let promptTokens = systemCount;
         const messages: ChatMessage[] = [];
         if (system !== '') messages.push({ role: 'system', content: system });
@@ -259,7 +267,8 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
         };
         if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
         else item.prompt = messages.map((m) => m.content).join('');
-        if (whole) item.promptTokens = countPrompt!(item);
+        if (whole) item.promptTokens = counter.count(item, t > 0);
+        else if (framed && counter && item.messages) counter.known(item.messages, item.promptTokens);
         return item;
       },
     };

@@ -21,6 +21,16 @@ export interface PromptParts {
   prompt?: string;
 }
 
+/** A rendered chat prompt cut at the tokenizer's added tokens (Tokenizer.promptPieces). */
+export interface PromptPieces {
+  /** The added tokens in it. */
+  specials: number;
+  /** The text before the first added token, '' when the prompt opens with one. */
+  opening: string;
+  /** The non-empty texts after it, between and after the added tokens, in order. */
+  texts: string[];
+}
+
 /** A tokenizer: counts, encodes and decodes text. */
 export interface Tokenizer {
   /** Encoding name, e.g. "o200k_base"; recorded in WorkloadSpec.tokenizer. Unique per vocabulary (caches key on it). */
@@ -35,6 +45,15 @@ export interface Tokenizer {
    * Absent: the tokens of the concatenated message contents (see countPromptTokens).
    */
   countPrompt?(item: PromptParts): number;
+  /**
+   * A chat prompt rendered through the template and cut where the tokenizer cuts it first, at
+   * its added tokens (each one token); the texts between them are encoded independently, so
+   * `countPrompt` = `specials` + Σ `countPiece` of the texts. Absent: no template or no added
+   * tokens to cut at. (Used to count a session's turns by their new text only: turn-count.ts.)
+   */
+  promptPieces?(messages: readonly ChatMessage[]): PromptPieces;
+  /** Tokens of one text between added tokens; `opening`: the text the prompt opens with. */
+  countPiece?(text: string, opening: boolean): number;
   /** Ids are below this (the vocabulary scan for prompt words stops there); undefined: unknown. */
   readonly vocabSize?: number;
   /** The file the tokenizer was read from, recorded in WorkloadSpec.tokenizerFile. */

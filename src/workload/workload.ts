@@ -56,6 +56,8 @@ export interface WorkloadOptions {
   trace?: TraceReplayOptions;
   /** Open loop shaped by stages (`--stages … --stages-of rate`): their targets are rates; replaces `rate`. */
   stages?: readonly LoadStage[];
+  /** Hears what the user should know while the workload is used (sessions: turn-count.ts). */
+  note?: (text: string) => void;
 }
 
 export interface Workload {
@@ -297,6 +299,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
           outputFromDataset: options.outputFromDataset !== false,
           ...(schedule ? { arrivals: schedule } : {}),
           ...(frame ? { frame } : {}),
+          ...(options.note ? { note: options.note } : {}),
         });
 
   function item(i: number): WorkItem {
