@@ -54,6 +54,11 @@ export interface FixtureOptions {
   words?: number;
 }
 
+/** An added token of tokenizer.json, special and matched as written. */
+function specialToken(id: number, content: string): Record<string, unknown> {
+  return { id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+}
+
 /** The tokenizer.json object of the byte-level BPE fixture. */
 export function bpeTokenizerJson(words = 400): Record<string, unknown> {
   const chars = byteChars();
@@ -86,15 +91,7 @@ export function bpeTokenizerJson(words = 400): Record<string, unknown> {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: specials.map((content, i) => ({
-      id: base + i,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: specials.map((content, i) => specialToken(base + i, content)),
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: {
@@ -139,15 +136,7 @@ export function wordLevelTokenizerJson(
   for (const p of ['.', ',', '!', '?']) vocab[p] = Object.keys(vocab).length;
   const added = ['[UNK]', ...specials].map((content) => {
     vocab[content] ??= Object.keys(vocab).length;
-    return {
-      id: vocab[content],
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    };
+    return specialToken(vocab[content]!, content);
   });
   return {
     version: '1.0',
