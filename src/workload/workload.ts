@@ -243,8 +243,9 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
 
   // A model's own tokenizer counts the chat template too: --prompt-tokens is the whole
   // prompt as the server counts it, so the user text is that much shorter (prompt-frame.ts).
-  // A synthetic session's first turn is such a prompt (later turns are counted whole,
-  // sessions.ts); trace replays build their own prompts: their words are counted.
+  // A synthetic session's first turn is such a prompt (later turns are counted through the
+  // template as they are built: turn-count.ts); trace replays build their own prompts: their
+  // words are counted.
   const frame =
     spec.kind === 'synthetic' ? fitPromptFrame(tokenizer, build, systemText, systemTokens) : undefined;
   const overhead = frame?.overhead ?? 0;
