@@ -253,6 +253,26 @@ describe('refusals (exit 2, with a hint, nothing run)', () => {
     expect(r.stderr).toMatch(/hint: \S/);
   });
 
+  it('refuses a flag a trace replaces with a hint for a sweep (not the time scale it refuses)', async () => {
+    const r = await cli([
+      'sweep',
+      '--trace',
+      tracePath,
+      '--prompt-tokens',
+      '100',
+      '--rate-max',
+      '5',
+      '--time',
+      'virtual',
+      '--out',
+      join(work, 'replaced'),
+    ]);
+    expect(r.code).toBe(ExitCode.USAGE);
+    expect(r.stderr).toMatch(/--prompt-tokens cannot be used with --trace/);
+    expect(r.stderr).toMatch(/hint: .*drop the flag/);
+    expect(r.stderr).not.toMatch(/--time-scale/);
+  });
+
   it('refuses a rate sweep of a trace whose requests have no time span', async () => {
     const flat = join(work, 'flat.jsonl');
     writeFileSync(flat, '{"timestamp":5,"input_length":10,"output_length":2}\n'.repeat(3));

@@ -33,5 +33,5 @@ export {
   type ParsedArgs,
   type PositionalSpec,
 } from './spec.js';
-export { parseTraceColumns } from './trace.js';
+export { flagReplacedByTrace, parseTraceColumns } from './trace.js';
 export { convertOptionValue, EXPECTED_FORM } from './values.js';

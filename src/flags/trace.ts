@@ -54,6 +54,12 @@ export function parseTraceColumns(items: readonly string[]): NonNullable<Benchma
   return columns;
 }
 
+/** The first flag given that a trace replaces (as typed, e.g. `--prompt-tokens`), or undefined. */
+export function flagReplacedByTrace(args: ParsedArgs): string | undefined {
+  const key = REPLACED.find((k) => args.given.has(k));
+  return key === undefined ? undefined : `--${kebab(key)}`;
+}
+
 /** The trace to replay, or undefined without --trace; refuses flags a trace replaces. */
 export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace | undefined {
   const o = args.options;
@@ -67,13 +73,12 @@ export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace
       throw usage('--trace-format needs --trace', 'pass --trace FILE to replay a trace');
     return undefined;
   }
-  for (const key of REPLACED) {
-    if (args.given.has(key)) {
-      throw usage(
-        `--${kebab(key)} cannot be used with --trace`,
-        'a trace gives every request its send time and its prompt and output lengths; drop the flag (--time-scale speeds the replay up or slows it down)',
-      );
-    }
+  const replaced = flagReplacedByTrace(args);
+  if (replaced !== undefined) {
+    throw usage(
+      `${replaced} cannot be used with --trace`,
+      'a trace gives every request its send time and its prompt and output lengths; drop the flag (--time-scale speeds the replay up or slows it down)',
+    );
   }
   const blockSize = typeof o.traceBlockSize === 'number' ? o.traceBlockSize : DEFAULT_BLOCK_SIZE;
   if (!(blockSize >= 1)) throw usage('--trace-block-size must be at least 1', 'Mooncake traces use 512');

@@ -7,7 +7,7 @@
  */
 
 import { GoodputError } from '../errors.js';
-import { type ParsedArgs, resolveBenchmarkConfig } from '../flags/index.js';
+import { flagReplacedByTrace, type ParsedArgs, resolveBenchmarkConfig } from '../flags/index.js';
 import type { BenchmarkConfig } from '../runner/index.js';
 import { loadTrace } from '../workload/index.js';
 import { type SweepBase, traceMeanRate } from './point-load.js';
@@ -80,6 +80,14 @@ export async function resolveSweepBase(
     );
   }
   const plain = benchmarkArgs(args);
+  const replaced = given.has('trace') ? flagReplacedByTrace(plain.args) : undefined;
+  if (replaced !== undefined) {
+    // As `goodput run` refuses it, with a hint for a sweep (whose points set the replay's pace).
+    throw usage(
+      `${replaced} cannot be used with --trace`,
+      'a trace gives every request its prompt and output lengths, and each point of the sweep sets how fast it is replayed: drop the flag',
+    );
+  }
   const config = await resolveBenchmarkConfig(plain.args, env, cwd);
   const notes: string[] = [];
   const maxConcurrency = args.options.maxConcurrency as number | undefined;
