@@ -87,6 +87,27 @@ describe('pointLoad', () => {
       { mode: 'open', burstiness: 1 },
     ],
     [
+      "trace, a rate sweep's synchronous anchor: the trace's first 40 requests",
+      base,
+      { phase: 'synchronous', concurrency: 1, ordinal: 1 },
+      { requestsGiven: false, trace: { meanRate: 20 } },
+      { mode: 'closed', concurrency: 1, requests: 40 },
+    ],
+    [
+      "trace, a rate sweep's throughput anchor: 8 requests a worker",
+      base,
+      { phase: 'throughput', concurrency: 64, ordinal: 2 },
+      { requestsGiven: false, trace: { meanRate: 20 } },
+      { mode: 'closed', concurrency: 64, requests: 512 },
+    ],
+    [
+      'trace, concurrency step: every request of the trace',
+      base,
+      c(4),
+      { requestsGiven: false, trace: {} },
+      { mode: 'closed', concurrency: 4 },
+    ],
+    [
       'trace, concurrency, --requests kept',
       base,
       c(4),

@@ -12,6 +12,9 @@
  *   the first `--requests`), with their prompt and output lengths. A rate point scales the
  *   trace's times so its mean rate is the point's (time scale = the trace's mean rate ÷ the
  *   point's rate); a concurrency point (a rate sweep's anchors too) replays them closed loop.
+ *   A rate sweep's anchors replay only the trace's first requests (as many as a plain run at
+ *   their concurrency sends, unless `--requests`): they measure the rates, a long trace would
+ *   take hours at concurrency 1.
  *
  * @module
  */
@@ -61,8 +64,14 @@ export function pointLoad(base: LoadSpec, req: PointRequest, sweep: SweepBase): 
     if (!closed && sweep.trace === undefined) load.rate = req.rate;
   }
   if (sweep.trace !== undefined) {
-    // Every request of the trace (or --requests of them): the runner counts them.
-    if (!sweep.requestsGiven) delete load.requests;
+    // Every request of the trace (or --requests of them): the runner counts them. A rate
+    // sweep's anchors only measure the rates its points are spaced by: they replay the trace's
+    // first requests, as many as a plain run at their concurrency sends, not all of a long trace.
+    if (!sweep.requestsGiven) {
+      delete load.requests;
+      if (req.phase === 'synchronous' || req.phase === 'throughput')
+        load.requests = Math.max(40, req.concurrency! * 8);
+    }
   } else if (!sweep.requestsGiven && base.durationMs === undefined) {
     // About ten seconds' worth, at least 40 requests (session turns), as a plain run would.
     const turns = sweep.sessionTurns ?? 1;
