@@ -36,6 +36,9 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const cli = (argv: string[]) => runCliInProcess(argv, { cwd: work });
 const sweepOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8')) as SweepResult;
 const pointsOf = (s: SweepResult) => [...(s.anchors ?? []), ...s.points];
+/** `goodput sweep ARGS --time virtual --out OUT`: the engine on a simulated clock. */
+const virtualSweep = (out: string, args: string[]) =>
+  cli(['sweep', ...args, '--time', 'virtual', '--out', out]);
 const small = ['--prompt-tokens', '64', '--max-tokens', '16', '--bisect', '0'];
 
 describe('sweep of multi-turn sessions', () => {
@@ -68,18 +71,7 @@ describe('sweep of multi-turn sessions', () => {
 
   it('sweeps sessions at once in virtual time: more sessions, more throughput', async () => {
     const out = join(work, 'sessions-virtual');
-    const r = await cli([
-      'sweep',
-      '--session-rate',
-      '1',
-      '--concurrency',
-      '1,4',
-      '--time',
-      'virtual',
-      ...small,
-      '--out',
-      out,
-    ]);
+    const r = await virtualSweep(out, ['--session-rate', '1', '--concurrency', '1,4', ...small]);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const sweep = sweepOf(out);
     const [one, four] = sweep.points.map((p) => readRunSummary(p.dir));
@@ -91,18 +83,7 @@ describe('sweep of multi-turn sessions', () => {
 
   it('takes --turns alone as a sweep of sessions', async () => {
     const out = join(work, 'turns');
-    const r = await cli([
-      'sweep',
-      '--turns',
-      '2',
-      '--concurrency',
-      '3',
-      '--time',
-      'virtual',
-      ...small,
-      '--out',
-      out,
-    ]);
+    const r = await virtualSweep(out, ['--turns', '2', '--concurrency', '3', ...small]);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     expect(r.stderr).toContain('--turns makes this a sweep of multi-turn sessions');
     const summary = readRunSummary(sweepOf(out).points[0]!.dir);
@@ -113,8 +94,7 @@ describe('sweep of multi-turn sessions', () => {
 
   it('sweeps the session rate between anchors run as sessions at once', async () => {
     const out = join(work, 'session-rate');
-    const r = await cli([
-      'sweep',
+    const r = await virtualSweep(out, [
       '--sessions',
       '1',
       '--rate-max',
@@ -123,11 +103,7 @@ describe('sweep of multi-turn sessions', () => {
       '2',
       '--throughput-concurrency',
       '6',
-      '--time',
-      'virtual',
       ...small,
-      '--out',
-      out,
     ]);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const sweep = sweepOf(out);
@@ -156,20 +132,15 @@ describe('sweep of multi-turn sessions', () => {
 describe('sweep of a trace', () => {
   it('replays the same requests at each rate, the achieved rate tracking the point rate', async () => {
     const out = join(work, 'trace-rate');
-    const r = await cli([
-      'sweep',
+    const r = await virtualSweep(out, [
       '--trace',
       tracePath,
       '--rate-max',
       '20',
       '--steps',
       '3',
-      '--time',
-      'virtual',
       '--bisect',
       '0',
-      '--out',
-      out,
     ]);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const sweep = sweepOf(out);
@@ -203,19 +174,7 @@ describe('sweep of a trace', () => {
 
   it('replays the trace closed loop in a concurrency sweep', async () => {
     const out = join(work, 'trace-concurrency');
-    const r = await cli([
-      'sweep',
-      '--trace',
-      tracePath,
-      '--concurrency',
-      '1,4',
-      '--time',
-      'virtual',
-      '--bisect',
-      '0',
-      '--out',
-      out,
-    ]);
+    const r = await virtualSweep(out, ['--trace', tracePath, '--concurrency', '1,4', '--bisect', '0']);
     expect(r.code, r.stderr).toBe(ExitCode.OK);
     const sweep = sweepOf(out);
     for (const [i, p] of sweep.points.entries()) {
@@ -244,32 +203,23 @@ describe('refusals (exit 2, with a hint, nothing run)', () => {
   ];
   it.each(cases)('%s', async (name, args, message) => {
     const out = join(work, `refused-${name.replace(/\W+/g, '-')}`);
-    const r = await cli([
-      'sweep',
-      ...args.map((a) => (a === 'TRACE' ? tracePath : a)),
-      '--time',
-      'virtual',
-      '--out',
+    const r = await virtualSweep(
       out,
-    ]);
+      args.map((a) => (a === 'TRACE' ? tracePath : a)),
+    );
     expect(r.code).toBe(ExitCode.USAGE);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).toMatch(/hint: \S/);
   });
 
   it('refuses a flag a trace replaces with a hint for a sweep (not the time scale it refuses)', async () => {
-    const r = await cli([
-      'sweep',
+    const r = await virtualSweep(join(work, 'replaced'), [
       '--trace',
       tracePath,
       '--prompt-tokens',
       '100',
       '--rate-max',
       '5',
-      '--time',
-      'virtual',
-      '--out',
-      join(work, 'replaced'),
     ]);
     expect(r.code).toBe(ExitCode.USAGE);
     expect(r.stderr).toMatch(/--prompt-tokens cannot be used with --trace/);
@@ -280,17 +230,7 @@ describe('refusals (exit 2, with a hint, nothing run)', () => {
   it('refuses a rate sweep of a trace whose requests have no time span', async () => {
     const flat = join(work, 'flat.jsonl');
     writeFileSync(flat, '{"timestamp":5,"input_length":10,"output_length":2}\n'.repeat(3));
-    const r = await cli([
-      'sweep',
-      '--trace',
-      flat,
-      '--rate-max',
-      '5',
-      '--time',
-      'virtual',
-      '--out',
-      join(work, 'flat'),
-    ]);
+    const r = await virtualSweep(join(work, 'flat'), ['--trace', flat, '--rate-max', '5']);
     expect(r.code).toBe(ExitCode.USAGE);
     expect(r.stderr).toMatch(/no time span/);
     expect(r.stderr).toMatch(/hint: .*--concurrency/);
