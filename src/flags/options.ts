@@ -33,6 +33,15 @@ export const REASONING_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** vLLM's --speculative-config for the simulated engine (`goodput sim`, and the embedded engine of a run). */
+export const SPECULATIVE_CONFIG_OPTION: OptionSpec = {
+  name: 'speculative-config',
+  type: 'string',
+  valueName: 'JSON',
+  group: 'Target',
+  description: `Speculative decoding of the simulated engine, vLLM's JSON: method (ngram, draft_model, eagle, eagle3, mtp, medusa), num_speculative_tokens (1-16), and the simulation-only acceptance_probability (per draft position; default by method), e.g. '{"method":"ngram","num_speculative_tokens":3}'`,
+};
+
 /** Where to send requests and how: URL, model, API, key file, timeouts, retries, server metrics. */
 export const TARGET_OPTIONS: OptionSpec[] = [
   {
@@ -157,6 +166,7 @@ export const TARGET_OPTIONS: OptionSpec[] = [
     description:
       'Embedded engine only: live (real sockets, real time) or virtual (the engine with a simulated clock: what-if runs that finish in seconds)',
   },
+  SPECULATIVE_CONFIG_OPTION,
   ...REASONING_OPTIONS,
 ];
 

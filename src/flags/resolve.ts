@@ -22,7 +22,12 @@ import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveWorkerCount } from '../runner/index.js';
 import { parseShard } from '../runner/shard.js';
-import { parseReasoningField, parseReasoningLength, resolveProfile } from '../sim/index.js';
+import {
+  parseReasoningField,
+  parseReasoningLength,
+  parseSpeculativeConfig,
+  resolveProfile,
+} from '../sim/index.js';
 import type { LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applySessionFlags } from './sessions.js';
@@ -310,6 +315,17 @@ export async function resolveBenchmarkConfig(
       );
     }
     config.sim = { ...config.sim, timeMode: 'virtual' };
+  }
+  const speculativeConfig = str('speculativeConfig');
+  if (speculativeConfig !== undefined) {
+    if (config.url !== undefined) {
+      throw usage(
+        '--speculative-config applies to the embedded engine only',
+        "drop --url to simulate it; a server that runs speculative decoding reports it in its own metrics (the run's server block)",
+      );
+    }
+    parseSpeculativeConfig(speculativeConfig); // E_SIM (exit 2) naming the fix
+    config.sim = { ...config.sim, speculativeConfig };
   }
   const shard = str('shard');
   if (shard !== undefined) config.shard = parseShard(shard);

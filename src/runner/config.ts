@@ -107,6 +107,8 @@ export interface BenchmarkConfig {
     timeMode?: 'live' | 'virtual';
     /** Reasoning mode of the embedded engine, live or virtual (`--reasoning-tokens`, `--reasoning-field`). */
     reasoning?: ReasoningMode;
+    /** Speculative decoding of the embedded engine (`--speculative-config`, vLLM's JSON, validated). */
+    speculativeConfig?: string;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
   shard?: Part;

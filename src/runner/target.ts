@@ -24,7 +24,13 @@ export interface TargetOptions {
   /** Seed of the embedded engine. */
   seed: number;
   /** Embedded engine: its profile and time mode. */
-  sim?: { profile?: string; timeMode?: 'live' | 'virtual'; reasoning?: ReasoningMode };
+  sim?: {
+    profile?: string;
+    timeMode?: 'live' | 'virtual';
+    reasoning?: ReasoningMode;
+    /** vLLM's --speculative-config JSON (speculative decoding). */
+    speculativeConfig?: string;
+  };
   /** Where the notes go (embedded engine started). */
   note?: (text: string) => void;
   /** Hint of the error when the model cannot be listed (watch: start while the target is down). */
@@ -128,6 +134,9 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
       seed: opts.seed,
       profile: opts.sim?.profile,
       ...(opts.sim?.reasoning ? { reasoning: opts.sim.reasoning } : {}),
+      ...(opts.sim?.speculativeConfig !== undefined
+        ? { engine: { speculativeConfig: opts.sim.speculativeConfig } }
+        : {}),
     });
     opts.note?.(
       `embedded engine: ${sim.url} (${sim.profileId}${sim.isolated ? ', own thread' : ''}), model ${sim.model}`,

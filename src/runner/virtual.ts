@@ -18,8 +18,10 @@
  * @module
  */
 
+import { specDecodeFigures } from '../server-metrics/index.js';
 import {
   chatPromptText,
+  type EngineCounters,
   EngineRejection,
   hashString,
   pickOutputLength,
@@ -59,11 +61,20 @@ export type VirtualEnd =
  */
 export function virtualRecord(
   item: WorkItem,
-  times: { scheduledMs: number; sentMs: number; endMs: number; tokenMs: readonly number[] },
+  times: {
+    scheduledMs: number;
+    sentMs: number;
+    endMs: number;
+    tokenMs: readonly number[];
+    /** Tokens of each engine step, in order (speculative decoding emits several); absent: one each. */
+    stepTokens?: readonly number[];
+  },
   end: VirtualEnd,
   reasoningTokens?: number,
 ): RequestRecord {
   const sent = us(times.sentMs);
+  const reasoned = reasoningTokens === undefined ? 0 : Math.min(reasoningTokens, times.tokenMs.length);
+  const chunks = stepChunks(times.tokenMs, times.stepTokens, reasoned);
   const record: RequestRecord = {
     id: item.id,
     index: item.index,
@@ -75,8 +86,8 @@ export function virtualRecord(
     firstSentMs: sent,
     headersMs: sent,
     endMs: us(times.endMs),
-    chunkMs: times.tokenMs.map(us),
-    chunkChars: times.tokenMs.map(() => 1),
+    chunkMs: chunks.ms,
+    chunkChars: chunks.tokens,
     httpStatus: 200,
     promptTokens: item.promptTokens,
     serverPromptTokens: item.promptTokens,
@@ -87,8 +98,7 @@ export function virtualRecord(
   if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
-  const reasoned = reasoningTokens === undefined ? 0 : Math.min(reasoningTokens, times.tokenMs.length);
-  if (reasoned > 0) record.chunkReasoningChars = times.tokenMs.map((_, i) => (i < reasoned ? 1 : 0));
+  if (reasoned > 0) record.chunkReasoningChars = chunks.reasoning;
   switch (end.kind) {
     case 'finished':
       record.finishReason = end.finishReason;
@@ -113,6 +123,33 @@ export function virtualRecord(
       record.error = { code: 'INTERRUPTED', message: end.message };
       return countedReasoning(record, reasoned);
   }
+}
+
+/**
+ * The chunks the live engine streams for these token times: one per step (its `stepTokens`
+ * tokens, one character each), split in two at the end of the first `reasoned` tokens as the
+ * live engine sends a step's reasoning and answer tokens in separate chunks.
+ */
+function stepChunks(
+  tokenMs: readonly number[],
+  stepTokens: readonly number[] | undefined,
+  reasoned: number,
+): { ms: number[]; tokens: number[]; reasoning: number[] } {
+  const out = { ms: [] as number[], tokens: [] as number[], reasoning: [] as number[] };
+  const push = (ms: number, tokens: number, reasoning: number): void => {
+    out.ms.push(us(ms));
+    out.tokens.push(tokens);
+    out.reasoning.push(reasoning);
+  };
+  let first = 0;
+  for (let s = 0; first < tokenMs.length; s++) {
+    const count = Math.min(stepTokens?.[s] ?? 1, tokenMs.length - first);
+    const r = Math.max(0, Math.min(count, reasoned - first));
+    if (r > 0) push(tokenMs[first]!, r, r);
+    if (count > r) push(tokenMs[first]!, count - r, 0);
+    first += count;
+  }
+  return out;
 }
 
 /** A request that ended without usage: its tokens (and reasoning tokens, if any) are the ones received. */
@@ -172,6 +209,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
     new Promise<RequestRecord>((resolve) => {
       const sentMs = clock.now();
       const tokenMs: number[] = [];
+      const stepTokens: number[] = [];
       let done = false;
       let cancelTimer: (() => void) | undefined;
       const finish = (end: VirtualEnd): void => {
@@ -181,7 +219,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         signal.removeEventListener('abort', onAbort);
         // A session turn's reply: the live engine's text for this prompt, as the client would have received it.
         onReply?.(replyText(textSeed, tokenMs.length));
-        const times = { scheduledMs, sentMs, endMs: clock.now(), tokenMs };
+        const times = { scheduledMs, sentMs, endMs: clock.now(), tokenMs, stepTokens };
         resolve(virtualRecord(item, times, end, out.reasoning));
       };
       const onAbort = (): void => {
@@ -194,8 +232,10 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
       const textSeed = hashString(key, config.seed);
       const out = drawOutput(config, mode, key, item.maxTokens);
       const sink: RequestSink = {
-        onToken: (_req, tMs) => {
-          if (!done) tokenMs.push(tMs);
+        onToken: (_req, tMs, count) => {
+          if (done) return;
+          stepTokens.push(count);
+          for (let i = 0; i < count; i++) tokenMs.push(tMs);
         },
         onFinish: (req) => {
           if (item.warmup) warmupTokens += req.generated;
@@ -245,13 +285,29 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
   return { send, warmupTokens: () => warmupTokens };
 }
 
+/** The engine's speculative-decoding counters as the server block's figures (none without it). */
+function specFigures(c: EngineCounters): Partial<ServerSummary> {
+  if (c.specAcceptedByPosition.length === 0) return {};
+  return specDecodeFigures({
+    drafts: c.specDrafts,
+    draftTokens: c.specDraftTokens,
+    accepted: c.specAcceptedTokens,
+    acceptedByPosition: c.specAcceptedByPosition,
+  });
+}
+
 /** The transport of a virtual run: the engine's clock, the in-process send, the engine's counters as the server block. */
 export function createVirtualTransport(
   config: BenchmarkConfig,
   profile: string,
 ): { clock: VirtualClock; send: SendFn; server: () => ServerSummary } {
   const clock = new VirtualClock();
-  const ve = new VirtualEngine(clock, { profile: resolveProfile(profile) });
+  const spec = config.sim?.speculativeConfig;
+  const ve = new VirtualEngine(clock, {
+    profile: resolveProfile(profile),
+    seed: config.seed,
+    ...(spec !== undefined ? { engine: { speculativeConfig: spec } } : {}),
+  });
   const sender = virtualSender(ve, config);
   const server = (): ServerSummary => {
     const c = ve.counters;
@@ -264,6 +320,7 @@ export function createVirtualTransport(
       prefixCacheHitRate: c.prefixCacheQueries > 0 ? c.prefixCacheHits / c.prefixCacheQueries : 0,
       generatedTokens: c.generationTokens - sender.warmupTokens(),
       wastedTokens: c.abandonedTokens,
+      ...specFigures(c),
     };
   };
   return { clock, send: sender.send, server };

@@ -58,5 +58,6 @@ export {
   measuredServerGeneratedTokens,
   type SummarizeServerOptions,
   seriesStats,
+  specDecodeFigures,
   summarizeServer,
 } from './summarize.js';

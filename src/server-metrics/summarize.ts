@@ -168,6 +168,27 @@ function acceptedByPositionDelta(samples: readonly ServerSample[]): number[] | u
   );
 }
 
+/**
+ * Speculative decoding's figures from counts over the run (vLLM's definitions): acceptance
+ * rate = accepted / draft tokens, mean accepted length = 1 + accepted / drafts (the bonus
+ * token included), per position = accepted at that position / drafts. Each only when its
+ * divisor is positive. The embedded engine in virtual time passes its own counters.
+ */
+export function specDecodeFigures(counts: {
+  drafts: number | undefined;
+  draftTokens: number | undefined;
+  accepted: number | undefined;
+  acceptedByPosition: readonly number[] | undefined;
+}): Pick<ServerSummary, 'specAcceptanceRate' | 'specMeanAcceptedLength' | 'specAcceptanceRateByPosition'> {
+  const { drafts, draftTokens, accepted, acceptedByPosition } = counts;
+  const out: ReturnType<typeof specDecodeFigures> = {};
+  if (accepted !== undefined && draftTokens) out.specAcceptanceRate = accepted / draftTokens;
+  if (accepted !== undefined && drafts) out.specMeanAcceptedLength = 1 + accepted / drafts;
+  if (acceptedByPosition && acceptedByPosition.length > 0 && drafts)
+    out.specAcceptanceRateByPosition = acceptedByPosition.map((n) => n / drafts);
+  return out;
+}
+
 /** min / mean / max / last of one series over the samples that carry it. */
 export function seriesStats(
   samples: readonly ServerSample[],
@@ -243,12 +264,15 @@ export function summarizeServer(
   if (itlSum !== undefined && itlCount) summary.serverItlMeanMs = (itlSum / itlCount) * 1000;
 
   const drafts = counterDelta(samples, 'specDraftsTotal');
-  const draftTokens = counterDelta(samples, 'specDraftTokensTotal');
-  const accepted = counterDelta(samples, 'specAcceptedTokensTotal');
-  if (accepted !== undefined && draftTokens) summary.specAcceptanceRate = accepted / draftTokens;
-  if (accepted !== undefined && drafts) summary.specMeanAcceptedLength = 1 + accepted / drafts;
-  const byPosition = drafts ? acceptedByPositionDelta(samples) : undefined;
-  if (byPosition) summary.specAcceptanceRateByPosition = byPosition.map((n) => n / drafts!);
+  Object.assign(
+    summary,
+    specDecodeFigures({
+      drafts,
+      draftTokens: counterDelta(samples, 'specDraftTokensTotal'),
+      accepted: counterDelta(samples, 'specAcceptedTokensTotal'),
+      acceptedByPosition: drafts ? acceptedByPositionDelta(samples) : undefined,
+    }),
+  );
 
   const client = opts.records ? toView(opts.records) : undefined;
   const fragmentation = meanFragmentation(samples, client);

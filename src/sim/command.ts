@@ -7,8 +7,13 @@
  */
 
 import { ExitCode } from '../errors.js';
-import { type CommandSpec, type OptionSpec, REASONING_OPTIONS } from '../flags/index.js';
-import type { EngineOptions } from './engine-config.js';
+import {
+  type CommandSpec,
+  type OptionSpec,
+  REASONING_OPTIONS,
+  SPECULATIVE_CONFIG_OPTION,
+} from '../flags/index.js';
+import type { EngineConfig, EngineOptions } from './engine-config.js';
 import type { FailureConfig } from './failures.js';
 import {
   DEFAULT_PROFILE,
@@ -136,6 +141,7 @@ export const SIM_OPTIONS: OptionSpec[] = [
     group: E,
   },
   { name: 'num-gpu-blocks-override', type: 'integer', description: 'Fix the number of KV blocks', group: E },
+  { ...SPECULATIVE_CONFIG_OPTION, group: E },
   {
     name: 'abort-on-disconnect',
     type: 'boolean',
@@ -177,7 +183,16 @@ export function engineOptionsFromArgs(o: Record<string, unknown>): EngineOptions
     maxModelLen: num('maxModelLen'),
     numGpuBlocksOverride: num('numGpuBlocksOverride'),
     abortOnDisconnect: bool('abortOnDisconnect'),
+    speculativeConfig: typeof o.speculativeConfig === 'string' ? o.speculativeConfig : undefined,
   };
+}
+
+/** ", speculative decoding eagle k=3 (acceptance 0.7)" for the start-up line; empty without. */
+function specNote(c: EngineConfig): string {
+  const s = c.speculative;
+  if (!s) return '';
+  const p = [...new Set(s.acceptance)];
+  return `, speculative decoding ${s.method} k=${s.numSpeculativeTokens} (acceptance ${p.join('/')})`;
 }
 
 /** Failure rates from parsed options. */
@@ -241,7 +256,7 @@ export const simCommand: CommandSpec = {
       `goodput sim: ${sim.url} serving ${sim.model} on ${profile.gpu.name} x${profile.tensorParallel} ` +
         `(${c.numGpuBlocks} KV blocks of ${c.blockSize}, max-num-seqs ${c.maxNumSeqs}, ` +
         `max-num-batched-tokens ${c.maxNumBatchedTokens}, chunked prefill ${c.enableChunkedPrefill ? 'on' : 'off'}, ` +
-        `prefix caching ${c.enablePrefixCaching ? 'on' : 'off'})\n`,
+        `prefix caching ${c.enablePrefixCaching ? 'on' : 'off'}${specNote(c)})\n`,
     );
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();

@@ -7,6 +7,7 @@
 
 import { GoodputError } from '../errors.js';
 import { kvBytesPerToken, type SimProfile } from './profiles.js';
+import { parseSpeculativeConfig, type SpeculativeConfig } from './spec-decode.js';
 
 /** Engine flags as given (all optional; defaults follow vLLM's V1 engine). */
 export interface EngineOptions {
@@ -28,6 +29,12 @@ export interface EngineOptions {
   numGpuBlocksOverride?: number;
   /** Abort a request when its client disconnects (on; --no-abort-on-disconnect keeps it running). */
   abortOnDisconnect?: boolean;
+  /**
+   * --speculative-config: vLLM's JSON (a string or its object), e.g.
+   * `{"method":"ngram","num_speculative_tokens":3}`, plus the simulation-only
+   * `acceptance_probability` (spec-decode.ts). Absent: no speculative decoding.
+   */
+  speculativeConfig?: string | Record<string, unknown>;
 }
 
 /** Resolved engine configuration. */
@@ -43,6 +50,8 @@ export interface EngineConfig {
   abortOnDisconnect: boolean;
   /** Blocks kept free when admitting a new request (vLLM V0's 1 % watermark). */
   watermarkBlocks: number;
+  /** Speculative decoding, when configured. */
+  speculative?: SpeculativeConfig;
 }
 
 const GIB = 1024 ** 3;
@@ -94,7 +103,7 @@ export function resolveEngineConfig(profile: SimProfile, opts: EngineOptions = {
       `max-num-batched-tokens (${batched}) is smaller than max-model-len (${maxModelLen}) with chunked prefill off`,
       'raise --max-num-batched-tokens, lower --max-model-len, or enable chunked prefill',
     );
-  return {
+  const config: EngineConfig = {
     blockSize,
     gpuMemoryUtilization: util,
     maxNumSeqs: opts.maxNumSeqs ?? 256,
@@ -106,4 +115,7 @@ export function resolveEngineConfig(profile: SimProfile, opts: EngineOptions = {
     abortOnDisconnect: opts.abortOnDisconnect ?? true,
     watermarkBlocks: Math.ceil(numGpuBlocks * 0.01),
   };
+  if (opts.speculativeConfig !== undefined)
+    config.speculative = parseSpeculativeConfig(opts.speculativeConfig);
+  return config;
 }

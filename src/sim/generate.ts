@@ -146,25 +146,38 @@ export function generate(
   const responses = api === 'responses' ? new ResponsesStream(shape.id, ctx.model, shape.created) : undefined;
 
   const sink: RequestSink = {
-    onToken(r: EngineRequest) {
+    onToken(r: EngineRequest, _tMs: number, count: number) {
       if (done) return;
-      const i = r.generated;
-      const word = outputToken(textSeed, i - 1);
-      const reasoning = i <= out.reasoning;
-      if (!parsed.stream) {
-        if (reasoning) reasoningText += word;
-        else text += word;
-      } else if (responses) {
-        res.write(responses.token(word, reasoning));
-        if (plan.malformed && i === midpoint) res.write(sse.MALFORMED_EVENT);
-      } else {
-        if (i === 1 && api === 'chat') res.write(sse.roleChunk(shape));
-        if (plan.emptyChoices) res.write(sse.emptyChoicesChunk(shape));
-        const finish = i === r.outputTokens ? r.finishReason : null;
-        res.write(sse.tokenChunk(shape, word, finish, reasoning ? mode?.field : undefined));
-        if (plan.malformed && i === midpoint) res.write(sse.MALFORMED_EVENT);
+      // A step's tokens go out together, as vLLM streams one delta per step (several tokens
+      // with speculative decoding): one chunk for its reasoning tokens, one for its answer tokens.
+      const last = r.generated;
+      const first = last - count + 1;
+      let reasoningWords = '';
+      let answerWords = '';
+      for (let i = first; i <= last; i++) {
+        if (i <= out.reasoning) reasoningWords += outputToken(textSeed, i - 1);
+        else answerWords += outputToken(textSeed, i - 1);
       }
-      if (i !== midpoint || i === r.outputTokens) return;
+      const parts: [string, boolean][] = [];
+      if (reasoningWords !== '') parts.push([reasoningWords, true]);
+      if (answerWords !== '') parts.push([answerWords, false]);
+      const atMidpoint = first <= midpoint && midpoint <= last;
+      if (!parsed.stream) {
+        reasoningText += reasoningWords;
+        text += answerWords;
+      } else if (responses) {
+        for (const [words, reasoning] of parts) res.write(responses.token(words, reasoning));
+        if (plan.malformed && atMidpoint) res.write(sse.MALFORMED_EVENT);
+      } else {
+        if (first === 1 && api === 'chat') res.write(sse.roleChunk(shape));
+        for (const [j, [words, reasoning]] of parts.entries()) {
+          if (plan.emptyChoices) res.write(sse.emptyChoicesChunk(shape));
+          const finish = last === r.outputTokens && j === parts.length - 1 ? r.finishReason : null;
+          res.write(sse.tokenChunk(shape, words, finish, reasoning ? mode?.field : undefined));
+        }
+        if (plan.malformed && atMidpoint) res.write(sse.MALFORMED_EVENT);
+      }
+      if (!atMidpoint || last === r.outputTokens) return;
       if (plan.disconnect) {
         done = true;
         engine.abort(r.id, ctx.driver.now());

@@ -49,6 +49,16 @@ export { attentionPairs, createRoofline, type Roofline, type StepCost, type Step
 export { Engine, type EngineListener, EngineRejection, type StepEntry, type StepPlan } from './scheduler.js';
 export { type SimOptions, type SimServer, startSim } from './server.js';
 export {
+  acceptChain,
+  createDraftCost,
+  DRAFTERS,
+  expectedAcceptance,
+  MAX_SPECULATIVE_TOKENS,
+  parseSpeculativeConfig,
+  type SpecMethod,
+  type SpeculativeConfig,
+} from './spec-decode.js';
+export {
   chatPromptText,
   countChatPromptTokens,
   OUTPUT_WORDS,

@@ -6,6 +6,8 @@
  * - `goodput_sim:abandoned_generation_tokens_total`: tokens generated for requests whose client had gone;
  * - `goodput_sim:computed_prefill_tokens_total`: prefill tokens computed, recomputation included;
  * - `goodput_sim:prefix_cache_evictions_total`, `goodput_sim:steps_total`, `goodput_sim:slowdown_factor`.
+ * With speculative decoding, vLLM's four `vllm:spec_decode_*` counters (SpecDecodingProm in
+ * vllm/v1/spec_decode/metrics.py), exposed only then, as vLLM does.
  * Gauges and counters read the engine on each scrape; histograms observe engine events.
  *
  * @module
@@ -136,6 +138,27 @@ export function createSimMetrics(engine: Engine, modelName: string): Registry {
     () => engine.kv.evictions,
   );
   counter('goodput_sim:steps_total', 'Engine steps run.', () => c.steps);
+  if (config.speculative) {
+    counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', () => c.specDrafts);
+    counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', () => c.specDraftTokens);
+    counter(
+      'vllm:spec_decode_num_accepted_tokens_total',
+      'Number of accepted tokens.',
+      () => c.specAcceptedTokens,
+    );
+    new Counter({
+      name: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+      help: 'Accepted tokens per draft position.',
+      labelNames: ['model_name', 'position'],
+      registers,
+      collect() {
+        this.reset();
+        c.specAcceptedByPosition.forEach((n, position) => {
+          this.inc({ model_name: modelName, position: String(position) }, n);
+        });
+      },
+    });
+  }
   gauge(
     'goodput_sim:slowdown_factor',
     'Multiplier applied to every step time (1 = the roofline).',

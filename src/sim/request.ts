@@ -8,8 +8,11 @@ export type FinishReason = 'stop' | 'length' | 'abort';
 
 /** Receives a request's tokens as the engine produces them (the HTTP stream, or a virtual-time recorder). */
 export interface RequestSink {
-  /** A new output token was sampled at `tMs` (engine time); `req.generated` is its 1-based index. */
-  onToken(req: EngineRequest, tMs: number): void;
+  /**
+   * New output tokens were sampled at `tMs` (engine time): `count` of them (1, or up to k+1 with
+   * speculative decoding), `req.generated` being the 1-based index of the last.
+   */
+  onToken(req: EngineRequest, tMs: number, count: number): void;
   /** The request left the engine (finished, or aborted). */
   onFinish(req: EngineRequest, tMs: number): void;
 }
@@ -71,6 +74,12 @@ export interface EngineCounters {
   rejected: number;
   /** Engine time spent in steps, ms. */
   busyMs: number;
+  /** Speculative decoding (vLLM's spec_decode_* counters): verifications with drafts, tokens drafted, accepted. */
+  specDrafts: number;
+  specDraftTokens: number;
+  specAcceptedTokens: number;
+  /** Accepted tokens by draft position (index i: drafts whose first i+1 tokens were kept); length k. */
+  specAcceptedByPosition: number[];
 }
 
 export function emptyCounters(): EngineCounters {
@@ -86,5 +95,9 @@ export function emptyCounters(): EngineCounters {
     abandonedTokens: 0,
     rejected: 0,
     busyMs: 0,
+    specDrafts: 0,
+    specDraftTokens: 0,
+    specAcceptedTokens: 0,
+    specAcceptedByPosition: [],
   };
 }

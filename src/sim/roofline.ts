@@ -21,6 +21,8 @@ export interface StepCost {
   memoryMs: number;
   commMs: number;
   overheadMs: number;
+  /** Speculative decoding: the drafter's time, included in totalMs (absent without a drafter). */
+  draftMs?: number;
   totalMs: number;
 }
 

@@ -10,6 +10,8 @@
  *   prefill-only (running decodes stall); otherwise a decode-only step.
  * When a running sequence needs a block and none is free, the most recently admitted running
  * sequence is preempted (blocks freed, recomputed later from the front of the queue).
+ * With speculative decoding (spec-decode.ts), a sequence in decode verifies its last token and
+ * k drafts in one step and emits the accepted ones plus one.
  * The engine knows no clock: callers pass times in, so it runs live or in virtual time.
  *
  * @module
@@ -20,12 +22,17 @@ import { KvCache } from './kv-cache.js';
 import type { SimProfile } from './profiles.js';
 import type { EngineRequest, EngineRequestInput, FinishReason } from './request.js';
 import { emptyCounters } from './request.js';
+import { createSimRng, type SimRng } from './rng.js';
 import { createRoofline, type Roofline, type StepCost } from './roofline.js';
+import { acceptChain, createDraftCost, type DraftCost } from './spec-decode.js';
 
 export interface StepEntry {
   req: EngineRequest;
+  /** Tokens computed this step (draft tokens included). */
   newTokens: number;
   contextTokens: number;
+  /** Speculative decoding: draft tokens verified after the last token (0 without). */
+  draftTokens: number;
 }
 
 /** A planned step: who computes how many tokens, and how long it takes. */
@@ -39,7 +46,8 @@ export interface StepPlan {
 
 /** Observers of the engine (metrics). */
 export interface EngineListener {
-  onToken?(req: EngineRequest, tMs: number, gapMs: number | undefined): void;
+  /** Once per step that emitted tokens for `req` (`count` of them); gapMs since its previous emission. */
+  onToken?(req: EngineRequest, tMs: number, gapMs: number | undefined, count: number): void;
   onFinish?(req: EngineRequest, tMs: number): void;
 }
 
@@ -61,12 +69,23 @@ export class Engine {
   private running: EngineRequest[] = [];
   private readonly byId = new Map<string, EngineRequest>();
   private seq = 0;
+  /** Speculative decoding: draws of the acceptance chain, and the drafter's time per step. */
+  private readonly rng: SimRng;
+  private readonly draftCost: DraftCost | undefined;
 
-  constructor(profile: SimProfile, config: EngineConfig) {
+  /** `seed` seeds the acceptance draws of speculative decoding (nothing else is random here). */
+  constructor(profile: SimProfile, config: EngineConfig, seed = 0) {
     this.profile = profile;
     this.config = config;
     this.kv = new KvCache(config.numGpuBlocks, config.blockSize);
     this.roofline = createRoofline(profile);
+    this.rng = createSimRng(seed ^ 0x5bec);
+    if (config.speculative) {
+      this.draftCost = createDraftCost(profile, config.speculative);
+      this.counters.specAcceptedByPosition = new Array<number>(config.speculative.numSpeculativeTokens).fill(
+        0,
+      );
+    }
   }
 
   get numRunning(): number {
@@ -181,13 +200,19 @@ export class Engine {
     this.counters.steps++;
     this.counters.busyMs += plan.durationMs;
     let anyFinished = false;
-    for (const { req, newTokens } of plan.entries) {
+    for (const { req, newTokens, draftTokens } of plan.entries) {
       if (req.status !== 'running') continue;
       const before = req.computed;
       const known = req.promptTokens + req.generated;
-      req.computed += newTokens;
-      if (!(req.generated > 0 && newTokens === 1 && before === known - 1))
-        this.counters.computedPrefillTokens += newTokens;
+      // Tokens emitted this step: 1, or with drafts the accepted ones plus one (never past the length).
+      let emit = 1;
+      if (draftTokens > 0) {
+        const accepted = this.verify(draftTokens);
+        emit = Math.min(accepted + 1, req.outputTokens - req.generated);
+        // The KV cache keeps the last token and the accepted drafts; rejected slots are recomputed.
+        req.computed += emit;
+      } else req.computed += newTokens;
+      if (!(req.generated > 0 && before === known - 1)) this.counters.computedPrefillTokens += newTokens;
       for (let b = Math.floor(before / bs); b * bs < req.computed; b++)
         this.kv.setFill(req.blocks[b]!, Math.min(bs, req.computed - b * bs));
       const hashes = req.promptBlockHashes;
@@ -197,17 +222,17 @@ export class Engine {
           req.registeredBlocks++;
         }
       if (req.computed < known) continue;
-      req.generated++;
-      this.counters.generationTokens++;
-      if (req.detached) this.counters.abandonedTokens++;
+      req.generated += emit;
+      this.counters.generationTokens += emit;
+      if (req.detached) this.counters.abandonedTokens += emit;
       if (req.firstTokenMs === undefined) {
         req.firstTokenMs = endMs;
         this.counters.promptTokens += req.promptTokens;
       }
       const gap = req.lastTokenMs === undefined ? undefined : endMs - req.lastTokenMs;
       req.lastTokenMs = endMs;
-      req.sink.onToken(req, endMs);
-      for (const l of this.listeners) l.onToken?.(req, endMs, gap);
+      req.sink.onToken(req, endMs, emit);
+      for (const l of this.listeners) l.onToken?.(req, endMs, gap, emit);
       if (req.generated >= req.outputTokens) {
         this.finish(req, req.finishReason, endMs);
         anyFinished = true;
@@ -216,24 +241,63 @@ export class Engine {
     if (anyFinished) this.running = this.running.filter((r) => r.status === 'running');
   }
 
+  /** One verification of `draftTokens` drafts: the accepted chain, counted as vLLM counts it. */
+  private verify(draftTokens: number): number {
+    const accepted = acceptChain(this.config.speculative!.acceptance, draftTokens, this.rng.next);
+    const c = this.counters;
+    c.specDrafts++;
+    c.specDraftTokens += draftTokens;
+    c.specAcceptedTokens += accepted;
+    for (let i = 0; i < accepted; i++) c.specAcceptedByPosition[i]!++;
+    return accepted;
+  }
+
   private toPlan(entries: StepEntry[], prefillOnly: boolean): StepPlan {
-    const cost = this.roofline.cost(entries);
+    let cost = this.roofline.cost(entries);
+    if (this.draftCost) {
+      // The drafter proposes for every sequence that verifies drafts this step.
+      let seqs = 0;
+      let context = 0;
+      for (const e of entries)
+        if (e.draftTokens > 0) {
+          seqs++;
+          context += e.contextTokens;
+        }
+      const draftMs = this.draftCost(seqs, context, context + seqs);
+      if (draftMs > 0) cost = { ...cost, draftMs, totalMs: cost.totalMs + draftMs };
+    }
     return { entries, cost, durationMs: cost.totalMs * this.slowdown, prefillOnly };
+  }
+
+  /**
+   * Draft tokens for a sequence in decode this step: k, fewer when the token budget or the
+   * context (max-model-len, KV capacity) leaves less room; 0 without speculative decoding.
+   */
+  private draftsFor(req: EngineRequest, budget: number): number {
+    const spec = this.config.speculative;
+    if (!spec) return 0;
+    const { maxModelLen, numGpuBlocks, watermarkBlocks, blockSize } = this.config;
+    const room = Math.min(maxModelLen, (numGpuBlocks - watermarkBlocks) * blockSize) - req.computed - 1;
+    return Math.max(0, Math.min(spec.numSpeculativeTokens, budget - 1, room));
   }
 
   /** Running sequences first, in admission order; preempt the newest when blocks run out. */
   private scheduleRunning(entries: StepEntry[], budget: number): number {
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const req = this.running[i]!;
-      const n = Math.min(req.promptTokens + req.generated - req.computed, budget);
+      const left = req.promptTokens + req.generated - req.computed;
+      let n = Math.min(left, budget);
       if (n <= 0) continue;
+      // In decode (the last sampled token is the only one not in the cache): verify drafts too.
+      const drafts = left === 1 && req.generated > 0 ? this.draftsFor(req, budget) : 0;
+      n += drafts;
       while (!this.grow(req, req.computed + n)) {
         const victim = this.running[this.running.length - 1]!;
         this.preempt(victim);
         if (victim === req) break;
       }
       if (req.status !== 'running') break;
-      entries.push({ req, newTokens: n, contextTokens: req.computed });
+      entries.push({ req, newTokens: n, contextTokens: req.computed, draftTokens: drafts });
       budget -= n;
     }
     return budget;
@@ -272,7 +336,7 @@ export class Engine {
       this.waiting.shift();
       req.status = 'running';
       this.running.push(req);
-      entries.push({ req, newTokens: n, contextTokens: start });
+      entries.push({ req, newTokens: n, contextTokens: start, draftTokens: 0 });
       budget -= n;
     }
   }

@@ -86,10 +86,10 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   loadTokenizer(); // before the first request, not inside its latency
   const profile = typeof opts.profile === 'object' ? opts.profile : resolveProfile(opts.profile);
   const config = resolveEngineConfig(profile, opts.engine);
-  const engine = new Engine(profile, config);
+  const seed = opts.seed ?? 0;
+  const engine = new Engine(profile, config, seed);
   engine.slowdown = opts.slowdown ?? 1;
   const model = opts.model ?? profile.model.servedName;
-  const seed = opts.seed ?? 0;
   const driver = new LiveDriver(engine);
   const failures = new FailureInjector(opts.failures, seed);
   const registry = createSimMetrics(engine, model);

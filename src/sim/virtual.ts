@@ -195,11 +195,11 @@ export class VirtualEngine {
 
   constructor(
     clock: VirtualClock,
-    opts: { profile?: string | SimProfile; engine?: EngineOptions; slowdown?: number } = {},
+    opts: { profile?: string | SimProfile; engine?: EngineOptions; slowdown?: number; seed?: number } = {},
   ) {
     const profile = typeof opts.profile === 'object' ? opts.profile : resolveProfile(opts.profile);
     const config = resolveEngineConfig(profile, opts.engine);
-    this.engine = new Engine(profile, config);
+    this.engine = new Engine(profile, config, opts.seed);
     this.engine.slowdown = opts.slowdown ?? 1;
     this.clock = clock;
     this.blockSize = config.blockSize;
@@ -273,6 +273,8 @@ export interface VirtualOptions {
   /** Closed loop with this many requests in flight; absent = open loop by arrivalMs. */
   concurrency?: number;
   slowdown?: number;
+  /** Seed of the engine's draws (speculative decoding's acceptance; default 0). */
+  seed?: number;
   /** Keep every token's time (memory grows with output tokens). */
   recordTokenTimes?: boolean;
 }
@@ -333,10 +335,10 @@ export function simulateVirtual(
   let next = 0;
   let inFlight = 0;
   const sink: RequestSink = {
-    onToken(req, tMs) {
+    onToken(req, tMs, count) {
       const tm = timings[indexOf.get(req.id)!]!;
       tm.outputTokens = req.generated;
-      tm.tokenTimesMs?.push(tMs);
+      for (let i = 0; i < count; i++) tm.tokenTimesMs?.push(tMs);
     },
     onFinish(req, tMs) {
       Object.assign(timings[indexOf.get(req.id)!]!, {
