@@ -40,7 +40,7 @@ export {
 } from './pipeline.js';
 export { PROGRESS_MODES, type ProgressMode, progressMode } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
-export { runTokenizer } from './run-workload.js';
+export { runTokenizer, warmWorkload, workloadShape } from './run-workload.js';
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';

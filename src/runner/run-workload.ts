@@ -20,7 +20,7 @@ import {
   type Workload,
 } from '../workload/index.js';
 import type { BenchmarkIo } from './benchmark.js';
-import type { BenchmarkConfig } from './config.js';
+import type { BenchmarkConfig, BenchmarkWorkload } from './config.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
 /**
@@ -47,6 +47,32 @@ export async function runTokenizer(
     );
   }
   return tokenizer;
+}
+
+/**
+ * What the workload flags add to a WorkloadSpec whatever the prompts' source: the prompt
+ * length spread, the shared system prompt and the sessions' shape. A run and each round of
+ * `watch` build their workload through this, so a flag means the same in both.
+ */
+export function workloadShape(
+  workload: Pick<BenchmarkWorkload, 'promptTokensRange' | 'systemPromptTokens' | 'sessions'>,
+  load: Pick<LoadSpec, 'sessions'>,
+): Pick<WorkloadSpec, 'promptTokensRange' | 'systemPromptTokens' | 'sessions'> {
+  const shape: Pick<WorkloadSpec, 'promptTokensRange' | 'systemPromptTokens' | 'sessions'> = {};
+  if (workload.promptTokensRange !== undefined) shape.promptTokensRange = workload.promptTokensRange;
+  if (workload.systemPromptTokens !== undefined) shape.systemPromptTokens = workload.systemPromptTokens;
+  if (workload.sessions !== undefined || load.sessions !== undefined) shape.sessions = workload.sessions ?? {};
+  return shape;
+}
+
+/**
+ * Loads what a workload's first send would otherwise load: the first item the prompt
+ * generator's tables, and a first count the tokenizer's (replies are counted with it). Called
+ * before any clock starts, so the first sends are not late by tens of milliseconds.
+ */
+export function warmWorkload(workload: Workload, tokenizer: Tokenizer): void {
+  if (workload.total !== 0) workload.item(0);
+  tokenizer.count('warm');
 }
 
 /**
@@ -87,13 +113,8 @@ export async function buildRunWorkload(
     tokenizer: tokenizer.name,
   };
   if (!dataset && !trace) spec.promptTokens = config.workload.promptTokens;
-  if (config.workload.promptTokensRange !== undefined)
-    spec.promptTokensRange = config.workload.promptTokensRange;
-  if (config.workload.systemPromptTokens !== undefined)
-    spec.systemPromptTokens = config.workload.systemPromptTokens;
+  Object.assign(spec, workloadShape(config.workload, config.load));
   const sessions = config.load.sessions;
-  if (config.workload.sessions !== undefined || sessions !== undefined)
-    spec.sessions = config.workload.sessions ?? {};
   const workload = createWorkload(spec, {
     seed: config.seed,
     warmup: config.load.warmup,
@@ -109,10 +130,7 @@ export async function buildRunWorkload(
     ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
     ...(note ? { note } : {}),
   });
-  // The first item loads the prompt generator's tables, and a first count the tokenizer's
-  // (replies are counted with it): now, before any clock starts, not in the first sends.
-  if (workload.total !== 0) workload.item(0);
-  tokenizer.count('warm');
+  warmWorkload(workload, tokenizer);
   return { workload, tokenizer, load: traceLoad(config.load, workload, t?.closedLoop === true) };
 }
 

@@ -18,7 +18,7 @@ import {
 } from '../flags/index.js';
 import { gateSpecThresholds, type Threshold } from '../gate/index.js';
 import { summaryMetrics } from '../report/index.js';
-import { runTokenizer } from '../runner/index.js';
+import { runTokenizer, workloadShape } from '../runner/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
@@ -184,8 +184,14 @@ export const watchCommand: CommandSpec = {
       throw usage(`--jitter must be in [0, 0.5], got ${jitter}`, 'e.g. --jitter 0.1');
     const load = { ...base.load };
     if (!given.has('requests') && !given.has('duration')) load.requests = DEFAULT_WATCH_REQUESTS;
-    if (load.mode === 'closed' && !given.has('concurrency'))
+    // Sessions set the load themselves (how many conversations at once, or per second).
+    if (load.mode === 'closed' && !given.has('concurrency') && load.sessions === undefined)
       load.concurrency = Math.min(load.requests ?? 4, 4);
+    if (load.stages !== undefined)
+      throw usage(
+        '--stages shapes a load test over time, but each watch round is a small probe sent the same way',
+        'drop --stages (and --stages-of) from watch; ramp a load test with goodput run --stages',
+      );
     const sampling = { ...base.sampling };
     if (!given.has('maxTokens')) sampling.maxTokens = DEFAULT_WATCH_MAX_TOKENS;
     const promptTokens = given.has('promptTokens') ? base.workload.promptTokens : DEFAULT_WATCH_PROMPT_TOKENS;
@@ -237,6 +243,11 @@ export const watchCommand: CommandSpec = {
       api: base.api,
       sampling,
       promptTokens,
+      workload: {
+        ...workloadShape(base.workload, load),
+        ...(base.workload.cancelRate !== undefined ? { cancelRate: base.workload.cancelRate } : {}),
+        ...(base.workload.cancelAfterMs !== undefined ? { cancelAfterMs: base.workload.cancelAfterMs } : {}),
+      },
       load,
       seed: base.seed,
       everyMs,

@@ -18,6 +18,7 @@ import {
   LATE_SEND_TOLERANCE_MS,
   type RunClock,
   runPipeline,
+  warmWorkload,
 } from '../runner/index.js';
 import { scrapeOnce } from '../server-metrics/index.js';
 import {
@@ -68,7 +69,7 @@ export interface RoundOptions {
 export interface RoundResult {
   summary: RunSummary;
   stored: StoredRound;
-  /** Output + prompt tokens spent (for the daily budget). */
+  /** Output + prompt tokens spent (for the daily budget), warmup requests included. */
   tokensSpent: number;
   /** Every latency value of the round's successful requests, ms (for the exporter's histograms). */
   values: Record<StoredLatency, number[]>;
@@ -106,8 +107,9 @@ class StoreSink {
   tokensSpent = 0;
 
   add(record: RequestRecord): void {
-    if (record.warmup) return;
+    // Warmup requests are not measured, but they are spent.
     this.tokensSpent += record.promptTokens + record.outputTokens;
+    if (record.warmup) return;
     if (record.outcome !== 'success') return;
     const m = requestMetrics(record);
     if (m.ttftMs !== undefined) this.keep('ttft', m.ttftMs);
@@ -146,14 +148,16 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     runId: `${target.name}#${opts.round}`,
     startedAt: new Date(startedAt).toISOString(),
   };
+  const sessions = target.load.sessions;
   const workload = createWorkload(meta.workload, {
     seed: opts.seed,
-    warmup: 0,
+    warmup: target.load.warmup,
     requests: target.load.requests,
-    rate: target.load.mode === 'open' ? target.load.rate : undefined,
+    rate: sessions ? sessions.rate : target.load.mode === 'open' ? target.load.rate : undefined,
     burstiness: target.load.burstiness,
     tokenizer: target.tokenizer,
   });
+  warmWorkload(workload, target.tokenizer);
   const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
   const store = new StoreSink();
   const before = await tryScrape(target.metricsUrl);

@@ -38,12 +38,32 @@ import {
 import { type ProbeTarget, type RoundResult, runRound } from './round.js';
 import type { WatchTarget } from './targets.js';
 
+/** What a round's synthetic prompts are beyond their length: spread, system prompt, sessions, cancels. */
+export type WatchWorkload = Pick<
+  WorkloadSpec,
+  'promptTokensRange' | 'systemPromptTokens' | 'sessions' | 'cancelRate' | 'cancelAfterMs'
+>;
+
+/**
+ * The most tokens one probe request can spend (for the daily budget): its longest prompt (the
+ * top of the length spread, the system prompt, and in a session the last turn carrying the
+ * whole history) plus its output.
+ */
+export function worstRequestTokens(promptTokens: number, maxTokens: number, w: WatchWorkload = {}): number {
+  const first = Math.ceil(promptTokens * (1 + (w.promptTokensRange ?? 0))) + (w.systemPromptTokens ?? 0);
+  const turns = w.sessions?.turns?.max ?? 1;
+  const later = (turns - 1) * ((w.sessions?.turnTokens ?? promptTokens) + maxTokens);
+  return first + later + maxTokens;
+}
+
 export interface WatchConfig {
   targets: WatchTarget[];
   api: ApiKind;
   sampling: Sampling;
   /** Synthetic prompt length (tokens). */
   promptTokens: number;
+  /** The rest of the probes' workload, as the same flags give it to `goodput run` (workloadShape). */
+  workload?: WatchWorkload;
   load: LoadSpec;
   seed: number;
   everyMs: number;
@@ -165,6 +185,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         kind: 'synthetic',
         api: config.api,
         promptTokens: config.promptTokens,
+        ...config.workload,
         maxTokens: config.sampling.maxTokens,
         tokenizer: tokenizer.name,
       };
@@ -219,7 +240,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     const wall = { now: () => Date.now() };
     const t0 = Date.now();
     let tick = 0;
-    const worstTokens = (config.load.requests ?? 1) * (config.promptTokens + config.sampling.maxTokens);
+    const worstTokens =
+      ((config.load.requests ?? 1) + config.load.warmup) *
+      worstRequestTokens(config.promptTokens, config.sampling.maxTokens, config.workload);
 
     while (!io.signal?.aborted && (config.rounds === undefined || outcome.rounds < config.rounds)) {
       // The next tick that is still ahead (ticks missed by a long round are skipped).
