@@ -133,8 +133,11 @@ describe('watch rounds follow the workload flags', () => {
     ]) {
       const { events } = await watch([...load, '--requests', '6', '--max-tokens', '4'], 2, true);
       expect(events).toHaveLength(2);
-      // A loaded machine may still lag; the first round must not be the one that always does.
-      expect(events[0]!.invalidReason ?? '', load.join(' ')).not.toMatch(/could not keep its schedule/);
+      // Loading the prompt generator inside the round made its first sends ~100 ms late. A
+      // loaded machine may still lag a little: a round invalid for its schedule must have lagged
+      // far less than that.
+      const lag = /send lag p99 ([\d.]+) ms/.exec(events[0]!.invalidReason ?? '');
+      expect(Number(lag?.[1] ?? 0), `${load.join(' ')}: ${events[0]!.invalidReason}`).toBeLessThan(40);
     }
   }, 90_000);
 
