@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { type SimServer, startSim } from '../src/sim/index.js';
 import { ensureBuilt, runBin, runCliInProcess } from './helpers/cli.js';
-import { type Proxy, recordingProxy } from './helpers/recording-proxy.js';
+import { recordingProxy } from './helpers/recording-proxy.js';
 
 interface RoundEvent {
   kind: string;
@@ -29,7 +29,7 @@ interface RoundEvent {
 
 const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-workload-'));
 let sim: SimServer;
-let proxy: Proxy;
+let proxy: Awaited<ReturnType<typeof recordingProxy>>;
 
 beforeAll(async () => {
   sim = await startSim({ host: '127.0.0.1', port: 0, seed: 2 });

@@ -61,7 +61,8 @@ export function workloadShape(
   const shape: Pick<WorkloadSpec, 'promptTokensRange' | 'systemPromptTokens' | 'sessions'> = {};
   if (workload.promptTokensRange !== undefined) shape.promptTokensRange = workload.promptTokensRange;
   if (workload.systemPromptTokens !== undefined) shape.systemPromptTokens = workload.systemPromptTokens;
-  if (workload.sessions !== undefined || load.sessions !== undefined) shape.sessions = workload.sessions ?? {};
+  if (workload.sessions !== undefined || load.sessions !== undefined)
+    shape.sessions = workload.sessions ?? {};
   return shape;
 }
 
