@@ -48,7 +48,7 @@ describe('--speculative-config (vLLM JSON)', () => {
       ['{"method":"ngram","num_speculative_tokens":3,"foo":1}', /unknown key "foo"/],
       ['{"method":"lookahead","num_speculative_tokens":3}', /method "lookahead" is not simulated/],
       ['{"num_speculative_tokens":3}', /needs a "method"/],
-      ['{"method":"ngram"}', /num_speculative_tokens undefined/],
+      ['{"method":"ngram"}', /needs num_speculative_tokens/],
       ['{"method":"ngram","num_speculative_tokens":0}', /num_speculative_tokens 0/],
       ['{"method":"ngram","num_speculative_tokens":17}', /num_speculative_tokens 17/],
       ['{"method":"ngram","num_speculative_tokens":2.5}', /num_speculative_tokens 2.5/],

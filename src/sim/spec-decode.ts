@@ -152,6 +152,7 @@ export function parseSpeculativeConfig(input: string | Record<string, unknown>):
   const model = typeof o.model === 'string' ? o.model : undefined;
   const method = methodOf(o.method, model);
   const k = o.num_speculative_tokens;
+  if (k === undefined) throw bad('needs num_speculative_tokens (draft tokens per step)', `e.g. ${EXAMPLE}`);
   if (!(typeof k === 'number' && Number.isInteger(k) && k >= 1 && k <= MAX_SPECULATIVE_TOKENS))
     throw bad(
       `num_speculative_tokens ${JSON.stringify(k)} must be an integer from 1 to ${MAX_SPECULATIVE_TOKENS}`,
