@@ -13,8 +13,15 @@
  * the CPU from the main thread during the run.
  *
  * Env: GOODPUT_BENCH_RATE (default 2000), GOODPUT_BENCH_SECONDS (default 10),
- * GOODPUT_BENCH_WARMUP (warmup requests, default 1000).
+ * GOODPUT_BENCH_WARMUP (warmup requests, default 1000), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
+ * priority, 1–99, for the main thread alone, set with util-linux `chrt`; needs root or
+ * CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
+ * the lag is the kernel handing the CPU to other threads (the server's, V8's) rather than the
+ * client's own work. V8 flags go on node's command line, e.g.
+ * `GOODPUT_BENCH_REALTIME=10 node --single-threaded-gc --no-allocation-site-pretenuring
+ * --max-semi-space-size=8 bench/open-loop-pacing.bench.mjs`.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +36,16 @@ const RATE_TOLERANCE = 0.01;
 const WARMUP = Number(process.env.GOODPUT_BENCH_WARMUP ?? 1000);
 
 const server = await startStreamServer({ mode: 'burst', chunks: 4, splits: 1 });
+const realtime = process.env.GOODPUT_BENCH_REALTIME;
+if (realtime) {
+  // After the server's child process is spawned, so that it keeps the normal policy.
+  try {
+    execFileSync('chrt', ['-f', '-p', realtime, String(process.pid)], { stdio: 'pipe' });
+    console.log(`  main thread at SCHED_FIFO priority ${realtime}`);
+  } catch (e) {
+    console.log(`  GOODPUT_BENCH_REALTIME ignored: chrt failed (${String(e.stderr ?? e.message).trim()})`);
+  }
+}
 const cwd = mkdtempSync(join(tmpdir(), 'goodput-pacing-'));
 let failed = false;
 try {
