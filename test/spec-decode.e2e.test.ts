@@ -57,6 +57,8 @@ describe('speculative decoding on the embedded engine', () => {
     const plain = await run('plain', ['--time', 'virtual']);
     const spec = await run('spec', ['--time', 'virtual', '--speculative-config', SPEC]);
     expect(plain.summary.server?.specAcceptanceRate).toBeUndefined();
+    expect(plain.summary.meta.target.simSpeculativeConfig).toBeUndefined();
+    expect(spec.summary.meta.target.simSpeculativeConfig).toBe(SPEC);
     const e = expectedAcceptance(P);
     // Drafts: one per decode step, each emitting at most k+1 tokens: at least this many.
     const decodeTokens = REQUESTS * (MAX_TOKENS - 1);

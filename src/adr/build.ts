@@ -122,6 +122,8 @@ export function workloadOf(meta: RunMeta): AdrWorkload {
   };
   const target: AdrWorkload['target'] = { embedded: meta.target.embedded };
   if (meta.target.simProfile !== undefined) target.simProfile = meta.target.simProfile;
+  if (meta.target.simSpeculativeConfig !== undefined)
+    target.simSpeculativeConfig = meta.target.simSpeculativeConfig;
   w.target = target;
   return JSON.parse(JSON.stringify(w)) as AdrWorkload; // drop undefined fields: YAML writes no nulls
 }

@@ -75,5 +75,8 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   if (config.url === undefined && w.target?.simProfile !== undefined) {
     next.sim = { ...config.sim, profile: String(w.target.simProfile) };
   }
+  if (config.url === undefined && typeof w.target?.simSpeculativeConfig === 'string') {
+    next.sim = { ...next.sim, speculativeConfig: w.target.simSpeculativeConfig };
+  }
   return next;
 }

@@ -133,7 +133,8 @@ function describeWorkload(s: RunSummary): string {
 function describeTarget(s: RunSummary): string {
   const t = s.meta.target;
   if (!t.embedded) return t.baseUrl;
-  return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}`;
+  const spec = t.simSpeculativeConfig ? `, speculative decoding ${t.simSpeculativeConfig}` : '';
+  return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}${spec}`;
 }
 
 function plural(n: number, noun: string): string {

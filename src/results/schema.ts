@@ -148,6 +148,7 @@ export const RunMetaSchema = z.object({
     embedded: z.boolean(),
     timeMode: z.enum(['live', 'virtual']).optional(),
     simProfile: z.string().optional(),
+    simSpeculativeConfig: z.string().optional(),
   }),
   model: z.string(),
   sampling,

@@ -101,6 +101,12 @@ export async function pickModel(
   return first;
 }
 
+/** The embedded engine's speculative decoding, as the RunMeta records it. */
+function specOf(opts: TargetOptions): Pick<TargetInfo, 'simSpeculativeConfig'> {
+  const spec = opts.sim?.speculativeConfig;
+  return spec === undefined ? {} : { simSpeculativeConfig: spec };
+}
+
 /** Prepares the target of one run; see the module comment. Call `close()` when the run ends. */
 export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget> {
   if (opts.sim?.timeMode === 'virtual') {
@@ -121,6 +127,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
         embedded: true,
         timeMode: 'virtual',
         simProfile: profile.id,
+        ...specOf(opts),
       },
       virtualProfile: profile.id,
       close: async () => undefined,
@@ -156,6 +163,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
     if (sim) {
       info.timeMode = 'live';
       info.simProfile = sim.profileId;
+      Object.assign(info, specOf(opts));
     }
     return { baseUrl, model, info, close: async () => sim?.close() };
   } catch (e) {

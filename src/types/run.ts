@@ -141,6 +141,8 @@ export interface TargetInfo {
   timeMode?: 'live' | 'virtual';
   /** For the embedded engine: its profile, e.g. "h100:llama-3.1-8b". */
   simProfile?: string;
+  /** For the embedded engine: its `--speculative-config` JSON as given, when it drafted. */
+  simSpeculativeConfig?: string;
 }
 
 export interface RunMeta {

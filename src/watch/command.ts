@@ -164,10 +164,13 @@ export const watchCommand: CommandSpec = {
     'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
   ].join('\n'),
   options: [
-    // Watching is live by nature: no virtual clock (--time); the simulated reasoning mode is not a watch target;
-    // its rounds are too short for GPU telemetry (--gpu-metrics-url).
+    // Watching is live by nature: no virtual clock (--time); the simulated reasoning mode and speculative
+    // decoding are not watch targets; its rounds are too short for GPU telemetry (--gpu-metrics-url).
     ...TARGET_OPTIONS.filter(
-      (o) => !['time', 'reasoning-tokens', 'reasoning-field', 'gpu-metrics-url'].includes(o.name),
+      (o) =>
+        !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config', 'gpu-metrics-url'].includes(
+          o.name,
+        ),
     ),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,

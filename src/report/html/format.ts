@@ -49,6 +49,7 @@ export function describeTarget(meta: RunMeta): string {
     const parts = ['embedded simulator'];
     if (t.simProfile) parts.push(t.simProfile);
     if (t.timeMode) parts.push(`${t.timeMode} time`);
+    if (t.simSpeculativeConfig) parts.push(`speculative decoding ${t.simSpeculativeConfig}`);
     return `${parts.join(', ')} (${t.api})`;
   }
   return `${t.baseUrl} (${t.api})`;
