@@ -83,17 +83,15 @@ describe('speculative decoding on the embedded engine', () => {
     expect(tpot(spec.summary)).toBeGreaterThan(tpot(plain.summary) / (P.length + 1));
   }, 120_000);
 
-  it('live time: the figures come from scraping the embedded engine', async () => {
-    const live = await run('live', [
-      '--requests',
-      '4',
-      '--max-tokens',
-      '48',
-      '--scrape-interval',
-      '200ms',
-      '--speculative-config',
-      SPEC,
-    ]);
+  it('live time: the figures come from scraping the embedded engine; its steps are the virtual ones', async () => {
+    const args = ['--requests', '4', '--max-tokens', '48', '--speculative-config', SPEC];
+    const live = await run('live', [...args, '--scrape-interval', '200ms']);
+    const virtual = await run('virtual-4', [...args, '--time', 'virtual']);
+    // One request at a time, same seed: the same acceptance draws, so the same chunks (steps) per request.
+    const chunks = (rs: RequestRecord[]) =>
+      [...rs].sort((a, b) => a.index - b.index).map((r) => r.chunkMs.length);
+    expect(chunks(live.records)).toEqual(chunks(virtual.records));
+    expect(Math.max(...chunks(live.records))).toBeLessThan(48);
     const s = live.summary.server!;
     expect(live.summary.meta.target.timeMode).toBe('live');
     expect(s.specAcceptanceRate).toBeGreaterThan(0);
