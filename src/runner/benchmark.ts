@@ -23,6 +23,7 @@ import {
   type ServerMetricsRecorder,
   startGpuMetricsRecorder,
   startServerMetricsRecorder,
+  withGpu,
 } from '../server-metrics/index.js';
 import {
   type ConnectionWarmup,
@@ -186,12 +187,6 @@ async function finishGpu(
   const text = recorder.note();
   if (text) note(text);
   return gpu;
-}
-
-/** The server block with the GPU figures in it (a block of its own when the server's metrics were not scraped). */
-function withGpu(server: ServerSummary | undefined, gpu: GpuSummary | undefined): ServerSummary | undefined {
-  if (!gpu) return server;
-  return { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
 }
 
 /** Runs one benchmark and writes its result directory; see the module comment. */

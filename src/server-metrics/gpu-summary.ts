@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { GpuDeviceSummary, GpuFieldName, GpuSample, GpuSummary } from '../types.js';
+import type { GpuDeviceSummary, GpuFieldName, GpuSample, GpuSummary, ServerSummary } from '../types.js';
 import { DCGM_FIELDS, gpuAggregate, gpuKey, StatsOf } from './dcgm.js';
 
 const AGGREGATES = [
@@ -85,4 +85,16 @@ export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOp
     summary.gpus.push(device);
   }
   return summary;
+}
+
+/**
+ * The server block with the GPU figures in it (a block of its own when the server's metrics
+ * were not scraped): how a run's summary and a watch round's carry `server.gpu`.
+ */
+export function withGpu(
+  server: ServerSummary | undefined,
+  gpu: GpuSummary | undefined,
+): ServerSummary | undefined {
+  if (!gpu) return server;
+  return { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
 }

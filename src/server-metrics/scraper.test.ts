@@ -86,6 +86,25 @@ describe('startScraper', () => {
     expect(scraper.samples.at(-1)?.values.preemptionsTotal).toBe(2);
   });
 
+  it('a loop that does not keep its samples hands each to onSample only (a watcher runs for months)', async () => {
+    const srv = await metricsServer([{ status: 200, body: vllm(2, 0) }]);
+    cleanup.push(srv.close);
+    const seen: number[] = [];
+    const scraper = startScraper({
+      url: srv.url,
+      intervalMs: 10,
+      clock,
+      keepSamples: false,
+      onSample: (s) => seen.push(s.values.running ?? -1),
+    });
+    const deadline = Date.now() + 5000;
+    while (seen.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await scraper.stop();
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(seen)).toEqual(new Set([2]));
+    expect(scraper.samples).toEqual([]);
+  });
+
   it('an unreachable endpoint is only failures', async () => {
     const srv = await metricsServer([{ status: 200, body: '' }]);
     const url = srv.url;

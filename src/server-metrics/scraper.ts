@@ -36,6 +36,11 @@ export interface ScrapeLoopOptions<V extends object> {
    * gives counters their baseline without any request on the wire after t0.
    */
   baseline?: V;
+  /**
+   * Keep every sample in `samples` (default true: a run summarises them at its end). A loop that
+   * runs for a watcher's lifetime passes false: its samples reach only `onSample`.
+   */
+  keepSamples?: boolean;
   /** One scrape: fetch `url` (fetchExposition bounds it) and read it; throws with the cause on failure. */
   read: (url: string, opts: { timeoutMs: number; headers?: Record<string, string> }) => Promise<V>;
 }
@@ -46,7 +51,7 @@ export interface ScraperOptions extends Omit<ScrapeLoopOptions<NormalizedScrape>
 }
 
 export interface Scraper<S extends { tMs: number } = ServerSample> {
-  /** Every sample taken so far, in time order. */
+  /** Every sample taken so far, in time order (none when the loop was told not to keep them). */
   readonly samples: readonly S[];
   /** Scrapes that failed. */
   readonly failures: number;
@@ -194,6 +199,7 @@ export function startScrapeLoop<V extends object>(opts: ScrapeLoopOptions<V>): S
   // A slow scrape only delays the next one (they never overlap), so the timeout can exceed the interval.
   const timeoutMs = opts.timeoutMs ?? Math.max(1000, Math.min(intervalMs * 2, 5000));
   const samples: S[] = [];
+  const keep = opts.keepSamples !== false;
   let failures = 0;
   let lastError: string | undefined;
   let stopped = false;
@@ -205,7 +211,7 @@ export function startScrapeLoop<V extends object>(opts: ScrapeLoopOptions<V>): S
     try {
       const read = await opts.read(opts.url, { timeoutMs, headers: opts.headers });
       const sample = { tMs: (t0 + opts.clock.now()) / 2, ...read } as S;
-      samples.push(sample);
+      if (keep) samples.push(sample);
       opts.onSample?.(sample);
       return sample;
     } catch (e) {
@@ -242,7 +248,7 @@ export function startScrapeLoop<V extends object>(opts: ScrapeLoopOptions<V>): S
   opts.signal?.addEventListener('abort', halt, { once: true });
   if (opts.baseline) {
     const sample = { tMs: opts.clock.now(), ...structuredClone(opts.baseline) } as S;
-    samples.push(sample);
+    if (keep) samples.push(sample);
     opts.onSample?.(sample);
     timer = setTimeout(tick, intervalMs);
     timer.unref?.();

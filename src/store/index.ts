@@ -22,6 +22,7 @@ export {
   WatchStore,
 } from './store.js';
 export {
+  type RoundGpuFigures,
   type RoundServerFigures,
   STORED_LATENCIES,
   type StoredLatency,

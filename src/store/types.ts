@@ -4,20 +4,28 @@
  * @module
  */
 
-import type { RequestErrorCode } from '../types.js';
+import type { GpuSummary, RequestErrorCode } from '../types.js';
 import type { StoreHistogram } from './histogram.js';
 
 /** The latencies whose distributions every round keeps. */
 export const STORED_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
 export type StoredLatency = (typeof STORED_LATENCIES)[number];
 
-/** Server figures of a round, when the server's metrics were scraped. */
+/**
+ * A round's GPU figures (`watch --gpu-metrics-url`): the run's GpuSummary of the exporter's
+ * samples since the target's previous round, without the URL and the per-GPU series. No
+ * sample in the window: `samples: 0` (with the failed scrapes) and no figure.
+ */
+export type RoundGpuFigures = Omit<GpuSummary, 'metricsUrl' | 'gpus'>;
+
+/** Server figures of a round, when the server's metrics (or its GPUs) were scraped. */
 export interface RoundServerFigures {
   kvUsage?: number;
   waiting?: number;
   running?: number;
   /** Preemptions during the round (counter delta). */
   preemptions?: number;
+  gpu?: RoundGpuFigures;
 }
 
 /** One probing round of one target, as stored. */

@@ -3,11 +3,14 @@
  * duration flags, the trend table / JSON / HTML report, and the canary key kept out of every
  * output and of the store.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { runCliInProcess } from '../../test/helpers/cli.js';
+import { loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
+import { gpuAggregate, normalizeDcgm, parsePrometheusText } from '../server-metrics/index.js';
 
 const CANARY = 'key-canary-cli-0d9f8e7c6b5a';
 const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-cli-'));
@@ -110,4 +113,79 @@ test('watch --json: one JSON line per round, the breach, and the end', async () 
   expect(breach.evidence.map((x: { round: number }) => x.round)).toEqual([1, 2]);
   expect(breach.evidence[1].value).toBe(r2.metrics.ttft_p99);
   expect(end).toMatchObject({ rounds: 2, rollbacks: 1, store: join(dir, 'json.db') });
+}, 30_000);
+
+const serve = loopbacksClosedAfterEach();
+const DCGM = readFileSync(
+  join(dirname(fileURLToPath(import.meta.url)), '..', 'server-metrics', 'fixtures', 'dcgm.prom'),
+  'utf8',
+);
+
+test('watch --gpu-metrics-url: every round line and JSON event carries the GPU figures', async () => {
+  const dcgm = await serve((_q, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(DCGM);
+  });
+  const w = await cli([
+    'watch',
+    '--every',
+    '300ms',
+    '--rounds',
+    '3',
+    '--requests',
+    '2',
+    '--max-tokens',
+    '4',
+    '--store',
+    'gpu.db',
+    '--gpu-metrics-url',
+    `${dcgm.url}/metrics`,
+    '--gpu-scrape-interval',
+    '100ms',
+    '--json',
+  ]);
+  expect(w.code, w.err).toBe(0);
+  const served = gpuAggregate(normalizeDcgm(parsePrometheusText(DCGM)));
+  const rounds = w.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.kind === 'goodput.watch-round');
+  expect(rounds).toHaveLength(3);
+  const measured = rounds.filter((r) => r.metrics.gpu_util !== undefined);
+  expect(measured.length, 'rounds that saw a scrape').toBeGreaterThanOrEqual(2);
+  for (const r of measured) {
+    expect(r.metrics.gpu_util).toBeCloseTo(served.utilPct! / 100, 9);
+    expect(r.metrics.gpu_fb_used_peak).toBe(served.fbUsedMiB);
+    expect(r.metrics.gpu_gr_active).toBeCloseTo(served.grEngineActive!, 9);
+  }
+  expect(w.err).toMatch(/GPU util \d+%/);
+}, 30_000);
+
+test('watch: gpu_metrics_url per target in --targets, and the GPU flags refused with the fix', async () => {
+  writeFileSync(
+    join(dir, 'bad-targets.yaml'),
+    'targets: [{ name: a, url: "http://127.0.0.1:9", gpu_metrics_url: "http://u:test-canary-pw@h:9400" }]\n',
+  );
+  const bad = await cli(['watch', '--rounds', '1', '--targets', 'bad-targets.yaml']);
+  expect(bad.code).toBe(2);
+  expect(bad.err).toContain('targets[0].gpu_metrics_url holds credentials');
+  expect(bad.err).not.toContain('canary-pw');
+  const lonely = await cli(['watch', '--rounds', '1', '--gpu-scrape-interval', '2s']);
+  expect(lonely.code).toBe(2);
+  expect(lonely.err).toContain('--gpu-scrape-interval needs a GPU exporter');
+  const fast = await cli([
+    'watch',
+    '--rounds',
+    '1',
+    '--gpu-metrics-url',
+    'http://127.0.0.1:9/metrics',
+    '--gpu-scrape-interval',
+    '10ms',
+  ]);
+  expect(fast.code).toBe(2);
+  expect(fast.err).toContain('--gpu-scrape-interval must be at least 100ms');
+  const url = await cli(['watch', '--rounds', '1', '--gpu-metrics-url', 'gpu-node:9400']);
+  expect(url.code).toBe(2);
+  expect(url.err).toContain('--gpu-metrics-url must be an http');
 }, 30_000);

@@ -68,7 +68,7 @@ const WATCH_OPTIONS: OptionSpec[] = [
     group: 'Watch',
     valueName: 'FILE',
     description:
-      'Several targets from a YAML/JSON file: targets: [{name, url, model, key_env: VAR_NAME, slo}]',
+      'Several targets from a YAML/JSON file: targets: [{name, url, model, key_env: VAR_NAME, slo, gpu_metrics_url}]',
   },
   {
     name: 'adr',
@@ -140,6 +140,15 @@ const WATCH_OPTIONS: OptionSpec[] = [
     description:
       'Address the exporter binds: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) exposes the metrics to the whole network, as a pod must for Prometheus to scrape it',
   },
+  {
+    name: 'gpu-scrape-interval',
+    type: 'duration',
+    default: '5s',
+    group: 'Watch',
+    valueName: 'DURATION',
+    description:
+      'Time between two scrapes of the DCGM exporter (--gpu-metrics-url, gpu_metrics_url): it runs all along, each round gets the samples since the previous one',
+  },
   { name: 'quiet', type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
   {
     name: 'json',
@@ -165,12 +174,10 @@ export const watchCommand: CommandSpec = {
   ].join('\n'),
   options: [
     // Watching is live by nature: no virtual clock (--time); the simulated reasoning mode and speculative
-    // decoding are not watch targets; its rounds are too short for GPU telemetry (--gpu-metrics-url).
+    // decoding are not watch targets. --gpu-metrics-url is scraped all along (gpu.ts), not per round:
+    // a round is shorter than the exporter's refresh.
     ...TARGET_OPTIONS.filter(
-      (o) =>
-        !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config', 'gpu-metrics-url'].includes(
-          o.name,
-        ),
+      (o) => !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config'].includes(o.name),
     ),
     ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
     ...LOAD_OPTIONS,
@@ -204,12 +211,17 @@ export const watchCommand: CommandSpec = {
       if (given.has('url'))
         throw usage('--targets and --url cannot be used together', 'list every target in the file');
       targets = await readTargetsFile(resolvePath(ctx.cwd, o.targets), ctx.env);
-      for (const t of targets) if (Object.keys(t.slo).length === 0) t.slo = base.slo;
+      for (const t of targets) {
+        if (Object.keys(t.slo).length === 0) t.slo = base.slo;
+        if (t.gpuMetricsUrl === undefined && base.gpuMetricsUrl !== undefined)
+          t.gpuMetricsUrl = base.gpuMetricsUrl;
+      }
     } else {
       const t: WatchTarget = { name: base.url ? new URL(base.url).host : 'embedded', slo: base.slo };
       if (base.url !== undefined) t.url = base.url;
       if (base.model !== undefined) t.model = base.model;
       if (base.apiKey !== undefined) t.apiKey = base.apiKey;
+      if (base.gpuMetricsUrl !== undefined) t.gpuMetricsUrl = base.gpuMetricsUrl;
       targets = [t];
     }
 
@@ -262,6 +274,19 @@ export const watchCommand: CommandSpec = {
       serverMetrics: base.serverMetrics,
       toolVersion: toolVersion(),
     };
+    if (targets.some((t) => t.gpuMetricsUrl !== undefined)) {
+      const gpuScrapeIntervalMs = durationMs(o.gpuScrapeInterval, '--gpu-scrape-interval');
+      if (!(gpuScrapeIntervalMs >= 100))
+        throw usage(
+          `--gpu-scrape-interval must be at least 100ms, got ${gpuScrapeIntervalMs} ms`,
+          'e.g. --gpu-scrape-interval 5s (dcgm-exporter refreshes every few seconds)',
+        );
+      config.gpuScrapeIntervalMs = gpuScrapeIntervalMs;
+    } else if (given.has('gpuScrapeInterval'))
+      throw usage(
+        '--gpu-scrape-interval needs a GPU exporter to scrape',
+        'add --gpu-metrics-url http://gpu-node:9400/metrics (or gpu_metrics_url in the targets file)',
+      );
     if (base.headers !== undefined) config.headers = base.headers;
     if (base.secrets !== undefined) config.secrets = base.secrets;
     if (base.extraBody !== undefined) config.extraBody = base.extraBody;

@@ -20,14 +20,16 @@ import {
   runPipeline,
   warmWorkload,
 } from '../runner/index.js';
-import { scrapeOnce } from '../server-metrics/index.js';
+import { scrapeOnce, withGpu } from '../server-metrics/index.js';
 import {
+  type RoundGpuFigures,
   type RoundServerFigures,
   type StoredLatency,
   type StoredRound,
   StoreHistogram,
 } from '../store/index.js';
 import type {
+  GpuSummary,
   LoadSpec,
   RequestErrorCode,
   RequestRecord,
@@ -64,6 +66,11 @@ export interface RoundOptions {
   signal?: AbortSignal;
   /** Called with each measured record (exporter). */
   onRecord?: (record: RequestRecord) => void;
+  /**
+   * Ends the target's GPU window when the round's load ends (gpu.ts): its summary becomes the
+   * round summary's `server.gpu`. Absent: the target has no GPU exporter.
+   */
+  gpuWindow?: () => GpuSummary | undefined;
 }
 
 export interface RoundResult {
@@ -179,12 +186,15 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
         }),
     ],
   });
+  const gpu = opts.gpuWindow?.();
   const after = await tryScrape(target.metricsUrl);
+  const server = withGpu(undefined, gpu);
   const summary = accumulator.summarize(meta, {
     dropped: result.dropped,
     peakInFlight: result.peakInFlight,
     clientBound: result.clientBound,
     interrupted: result.interrupted,
+    ...(server ? { server } : {}),
   });
   const dispatchLagP99 = result.dispatchLag.count > 0 ? result.dispatchLag.percentile(99) : 0;
   const proberLagMs = Math.max(result.eventLoopDelay.p99, dispatchLagP99, opts.timerDriftMs);
@@ -212,7 +222,10 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     histograms: store.histograms,
   };
   if (invalidReason !== undefined) stored.invalidReason = invalidReason;
-  const server = serverFigures(before, after);
-  if (server) stored.server = server;
+  const figures = serverFigures(before, after);
+  if (gpu) {
+    const { metricsUrl: _url, gpus: _perGpu, ...aggregates } = gpu;
+    stored.server = { ...figures, gpu: aggregates satisfies RoundGpuFigures };
+  } else if (figures) stored.server = figures;
   return { summary, stored, tokensSpent: store.tokensSpent, values: store.values };
 }

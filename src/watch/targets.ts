@@ -8,15 +8,17 @@
  *     model: meta-llama/Llama-3.1-8B-Instruct   # optional; default: first of /v1/models
  *     key_env: PROD_EU_KEY     # NAME of the environment variable holding the key (never the key)
  *     slo: ttft=500,tpot=50    # or { ttft_ms: 500, tpot_ms: 50, e2el_ms: 5000 }
+ *     gpu_metrics_url: http://gpu-node-7:9400/metrics   # optional; its DCGM exporter (default: --gpu-metrics-url)
  * ```
  *
- * The file names variables, never keys: a key written into it is refused.
+ * The file names variables, never keys: a key written into it is refused, and so is a URL
+ * that carries credentials.
  *
  * @module
  */
 
 import { z } from 'zod';
-import { hasBearerPrefix, parseSlo, redactUrl } from '../config/index.js';
+import { hasBearerPrefix, normalizeMetricsUrl, parseSlo, redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
 import { parseYamlBounded, readTextFileBounded } from '../util/index.js';
@@ -31,6 +33,8 @@ export interface WatchTarget {
   keyEnv?: string;
   apiKey?: string;
   slo: Slo;
+  /** The NVIDIA DCGM exporter of the target's GPUs (`gpu_metrics_url`, or --gpu-metrics-url). */
+  gpuMetricsUrl?: string;
 }
 
 const SloObject = z
@@ -56,6 +60,7 @@ const TargetSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable NAME such as PROD_KEY')
       .optional(),
     slo: z.union([z.string(), SloObject]).optional(),
+    gpu_metrics_url: z.string().optional(),
   })
   .strict();
 
@@ -67,6 +72,19 @@ function fileError(path: string, problem: string): GoodputError {
     `${path}: ${problem}`,
     'write targets: [{ name, url, model, key_env: VAR_NAME, slo: "ttft=500,tpot=50" }] (YAML or JSON)',
   );
+}
+
+/** A target's `gpu_metrics_url`, checked as --gpu-metrics-url is (a bare host gets /metrics); no credentials. */
+function gpuMetricsUrl(raw: string, path: string, i: number): string {
+  const where = `targets[${i}].gpu_metrics_url`;
+  // Credentials first, so that no message below can show them.
+  if (redactUrl(raw.trim()) !== raw.trim())
+    throw fileError(path, `${where} holds credentials: the file must not carry any`);
+  try {
+    return normalizeMetricsUrl(raw, where, 'http://gpu-node:9400/metrics').url;
+  } catch (e) {
+    throw fileError(path, (e as Error).message);
+  }
 }
 
 /** Parses a targets file's text; `env` resolves each key_env. Throws E_CONFIG naming the field. */
@@ -110,6 +128,7 @@ export function parseTargetsText(
     const out: WatchTarget = { name, url: t.url, slo: {} };
     if (redactUrl(t.url) !== t.url) throw fileError(path, `targets[${i}].url holds credentials: use key_env`);
     if (t.model !== undefined) out.model = t.model;
+    if (t.gpu_metrics_url !== undefined) out.gpuMetricsUrl = gpuMetricsUrl(t.gpu_metrics_url, path, i);
     if (typeof t.slo === 'string') out.slo = parseSlo(t.slo, `targets[${i}].slo`);
     else if (t.slo) {
       if (t.slo.ttft_ms !== undefined) out.slo.ttftMs = t.slo.ttft_ms;

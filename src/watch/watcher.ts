@@ -11,6 +11,7 @@
  */
 
 import type { Client } from '../client/index.js';
+import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { metric } from '../metrics/index.js';
 import {
@@ -23,10 +24,11 @@ import {
 } from '../runner/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { WatchStore } from '../store/index.js';
-import type { ApiKind, LoadSpec, Sampling, Slo, WorkloadSpec } from '../types.js';
+import type { ApiKind, LoadSpec, RunSummary, Sampling, Slo, WorkloadSpec } from '../types.js';
 import { createRng, createTokenizer, type Tokenizer } from '../workload/index.js';
 import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
 import { WatchExporter } from './exporter.js';
+import { DEFAULT_GPU_SCRAPE_INTERVAL_MS, GpuWatch } from './gpu.js';
 import {
   initialRollbackState,
   type RollbackRule,
@@ -85,6 +87,8 @@ export interface WatchConfig {
   cooldownMs: number;
   dailyTokenBudget?: number;
   serverMetrics: { enabled: boolean; url?: string };
+  /** Time between two scrapes of a target's GPU exporter (`gpuMetricsUrl`); default 5 s. */
+  gpuScrapeIntervalMs?: number;
   toolVersion?: string;
   /** Extra request headers (--header), sent to every target with every request and the model list. In memory only. */
   headers?: Record<string, string>;
@@ -133,6 +137,15 @@ interface Live {
   url: string;
 }
 
+/** The round line's GPU part: the catalogue's utilisation, or that the window had no sample. */
+function gpuText(summary: RunSummary): string {
+  const gpu = summary.server?.gpu;
+  if (!gpu) return '';
+  if (gpu.samples === 0) return ', no GPU sample';
+  const util = metric('gpu_util').read(summary);
+  return util === undefined ? '' : `, GPU util ${(util * 100).toFixed(0)}%`;
+}
+
 function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
@@ -147,6 +160,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
   let exporter: WatchExporter | undefined;
   const clients: Client[] = [];
   const outcome: WatchOutcome = { rounds: 0, rollbacks: 0 };
+  let gpu: GpuWatch | undefined;
   try {
     const pruned = store.prune(Date.now() - config.retainMs);
     if (pruned > 0) log(`store: ${pruned} round(s) older than the retention removed`);
@@ -207,6 +221,15 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       if (round > 0)
         log(`${t.name}: resuming after round ${round} (bad-window streak ${state.rollback.streak.length})`);
       live.push({ probe, round, state, url: target.info.baseUrl });
+    }
+
+    const gpuUrls = new Map<string, string>();
+    for (const t of config.targets) if (t.gpuMetricsUrl) gpuUrls.set(t.name, t.gpuMetricsUrl);
+    if (gpuUrls.size > 0) {
+      const intervalMs = config.gpuScrapeIntervalMs ?? DEFAULT_GPU_SCRAPE_INTERVAL_MS;
+      gpu = new GpuWatch(gpuUrls, { intervalMs, log });
+      for (const [name, url] of gpuUrls)
+        log(`${name}: GPU metrics from ${redactUrl(url)} every ${intervalMs} ms, summarised per round`);
     }
 
     if (io.exporter) {
@@ -272,7 +295,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
             return undefined;
           }
           l.round++;
+          const gpuWindow = gpu && (() => gpu?.cut(l.probe.name));
           const result = await runRound(l.probe, {
+            ...(gpuWindow ? { gpuWindow } : {}),
             round: l.round,
             seed: config.seed * 1_000_003 + l.round,
             timerDriftMs: driftMs,
@@ -312,7 +337,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         log(
           `${l.probe.name} round ${stored.round}: ${stored.completed}/${stored.attempted} ok, ` +
             `ttft p99 ${summary.latency.ttft.p99.toFixed(1)} ms, tpot p99 ${summary.latency.tpot.p99.toFixed(1)} ms` +
-            `${errs ? `, errors ${errs}` : ''}${stored.valid ? '' : ` [invalid: ${stored.invalidReason}]`}`,
+            `${gpuText(summary)}${errs ? `, errors ${errs}` : ''}${stored.valid ? '' : ` [invalid: ${stored.invalidReason}]`}`,
         );
         if (config.rule) {
           const verdict = windowIsBad(config.rule, summary);
@@ -343,6 +368,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     }
     return outcome;
   } finally {
+    await gpu?.close().catch(() => undefined);
     await exporter?.close().catch(() => undefined);
     for (const c of clients) await c.close().catch(() => undefined);
     for (const t of targets) await t.close().catch(() => undefined);

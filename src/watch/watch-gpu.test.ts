@@ -1,0 +1,268 @@
+/**
+ * watch with GPU telemetry, end to end on the embedded engine: a loopback fake DCGM exporter
+ * (the repo's fixture page, its values moving with every scrape) is scraped all along; each
+ * round's store row, summary and `goodput_round_metric` gauges carry the figures of exactly
+ * the scrapes since the previous round. A failing or hostile exporter (refused, garbage, huge
+ * or endless body, slow headers, trickle) leaves every round measured, with no GPU figure and
+ * one note per change of state, and watch ends in bounded time.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { freePort, loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
+import { writeEndless, writeTrickle } from '../../test/helpers/misbehave.js';
+import { metric } from '../metrics/index.js';
+import { WatchStore } from '../store/index.js';
+import { WatchExporter } from './exporter.js';
+import { parseRollbackFlag } from './rollback.js';
+import type { RoundResult } from './round.js';
+import { runWatch, type WatchConfig } from './watcher.js';
+
+const FIXTURE = readFileSync(
+  join(dirname(fileURLToPath(import.meta.url)), '..', 'server-metrics', 'fixtures', 'dcgm.prom'),
+  'utf8',
+);
+
+/**
+ * The fixture as served at scrape n: GPU 0 at n % utilisation, GPU 1 at n + 10 (so their mean
+ * is n + 5); framebuffer used 1000 + n and 2000 + n MiB (total 3000 + 2n); graphics engine
+ * active n / 100 on both.
+ */
+function page(n: number): string {
+  return FIXTURE.split('\n')
+    .map((line) => {
+      const gpu = /gpu="(\d)"/.exec(line)?.[1];
+      if (gpu === undefined) return line;
+      const set = (v: number) => line.replace(/ \S+$/, ` ${v}`);
+      if (line.startsWith('DCGM_FI_DEV_GPU_UTIL{')) return set(gpu === '0' ? n : n + 10);
+      if (line.startsWith('DCGM_FI_DEV_FB_USED{')) return set(gpu === '0' ? 1000 + n : 2000 + n);
+      if (line.startsWith('DCGM_FI_PROF_GR_ENGINE_ACTIVE{')) return set(n / 100);
+      return line;
+    })
+    .join('\n');
+}
+
+const serve = loopbacksClosedAfterEach();
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'goodput-watch-gpu-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function config(gpuMetricsUrl: string, over: Partial<WatchConfig> = {}): WatchConfig {
+  return {
+    targets: [{ name: 'embedded', slo: { ttftMs: 1000 }, gpuMetricsUrl }],
+    api: 'chat',
+    sampling: { temperature: 0, maxTokens: 4, ignoreEos: true },
+    promptTokens: 32,
+    load: { mode: 'closed', concurrency: 2, requests: 2, warmup: 0, timeoutMs: 10_000, maxRetries: 0 },
+    seed: 1,
+    everyMs: 300,
+    jitter: 0,
+    storePath: join(dir, 'goodput.db'),
+    retainMs: 86_400_000,
+    cooldownMs: 3_600_000,
+    serverMetrics: { enabled: false },
+    gpuScrapeIntervalMs: 100,
+    ...over,
+  };
+}
+
+async function watch(cfg: WatchConfig, exporter?: WatchExporter) {
+  const log: string[] = [];
+  const results: RoundResult[] = [];
+  const t0 = performance.now();
+  const outcome = await runWatch(cfg, {
+    stderr: { write: (s: string) => log.push(s) },
+    cwd: dir,
+    env: {},
+    ...(exporter ? { exporter } : {}),
+    onRound: (_t, r) => results.push(r),
+  });
+  const store = WatchStore.open(cfg.storePath, { readonly: true });
+  const rounds = store.rounds();
+  store.close();
+  return { outcome, log: log.join(''), results, rounds, ms: performance.now() - t0 };
+}
+
+/** `goodput_round_metric{metric="<id>"}` as the exporter serves it. */
+function gauge(text: string, id: string): number | undefined {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('goodput_round_metric{') && l.includes(`metric="${id}"`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('watch --gpu-metrics-url', () => {
+  test('each round carries the figures of exactly the scrapes since the previous round', async () => {
+    let n = 0;
+    const dcgm = await serve((_q, res) => {
+      n++;
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end(page(n));
+    });
+    const exporter = new WatchExporter();
+    const { outcome, results, rounds, log } = await watch(
+      config(`${dcgm.url}/metrics`, { rounds: 5 }),
+      exporter,
+    );
+    expect(outcome.rounds).toBe(5);
+    expect(rounds).toHaveLength(5);
+
+    // The windows follow one another: round k read scrapes first..first+samples-1, the next
+    // round starts at the scrape after. Each figure is the window's, as the served values say.
+    let next = 1;
+    let withSamples = 0;
+    for (const [i, r] of rounds.entries()) {
+      expect(r.completed, 'the probes still ran').toBe(r.attempted);
+      const gpu = r.server?.gpu;
+      expect(gpu, `round ${r.round} has a GPU window`).toBeDefined();
+      expect(gpu!.scrapeFailures).toBe(0);
+      const summary = results[i]!.summary;
+      if (gpu!.samples === 0) {
+        expect(gpu!.utilPct).toBeUndefined();
+        expect(metric('gpu_util').read(summary)).toBeUndefined();
+        continue;
+      }
+      withSamples++;
+      const first = next;
+      const last = first + gpu!.samples - 1;
+      next = last + 1;
+      expect(gpu!.gpuCount).toBe(2);
+      expect(gpu!.utilPct).toMatchObject({ min: first + 5, max: last + 5, last: last + 5 });
+      expect(gpu!.utilPct!.mean).toBeCloseTo((first + last) / 2 + 5, 9);
+      expect(gpu!.fbUsedMiB!.max).toBe(3000 + 2 * last);
+      expect(gpu!.grEngineActive!.mean).toBeCloseTo((first + last) / 200, 9);
+      // The round summary reads them through the catalogue, as a run's does.
+      expect(metric('gpu_util').read(summary)).toBeCloseTo(((first + last) / 2 + 5) / 100, 9);
+      expect(metric('gpu_fb_used_peak').read(summary)).toBe(3000 + 2 * last);
+      expect(metric('gpu_gr_active').read(summary)).toBeCloseTo((first + last) / 200, 9);
+    }
+    expect(withSamples, 'at 100 ms scrapes, most 300 ms rounds see a scrape').toBeGreaterThanOrEqual(3);
+    expect(next - 1).toBeLessThanOrEqual(n);
+
+    // The exporter's gauges hold the last valid round's figures.
+    const lastValid = results.filter((r) => r.stored.valid).at(-1)!.summary;
+    const text = await exporter.metrics();
+    for (const id of ['gpu_util', 'gpu_gr_active', 'gpu_fb_used_peak', 'gpu_power']) {
+      const want = metric(id).read(lastValid);
+      if (want === undefined) expect(gauge(text, id)).toBeUndefined();
+      else expect(gauge(text, id)).toBeCloseTo(want, 6);
+    }
+    expect(log).toContain('GPU metrics from');
+    expect(log).not.toContain('failed');
+  }, 30_000);
+
+  test('a rollback rule on a GPU figure reads each round window, like any catalogue metric', async () => {
+    let n = 0;
+    const dcgm = await serve((_q, res) => {
+      n++;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(page(n));
+    });
+    const rule = parseRollbackFlag('gpu_util>0.01 for 2 windows');
+    const { outcome, results } = await watch(
+      config(`${dcgm.url}/metrics`, { rounds: 4, rule, gpuScrapeIntervalMs: 50 }),
+    );
+    // Utilisation is over 1 % from the first scrape on: every valid round that saw a scrape is
+    // bad; one that saw none is unknown (not bad) and breaks the streak, an invalid one is skipped.
+    const util = results.map((r) => (r.stored.valid ? metric('gpu_util').read(r.summary) : null));
+    let streak = 0;
+    let fired: number | undefined;
+    for (const [i, u] of util.entries()) {
+      if (u === null) continue;
+      streak = u === undefined ? 0 : streak + 1;
+      if (streak === 2 && fired === undefined) fired = i;
+    }
+    expect(fired, 'two measured rounds in a row').toBeDefined();
+    expect(outcome.rollbacks).toBe(1);
+    const store = WatchStore.open(join(dir, 'goodput.db'), { readonly: true });
+    const [rollback] = store.rollbacks();
+    store.close();
+    expect(rollback!.round).toBe(fired! + 1);
+    const evidence = (rollback!.evidence as { evidence: Array<{ value: number }> }).evidence;
+    expect(evidence.at(-1)!.value).toBe(util[fired!]);
+  }, 30_000);
+
+  test('nothing listening: every round is measured, says it had no GPU sample, one note', async () => {
+    const port = await freePort();
+    const { outcome, rounds, results, log } = await watch(
+      config(`http://127.0.0.1:${port}/metrics`, { rounds: 4 }),
+    );
+    expect(outcome.rounds).toBe(4);
+    for (const [i, r] of rounds.entries()) {
+      expect(r.completed).toBe(r.attempted);
+      expect(r.attempted).toBe(2);
+      expect(r.server?.gpu).toMatchObject({ samples: 0, gpuCount: 0 });
+      expect(r.server?.gpu?.utilPct).toBeUndefined();
+      for (const id of ['gpu_util', 'gpu_gr_active', 'gpu_fb_used_peak', 'gpu_power'])
+        expect(metric(id).read(results[i]!.summary)).toBeUndefined();
+    }
+    expect(rounds.reduce((a, r) => a + (r.server?.gpu?.scrapeFailures ?? 0), 0)).toBeGreaterThan(0);
+    expect(log.match(/GPU metrics: scraping .* failed/g)).toHaveLength(1);
+    expect(log).toMatch(/no GPU sample/);
+  }, 30_000);
+
+  test('an exporter that recovers: a note when it fails, one when it answers again', async () => {
+    let n = 0;
+    const dcgm = await serve((_q, res) => {
+      n++;
+      res.writeHead(n <= 3 ? 503 : 200, { 'content-type': 'text/plain' });
+      res.end(n <= 3 ? 'warming up' : page(n));
+    });
+    const { rounds, log } = await watch(config(`${dcgm.url}/metrics`, { rounds: 5 }));
+    expect(log.match(/GPU metrics: scraping .* failed \(.*HTTP 503\)/g)).toHaveLength(1);
+    expect(log.match(/answers again/g)).toHaveLength(1);
+    expect(rounds.reduce((a, r) => a + (r.server?.gpu?.scrapeFailures ?? 0), 0)).toBe(3);
+    const later = rounds.filter((r) => (r.server?.gpu?.samples ?? 0) > 0);
+    expect(later.length).toBeGreaterThan(0);
+    // The first successful scrape was the 4th: its figures start there.
+    expect(later[0]!.server!.gpu!.utilPct!.min).toBe(4 + 5);
+  }, 30_000);
+
+  const hostile: Array<[string, (res: ServerResponse) => void]> = [
+    ['garbage', (res) => res.end('\u0000\u00ff<html>not metrics</html>\n'.repeat(100))],
+    [
+      'a page of another exporter',
+      (res) => res.end('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3\n'),
+    ],
+    [
+      'an endless body',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        writeEndless(res, Buffer.from(page(1).repeat(50)));
+      },
+    ],
+    [
+      'a trickled body',
+      (res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        writeTrickle(res, page(1), 20);
+      },
+    ],
+    ['headers that never come', () => undefined],
+  ];
+  test.each(hostile)(
+    '%s: rounds measured, no GPU figure, one note, bounded',
+    async (_name, misbehave) => {
+      const dcgm = await serve((_q, res) => misbehave(res));
+      const { outcome, rounds, ms, log } = await watch(
+        // Scrapes time out after 1 s (twice the interval, at least 1 s): the 4th round ends after the first did.
+        config(`${dcgm.url}/metrics`, { rounds: 4, everyMs: 400, gpuScrapeIntervalMs: 500 }),
+      );
+      expect(outcome.rounds).toBe(4);
+      for (const r of rounds) {
+        expect(r.completed).toBe(r.attempted);
+        expect(r.server?.gpu?.samples).toBe(0);
+      }
+      expect(rounds.reduce((a, r) => a + (r.server?.gpu?.scrapeFailures ?? 0), 0)).toBeGreaterThan(0);
+      expect(log.match(/GPU metrics: scraping .* failed/g)).toHaveLength(1);
+      // 4 rounds 400 ms apart, then at most one scrape in flight (1 s timeout): well under 10 s.
+      expect(ms).toBeLessThan(10_000);
+    },
+    30_000,
+  );
+});
