@@ -21,6 +21,7 @@ import { summaryMetrics } from '../report/index.js';
 import { runTokenizer, workloadShape } from '../runner/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
+import { loadDataset } from '../workload/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
 import { readTargetsFile, type WatchTarget } from './targets.js';
 import { runWatch, type WatchConfig } from './watcher.js';
@@ -179,7 +180,15 @@ export const watchCommand: CommandSpec = {
     ...TARGET_OPTIONS.filter(
       (o) => !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config'].includes(o.name),
     ),
-    ...WORKLOAD_OPTIONS.filter((o) => o.name !== 'dataset'),
+    ...WORKLOAD_OPTIONS.map((o) =>
+      o.name === 'dataset'
+        ? {
+            ...o,
+            description:
+              'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON, read once: each round draws --requests of them (other entries every round); replies stay bounded by --max-tokens',
+          }
+        : o,
+    ),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,
   ],
@@ -204,6 +213,20 @@ export const watchCommand: CommandSpec = {
       );
     const sampling = { ...base.sampling };
     if (!given.has('maxTokens')) sampling.maxTokens = DEFAULT_WATCH_MAX_TOKENS;
+    const datasetPath = base.workload.datasetPath;
+    if (
+      datasetPath !== undefined &&
+      typeof o.dailyTokenBudget === 'number' &&
+      (load.sessions !== undefined || load.requests === undefined)
+    )
+      throw usage(
+        "--daily-token-budget with --dataset needs a fixed number of single requests per round: the budget reads each round's prompts before sending them",
+        'give --requests N (and no --sessions/--session-rate), or drop --daily-token-budget',
+      );
+    const dataset =
+      datasetPath === undefined
+        ? undefined
+        : await loadDataset(datasetPath, undefined, { signal: ctx.signal });
     const promptTokens = given.has('promptTokens') ? base.workload.promptTokens : DEFAULT_WATCH_PROMPT_TOKENS;
 
     let targets: WatchTarget[];
@@ -264,6 +287,7 @@ export const watchCommand: CommandSpec = {
         ...(base.workload.cancelAfterMs !== undefined ? { cancelAfterMs: base.workload.cancelAfterMs } : {}),
       },
       load,
+      ...(dataset ? { dataset } : {}),
       seed: base.seed,
       everyMs,
       jitter,

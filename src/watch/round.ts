@@ -37,7 +37,7 @@ import type {
   RunSummary,
   ServerSample,
 } from '../types.js';
-import type { Tokenizer } from '../workload/index.js';
+import type { Dataset, Tokenizer, Workload } from '../workload/index.js';
 import { createWorkload } from '../workload/index.js';
 
 /** Everything a round needs about its target, set up once per watch. */
@@ -52,6 +52,8 @@ export interface ProbeTarget {
   load: LoadSpec;
   /** Server metrics URL, when it answered at start. */
   metricsUrl?: string;
+  /** `--dataset`: the prompts the rounds draw from (read once, at start). */
+  dataset?: Dataset;
 }
 
 export interface RoundOptions {
@@ -71,6 +73,8 @@ export interface RoundOptions {
    * round summary's `server.gpu`. Absent: the target has no GPU exporter.
    */
   gpuWindow?: () => GpuSummary | undefined;
+  /** The round's requests, when already drawn (roundWorkload with `seed`). */
+  workload?: Workload;
 }
 
 export interface RoundResult {
@@ -147,6 +151,40 @@ async function tryScrape(url: string | undefined): Promise<Pick<ServerSample, 'v
   }
 }
 
+/**
+ * A round's requests: the target's workload drawn with the round's seed (other prompts every
+ * round, so prefix caches do not flatter; with a dataset, other entries). A dataset gives the
+ * prompts; the output stays bounded by --max-tokens, as every probe's.
+ */
+export function roundWorkload(target: ProbeTarget, seed: number): Workload {
+  const sessions = target.load.sessions;
+  return createWorkload(target.meta.workload, {
+    seed,
+    warmup: target.load.warmup,
+    requests: target.load.requests,
+    rate: sessions ? sessions.rate : target.load.mode === 'open' ? target.load.rate : undefined,
+    burstiness: target.load.burstiness,
+    tokenizer: target.tokenizer,
+    ...(target.dataset ? { dataset: target.dataset, outputFromDataset: false } : {}),
+  });
+}
+
+/**
+ * The most tokens a round can spend (for the daily budget): with a fixed number of requests and
+ * no sessions, exactly its requests' prompts (warmup included) and their output limits, read
+ * from the workload before anything is sent; otherwise `perRequestBound` for each request.
+ */
+export function roundTokenBound(workload: Workload, load: LoadSpec, perRequestBound: number): number {
+  const count = (load.requests ?? 1) + load.warmup;
+  if (workload.sessions || load.requests === undefined) return count * perRequestBound;
+  let tokens = 0;
+  for (let i = 0; i < count; i++) {
+    const item = workload.item(i);
+    tokens += item.promptTokens + item.maxTokens;
+  }
+  return tokens;
+}
+
 /** Runs one round against one target; never throws for request failures (they are the round's data). */
 export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise<RoundResult> {
   const startedAt = Date.now();
@@ -155,15 +193,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     runId: `${target.name}#${opts.round}`,
     startedAt: new Date(startedAt).toISOString(),
   };
-  const sessions = target.load.sessions;
-  const workload = createWorkload(meta.workload, {
-    seed: opts.seed,
-    warmup: target.load.warmup,
-    requests: target.load.requests,
-    rate: sessions ? sessions.rate : target.load.mode === 'open' ? target.load.rate : undefined,
-    burstiness: target.load.burstiness,
-    tokenizer: target.tokenizer,
-  });
+  const workload = opts.workload ?? roundWorkload(target, opts.seed);
   warmWorkload(workload, target.tokenizer);
   const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
   const store = new StoreSink();

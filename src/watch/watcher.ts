@@ -25,7 +25,7 @@ import {
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { WatchStore } from '../store/index.js';
 import type { ApiKind, LoadSpec, RunSummary, Sampling, Slo, WorkloadSpec } from '../types.js';
-import { createRng, createTokenizer, type Tokenizer } from '../workload/index.js';
+import { createRng, createTokenizer, type Dataset, type Tokenizer } from '../workload/index.js';
 import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
 import { WatchExporter } from './exporter.js';
 import { DEFAULT_GPU_SCRAPE_INTERVAL_MS, GpuWatch } from './gpu.js';
@@ -37,7 +37,7 @@ import {
   windowIsBad,
   windowsNeeded,
 } from './rollback.js';
-import { type ProbeTarget, type RoundResult, runRound } from './round.js';
+import { type ProbeTarget, type RoundResult, roundTokenBound, roundWorkload, runRound } from './round.js';
 import type { WatchTarget } from './targets.js';
 
 /** What a round's synthetic prompts are beyond their length: spread, system prompt, sessions, cancels. */
@@ -66,6 +66,8 @@ export interface WatchConfig {
   promptTokens: number;
   /** The rest of the probes' workload, as the same flags give it to `goodput run` (workloadShape). */
   workload?: WatchWorkload;
+  /** `--dataset`: rounds draw their prompts from it (promptTokens is then unused). */
+  dataset?: Dataset;
   load: LoadSpec;
   seed: number;
   everyMs: number;
@@ -196,9 +198,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       );
       clients.push(client);
       const spec: WorkloadSpec = {
-        kind: 'synthetic',
+        kind: config.dataset ? 'dataset' : 'synthetic',
         api: config.api,
-        promptTokens: config.promptTokens,
+        ...(config.dataset ? {} : { promptTokens: config.promptTokens }),
         ...config.workload,
         maxTokens: config.sampling.maxTokens,
         tokenizer: tokenizer.name,
@@ -214,6 +216,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
       const probe: ProbeTarget = { name: t.name, model, client, clock, tokenizer, meta, load: config.load };
       if (metrics.url) probe.metricsUrl = metrics.url;
+      if (config.dataset) probe.dataset = config.dataset;
       store.targetId(t.name, target.info.baseUrl, model);
       const saved = store.loadState<TargetState>(t.name);
       const state: TargetState = saved ?? { rollback: initialRollbackState(), budget: { day: '', used: 0 } };
@@ -263,9 +266,11 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     const wall = { now: () => Date.now() };
     const t0 = Date.now();
     let tick = 0;
-    const worstTokens =
-      ((config.load.requests ?? 1) + config.load.warmup) *
-      worstRequestTokens(config.promptTokens, config.sampling.maxTokens, config.workload);
+    const perRequestBound = worstRequestTokens(
+      config.promptTokens,
+      config.sampling.maxTokens,
+      config.workload,
+    );
 
     while (!io.signal?.aborted && (config.rounds === undefined || outcome.rounds < config.rounds)) {
       // The next tick that is still ahead (ticks missed by a long round are skipped).
@@ -285,9 +290,12 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         live.map(async (l): Promise<RoundResult | undefined> => {
           const today = utcDay(Date.now());
           if (l.state.budget.day !== today) l.state.budget = { day: today, used: 0 };
+          const seed = config.seed * 1_000_003 + l.round + 1;
+          const workload = roundWorkload(l.probe, seed);
           if (
             config.dailyTokenBudget !== undefined &&
-            l.state.budget.used + worstTokens > config.dailyTokenBudget
+            l.state.budget.used + roundTokenBound(workload, config.load, perRequestBound) >
+              config.dailyTokenBudget
           ) {
             log(
               `${l.probe.name}: daily token budget reached (${l.state.budget.used}/${config.dailyTokenBudget}); round skipped`,
@@ -299,7 +307,8 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           const result = await runRound(l.probe, {
             ...(gpuWindow ? { gpuWindow } : {}),
             round: l.round,
-            seed: config.seed * 1_000_003 + l.round,
+            seed,
+            workload,
             timerDriftMs: driftMs,
             driftToleranceMs,
             onRecord: (record) => {
