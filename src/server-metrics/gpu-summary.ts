@@ -9,7 +9,14 @@
  * @module
  */
 
-import type { GpuDeviceSummary, GpuFieldName, GpuSample, GpuSummary, ServerSummary } from '../types.js';
+import type {
+  GpuDeviceSummary,
+  GpuFieldName,
+  GpuSample,
+  GpuSummary,
+  SeriesStats,
+  ServerSummary,
+} from '../types.js';
 import { DCGM_FIELDS, gpuAggregate, gpuKey, StatsOf } from './dcgm.js';
 
 const AGGREGATES = [
@@ -97,4 +104,43 @@ export function withGpu(
 ): ServerSummary | undefined {
   if (!gpu) return server;
   return { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
+}
+
+/** A GPU summary without its URL and per-GPU series: what a watch round stores (store/RoundGpuFigures). */
+export type GpuAggregates = Omit<GpuSummary, 'metricsUrl' | 'gpus'>;
+
+/**
+ * Consecutive windows' GPU summaries as one (a history window of watch rounds): samples and
+ * failed scrapes added up, min of the minima, max of the maxima, means weighted by each part's
+ * samples, the last part's last value and total framebuffer. Windows that follow one another
+ * without overlap (watch's rounds) give the summary of all their samples; a field some scrapes
+ * lacked is weighted by the part's samples all the same. An empty list: undefined.
+ */
+export function mergeGpuAggregates(parts: readonly GpuAggregates[]): GpuAggregates | undefined {
+  if (parts.length === 0) return undefined;
+  const out: GpuAggregates = { samples: 0, gpuCount: 0 };
+  let failures: number | undefined;
+  for (const p of parts) {
+    out.samples += p.samples;
+    out.gpuCount = Math.max(out.gpuCount, p.gpuCount);
+    if (p.scrapeFailures !== undefined) failures = (failures ?? 0) + p.scrapeFailures;
+    if (p.fbTotalMiB !== undefined) out.fbTotalMiB = p.fbTotalMiB;
+  }
+  if (failures !== undefined) out.scrapeFailures = failures;
+  for (const field of AGGREGATES) {
+    let weight = 0;
+    let sum = 0;
+    let merged: SeriesStats | undefined;
+    for (const p of parts) {
+      const s = p[field];
+      if (!s || p.samples === 0) continue;
+      weight += p.samples;
+      sum += s.mean * p.samples;
+      merged = merged
+        ? { min: Math.min(merged.min, s.min), mean: 0, max: Math.max(merged.max, s.max), last: s.last }
+        : { ...s };
+    }
+    if (merged) out[field] = { ...merged, mean: sum / weight };
+  }
+  return out;
 }

@@ -22,7 +22,13 @@ export {
   type GpuMetricsRecorderOptions,
   startGpuMetricsRecorder,
 } from './gpu-recorder.js';
-export { type SummarizeGpuOptions, summarizeGpu, withGpu } from './gpu-summary.js';
+export {
+  type GpuAggregates,
+  mergeGpuAggregates,
+  type SummarizeGpuOptions,
+  summarizeGpu,
+  withGpu,
+} from './gpu-summary.js';
 export { detectEngine, type NormalizedScrape, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
   type PromExposition,

@@ -11,10 +11,13 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { GoodputError } from '../errors.js';
+import { mergeGpuAggregates } from '../server-metrics/index.js';
 import type { RequestErrorCode } from '../types.js';
 import { readVarint, StoreHistogram, writeVarint } from './histogram.js';
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
 import {
+  type RoundGpuFigures,
+  type RoundServerFigures,
   STORED_LATENCIES,
   type StoredLatency,
   type StoredRollback,
@@ -345,10 +348,19 @@ export class WatchStore {
         (t) => [t.id, t.name],
       ),
     );
-    let current: { key: string; fig: WindowFigures; hist: Record<StoredLatency, StoreHistogram> } | undefined;
+    let current:
+      | {
+          key: string;
+          fig: WindowFigures;
+          hist: Record<StoredLatency, StoreHistogram>;
+          gpu: RoundGpuFigures[];
+        }
+      | undefined;
     const flush = () => {
       if (!current) return;
       const { fig, hist } = current;
+      const gpu = mergeGpuAggregates(current.gpu);
+      if (gpu) fig.gpu = gpu;
       for (const name of STORED_LATENCIES) {
         const h = hist[name];
         fig.latency[name] = {
@@ -387,6 +399,7 @@ export class WatchStore {
             itl: new StoreHistogram(),
             e2el: new StoreHistogram(),
           },
+          gpu: [],
         };
       }
       const { fig, hist } = current;
@@ -406,6 +419,8 @@ export class WatchStore {
       }
       const h = unpackHistograms(row.hist);
       for (const name of STORED_LATENCIES) hist[name].merge(h[name]);
+      const gpu = row.server === null ? undefined : (JSON.parse(row.server) as RoundServerFigures).gpu;
+      if (gpu) current.gpu.push(gpu);
     }
     flush();
     return out;

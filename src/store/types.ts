@@ -4,7 +4,8 @@
  * @module
  */
 
-import type { GpuSummary, RequestErrorCode } from '../types.js';
+import type { GpuAggregates } from '../server-metrics/index.js';
+import type { RequestErrorCode } from '../types.js';
 import type { StoreHistogram } from './histogram.js';
 
 /** The latencies whose distributions every round keeps. */
@@ -16,7 +17,7 @@ export type StoredLatency = (typeof STORED_LATENCIES)[number];
  * samples since the target's previous round, without the URL and the per-GPU series. No
  * sample in the window: `samples: 0` (with the failed scrapes) and no figure.
  */
-export type RoundGpuFigures = Omit<GpuSummary, 'metricsUrl' | 'gpus'>;
+export type RoundGpuFigures = GpuAggregates;
 
 /** Server figures of a round, when the server's metrics (or its GPUs) were scraped. */
 export interface RoundServerFigures {
@@ -80,4 +81,10 @@ export interface WindowFigures {
   attainment: number;
   errors: Partial<Record<RequestErrorCode, number>>;
   latency: Record<StoredLatency, { count: number; p50: number; p90: number; p99: number; mean: number }>;
+  /**
+   * The GPUs over the window's valid rounds (`watch --gpu-metrics-url`): their GPU windows
+   * merged (server-metrics' mergeGpuAggregates), so the summary of all the samples they read.
+   * Absent when no round of the window had a GPU exporter.
+   */
+  gpu?: RoundGpuFigures;
 }

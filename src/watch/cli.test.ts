@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { runCliInProcess } from '../../test/helpers/cli.js';
+import { parseCsv } from '../../test/helpers/csv.js';
 import { loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { gpuAggregate, normalizeDcgm, parsePrometheusText } from '../server-metrics/index.js';
 
@@ -160,6 +161,19 @@ test('watch --gpu-metrics-url: every round line and JSON event carries the GPU f
     expect(r.metrics.gpu_gr_active).toBeCloseTo(served.grEngineActive!, 9);
   }
   expect(w.err).toMatch(/GPU util \d+%/);
+
+  // history: the GPU columns of the table and the CSV, and a GPU chart in the report.
+  const table = await cli(['history', '--store', 'gpu.db']);
+  expect(table.out.split('\n')[0]).toMatch(/gpu util +gpu mem GiB$/);
+  const csv = parseCsv((await cli(['history', '--store', 'gpu.db', '--format', 'csv'])).out);
+  const col = (name: string) => csv.slice(1).map((row) => row[csv[0]!.indexOf(name)]);
+  expect(col('gpu_samples').reduce((a, n) => a + Number(n), 0)).toBeGreaterThan(0);
+  // A window whose rounds saw no scrape has empty GPU cells.
+  for (const v of col('gpu_util').filter(Boolean)) expect(Number(v)).toBeCloseTo(served.utilPct! / 100, 9);
+  for (const v of col('gpu_fb_used_peak').filter(Boolean)) expect(Number(v)).toBe(served.fbUsedMiB);
+  const report = await cli(['history', '--store', 'gpu.db', '--report', '-o', 'gpu.html']);
+  expect(report.code).toBe(0);
+  expect(readFileSync(join(dir, 'gpu.html'), 'utf8')).toContain('trend-0-gpu');
 }, 30_000);
 
 test('watch: gpu_metrics_url per target in --targets, and the GPU flags refused with the fix', async () => {

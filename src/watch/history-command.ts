@@ -53,7 +53,7 @@ export const historyCommand: CommandSpec = {
       choices: ['table', 'json', 'csv'],
       default: 'table',
       description:
-        "table: one line per window; json: the windows and rollbacks (schemaVersion 1); csv: one row per target and window (counts, attainment, errors, every latency's count/p50/p90/p99/mean in ms)",
+        "table: one line per window; json: the windows and rollbacks (schemaVersion 1); csv: one row per target and window (counts, attainment, errors, every latency's count/p50/p90/p99/mean in ms, GPU figures when watch scraped GPUs)",
     },
     { name: 'json', type: 'boolean', description: 'Same as --format json' },
     { name: 'report', type: 'boolean', description: 'Write an HTML trend page (with -o)' },

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { latencyMetricOf, latencyTitle } from '../metrics/index.js';
+import { latencyMetricOf, latencyTitle, metric } from '../metrics/index.js';
 import {
   type ChartAssets,
   type ChartMarker,
@@ -18,7 +18,9 @@ import {
   type TrendSection,
   type XY,
 } from '../report/html/index.js';
+import { withGpu } from '../server-metrics/index.js';
 import { STORED_LATENCIES, type StoredRollback, type WindowFigures } from '../store/index.js';
+import type { RunSummary } from '../types.js';
 import { csvLine, escapeHtml } from '../util/index.js';
 
 function fmt(ms: number, count: number): string {
@@ -40,11 +42,45 @@ const TABLE_HEAD = [
   'e2el p99',
 ] as const;
 
+/** The catalogue's GPU figures a history window shows (`watch --gpu-metrics-url`). */
+export const HISTORY_GPU_METRICS = ['gpu_util', 'gpu_gr_active', 'gpu_fb_used_peak', 'gpu_power'] as const;
+
+/**
+ * A GPU figure of a window, read by the catalogue from a summary that holds only the window's
+ * merged GPU block, exactly as it reads a run's or a round's. Undefined: no GPU sample.
+ */
+export function windowGpuMetric(
+  w: WindowFigures,
+  id: (typeof HISTORY_GPU_METRICS)[number],
+): number | undefined {
+  if (!w.gpu || w.gpu.samples === 0) return undefined;
+  const server = withGpu(undefined, { ...w.gpu, metricsUrl: '', gpus: [] });
+  return metric(id).read({ server } as RunSummary);
+}
+
+const hasGpu = (windows: WindowFigures[]) => windows.some((w) => w.gpu !== undefined);
+
+/** The table's GPU cells: mean utilisation (%) and peak framebuffer used (GiB); '-' without a sample. */
+function gpuCells(w: WindowFigures): string[] {
+  const util = windowGpuMetric(w, 'gpu_util');
+  const fb = windowGpuMetric(w, 'gpu_fb_used_peak');
+  return [
+    util === undefined ? '-' : `${(util * 100).toFixed(0)}%`,
+    fb === undefined ? '-' : `${(fb / 1024).toFixed(1)}`,
+  ];
+}
+
 /** Minute-resolution UTC time: "2026-12-02 14:05". */
 const utcMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
+/** The table's head: the GPU columns only when some window had a GPU exporter. */
+function tableHead(windows: WindowFigures[]): string[] {
+  return hasGpu(windows) ? [...TABLE_HEAD, 'gpu util', 'gpu mem GiB'] : [...TABLE_HEAD];
+}
+
 /** One table row per window (text cells; latencies in ms). */
 function tableRows(windows: WindowFigures[]): string[][] {
+  const gpu = hasGpu(windows);
   return windows.map((w) => {
     const errs = Object.values(w.errors).reduce((a, b) => a + (b ?? 0), 0);
     return [
@@ -59,6 +95,7 @@ function tableRows(windows: WindowFigures[]): string[][] {
       fmt(w.latency.tpot.p99, w.latency.tpot.count),
       fmt(w.latency.itl.p99, w.latency.itl.count),
       fmt(w.latency.e2el.p99, w.latency.e2el.count),
+      ...(gpu ? gpuCells(w) : []),
     ];
   });
 }
@@ -68,17 +105,19 @@ function rollbackLine(r: StoredRollback): string {
 }
 
 const TABLE_NOTE = "latencies in ms; percentiles recomputed from each window's merged histograms";
+const GPU_NOTE = "; GPU: mean utilisation and peak memory used (all GPUs) over the window's scrapes";
+const tableNote = (windows: WindowFigures[]) => TABLE_NOTE + (hasGpu(windows) ? GPU_NOTE : '');
 
 /** The trend table as text. */
 export function renderHistoryTable(windows: WindowFigures[], rollbacks: StoredRollback[]): string {
   if (windows.length === 0) return 'no rounds in the store for this period\n';
-  const head = [...TABLE_HEAD];
+  const head = tableHead(windows);
   const rows = tableRows(windows);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [line(head), ...rows.map(line), ...rollbacks.map(rollbackLine)];
-  return `${out.join('\n')}\n${TABLE_NOTE}\n`;
+  return `${out.join('\n')}\n${tableNote(windows)}\n`;
 }
 
 /** The history as JSON (schemaVersion'd). */
@@ -138,6 +177,13 @@ function targetCharts(
       latencySeries(ws, windowMs, name, 'p50', '#2563eb'),
       latencySeries(ws, windowMs, name, 'p99', '#ea580c'),
     ].map((s) => ({ ...s, ...style }));
+  const gpuUtil: XY = { x: [], y: [] };
+  for (const w of ws) {
+    const util = windowGpuMetric(w, 'gpu_util');
+    if (util === undefined) continue;
+    gpuUtil.x.push((w.start + windowMs / 2) / 1000);
+    gpuUtil.y.push(util * 100);
+  }
   const charts: ChartSpec[] = [
     { ...base, id: `trend-${i}-ttft`, title: `${latencyTitle('ttft')}`, yLabel: 'ms', series: lat('ttft') },
     { ...base, id: `trend-${i}-tpot`, title: `${latencyTitle('tpot')}`, yLabel: 'ms', series: lat('tpot') },
@@ -150,6 +196,15 @@ function targetCharts(
       series: [{ label: 'attainment', color: '#16a34a', data: attain, ...style }],
     },
   ];
+  if (gpuUtil.x.length > 0)
+    charts.push({
+      ...base,
+      id: `trend-${i}-gpu`,
+      title: metric('gpu_util').label,
+      yLabel: 'utilisation (%)',
+      yRange: [0, 100],
+      series: [{ label: 'GPU utilisation', color: '#7c3aed', data: gpuUtil, ...style }],
+    });
   return charts.map((c) => ({ ...c, series: c.series.filter((s) => s.data.x.length > 0) }));
 }
 
@@ -177,7 +232,7 @@ export function renderHistoryHtml(
   const table =
     windows.length === 0
       ? '<p class="muted">No rounds in the store for this period.</p>'
-      : `${dataTable(TABLE_HEAD, tableRows(windows), 2)}<p class="muted">${escapeHtml(TABLE_NOTE)}</p>`;
+      : `${dataTable(tableHead(windows), tableRows(windows), 2)}<p class="muted">${escapeHtml(tableNote(windows))}</p>`;
   const rollbackList =
     rollbacks.length === 0
       ? ''
@@ -217,11 +272,15 @@ export const HISTORY_CSV_COLUMNS: readonly string[] = [
   'attainment',
   'errors',
   ...STORED_LATENCIES.flatMap((l) => LATENCY_STATS.map((s) => `${l}_${s === 'count' ? 'count' : `${s}_ms`}`)),
+  'gpu_samples',
+  'gpu_scrape_failures',
+  ...HISTORY_GPU_METRICS,
 ];
 
 /**
  * The windows as CSV (RFC 4180): errors as `CODE:N` separated by spaces, a latency's
- * percentiles empty when the window has no sample of it, attainment empty when nothing was attempted.
+ * percentiles empty when the window has no sample of it, attainment empty when nothing was attempted;
+ * the GPU columns (catalogue ids and units: ratios, MiB, W) empty without a GPU sample.
  */
 export function renderHistoryCsv(windows: WindowFigures[]): string {
   let out = csvLine(HISTORY_CSV_COLUMNS);
@@ -242,6 +301,9 @@ export function renderHistoryCsv(windows: WindowFigures[]): string {
         const v = w.latency[l];
         return LATENCY_STATS.map((s) => (s === 'count' ? v.count : v.count === 0 ? undefined : v[s]));
       }),
+      w.gpu?.samples,
+      w.gpu?.scrapeFailures,
+      ...HISTORY_GPU_METRICS.map((id) => windowGpuMetric(w, id)),
     ]);
   }
   return out;

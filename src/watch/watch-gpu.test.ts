@@ -17,6 +17,7 @@ import { writeEndless, writeTrickle } from '../../test/helpers/misbehave.js';
 import { metric } from '../metrics/index.js';
 import { WatchStore } from '../store/index.js';
 import { WatchExporter } from './exporter.js';
+import { windowGpuMetric } from './history.js';
 import { parseRollbackFlag } from './rollback.js';
 import type { RoundResult } from './round.js';
 import { runWatch, type WatchConfig } from './watcher.js';
@@ -154,6 +155,26 @@ describe('watch --gpu-metrics-url', () => {
     }
     expect(log).toContain('GPU metrics from');
     expect(log).not.toContain('failed');
+
+    // History: a window's GPU figures are those of every scrape its valid rounds read.
+    const store = WatchStore.open(join(dir, 'goodput.db'), { readonly: true });
+    const windows = store.windows(3_600_000);
+    store.close();
+    for (const w of windows) {
+      const scrapes = rounds
+        .filter((r) => r.valid && r.startedAt >= w.start && r.startedAt < w.start + 3_600_000)
+        .flatMap((r) => {
+          const g = r.server!.gpu!;
+          return g.samples === 0 ? [] : Array.from({ length: g.samples }, (_, j) => g.utilPct!.min - 5 + j);
+        });
+      expect(w.gpu!.samples).toBe(scrapes.length);
+      if (scrapes.length === 0) continue;
+      const mean = scrapes.reduce((a, b) => a + b, 0) / scrapes.length;
+      expect(windowGpuMetric(w, 'gpu_util')).toBeCloseTo((mean + 5) / 100, 9);
+      expect(windowGpuMetric(w, 'gpu_fb_used_peak')).toBe(3000 + 2 * Math.max(...scrapes));
+      expect(windowGpuMetric(w, 'gpu_gr_active')).toBeCloseTo(mean / 100, 9);
+    }
+    expect(windows.reduce((a, w) => a + (w.gpu?.samples ?? 0), 0)).toBeGreaterThan(0);
   }, 30_000);
 
   test('a rollback rule on a GPU figure reads each round window, like any catalogue metric', async () => {
