@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { phaseMetrics } from '../metrics/request-metrics.js';
+import { phaseMetrics, requestMetrics } from '../metrics/request-metrics.js';
 import type { WorkItem } from '../types.js';
 import { type VirtualEnd, virtualRecord } from './virtual.js';
 
@@ -105,4 +105,36 @@ describe('virtualRecord in reasoning mode', () => {
       expect(phaseMetrics(r, r.outputTokens).ttfatMs).toBe(c.ttfatMs);
     });
   }
+});
+
+describe('virtualRecord with speculative decoding (several tokens per step)', () => {
+  const spec = {
+    scheduledMs: 0,
+    sentMs: 10,
+    endMs: 40,
+    tokenMs: [20, 25, 25, 25, 30, 30],
+    stepTokens: [1, 3, 2],
+  };
+
+  it('one chunk per step carrying its tokens; usage counts them all', () => {
+    const r = virtualRecord(item, spec, finished);
+    expect(r.chunkMs).toEqual([20, 25, 30]);
+    expect(r.chunkChars).toEqual([1, 3, 2]);
+    expect(r.outputTokens).toBe(6);
+    expect(r.chunkReasoningChars).toBeUndefined();
+    expect(requestMetrics(r).chunkTokens).toEqual([1, 3, 2]);
+    expect(requestMetrics(r).itlPerTokenMs).toEqual([5 / 3, 5 / 2]);
+  });
+
+  it('a step that ends the reasoning is two chunks at the same time, as the live engine streams it', () => {
+    const r = virtualRecord(item, spec, finished, 2);
+    expect(r.chunkMs).toEqual([20, 25, 25, 30]);
+    expect(r.chunkChars).toEqual([1, 1, 2, 2]);
+    expect(r.chunkReasoningChars).toEqual([1, 1, 0, 0]);
+    expect(phaseMetrics(r, r.outputTokens)).toMatchObject({
+      reasoningTokens: 2,
+      answerTokens: 4,
+      ttfatMs: 15,
+    });
+  });
 });
