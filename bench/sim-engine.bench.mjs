@@ -1,12 +1,13 @@
 // Simulated engine speed: engine steps per wall second (a saturated batch of decodes and
 // chunked prefills), and virtual-time speed (simulated seconds per wall second) for an open
-// loop of 1,000 requests/s of 2k-token prompts. Run after `npm run build`.
+// loop of 1,000 requests/s of 2k-token prompts, and the cost of simulating speculative decoding
+// (eagle, k=3: an acceptance chain per sequence per step) as a ratio of generated tokens/s. Run after `npm run build`.
 import { Engine, resolveEngineConfig, resolveProfile, simulateVirtual } from '../dist/sim/index.js';
 
 const profile = resolveProfile('h100:llama-3.1-8b');
 
-function stepsPerSecond() {
-  const engine = new Engine(profile, resolveEngineConfig(profile, {}));
+function stepsPerSecond(opts = {}) {
+  const engine = new Engine(profile, resolveEngineConfig(profile, opts));
   const sink = { onToken() {}, onFinish() {} };
   let t = 0;
   let n = 0;
@@ -37,6 +38,10 @@ function virtualSpeed(seconds) {
 const s = stepsPerSecond();
 console.log(
   `sim engine: ${s.steps.toFixed(0)} steps/s at 256 sequences (${s.tokens.toFixed(0)} generated tokens/s)`,
+);
+const spec = stepsPerSecond({ speculativeConfig: '{"method":"eagle","num_speculative_tokens":3}' });
+console.log(
+  `sim engine with speculative decoding (eagle, k=3): ${spec.tokens.toFixed(0)} generated tokens/s at 256 sequences = ${(spec.tokens / s.tokens).toFixed(2)}x without (${spec.steps.toFixed(0)} steps/s: each step emits ~2.5 tokens per sequence, so requests turn over faster)`,
 );
 const v = virtualSpeed(5);
 console.log(
