@@ -31,10 +31,12 @@ export {
 } from './gpu-summary.js';
 export { detectEngine, type NormalizedScrape, normalizeExposition, type ServerEngine } from './normalize.js';
 export {
+  PARSE_SLICE_CHARS,
   type PromExposition,
   type PromMetricType,
   type PromSample,
   parsePrometheusText,
+  parsePrometheusTextYielding,
   parseSampleLine,
   parseValue,
 } from './parse.js';

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { normalizeExposition } from './normalize.js';
-import { parsePrometheusText, parseSampleLine, parseValue } from './parse.js';
+import { parsePrometheusText, parsePrometheusTextYielding, parseSampleLine, parseValue } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -253,5 +253,48 @@ describe('normalisation of real exposition texts', () => {
   it('unknown exporters give no values', () => {
     const out = normalizeExposition(parsePrometheusText('process_cpu_seconds_total 12\n'));
     expect(out).toEqual({ engine: 'unknown', values: {} });
+  });
+});
+
+describe('parsePrometheusTextYielding', () => {
+  const texts: Array<[string, string]> = [
+    ...['vllm-v1.prom', 'dcgm.prom', 'sglang.prom', 'tgi.prom'].map((f): [string, string] => [f, fixture(f)]),
+    [
+      'CRLF, a bad line, # EOF in the middle',
+      'a 1\r\n# TYPE a gauge\r\nnot a line{\r\nb{x="y"} 2\n# EOF\nc 3\n',
+    ],
+    ['no final newline', 'a 1\nb 2'],
+  ];
+  it.each(texts)(
+    '%s: the same exposition as parsePrometheusText, whatever the slice size',
+    async (_name, text) => {
+      const want = parsePrometheusText(text);
+      for (const slice of [1, 7, 100, 4096, 1e9])
+        expect(await parsePrometheusTextYielding(text, slice)).toEqual(want);
+    },
+  );
+
+  it('a page of many MiB leaves the event loop free between slices', async () => {
+    const page = fixture('dcgm.prom');
+    const text = page.repeat(Math.ceil((12 * 1024 * 1024) / page.length));
+    let last = performance.now();
+    let maxGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 2);
+    const t0 = performance.now();
+    const parsed = await parsePrometheusTextYielding(text);
+    const took = performance.now() - t0;
+    clearInterval(timer);
+    maxGap = Math.max(maxGap, performance.now() - last);
+    expect(parsed.samples.length).toBe(
+      parsePrometheusText(page).samples.length * (text.length / page.length),
+    );
+    // One parse of the whole text would hold the loop for all of `took`.
+    expect(maxGap, `longest stall ${maxGap.toFixed(0)} ms of a ${took.toFixed(0)} ms parse`).toBeLessThan(
+      took / 4,
+    );
   });
 });

@@ -56,9 +56,38 @@ const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, st
  */
 export function parsePrometheusText(text: string): PromExposition {
   const out: PromExposition = { samples: [], types: {}, help: {}, invalidLines: 0 };
+  parseLines(text, out, 0, text.length);
+  return out;
+}
+
+/** Characters parsed between two yields of parsePrometheusTextYielding (a few ms of work). */
+export const PARSE_SLICE_CHARS = 128 * 1024;
+
+/**
+ * parsePrometheusText that hands the event loop back between slices of about `sliceChars`
+ * characters (whole lines): the same result, but a page of many MiB (a big or hostile
+ * endpoint) does not stall the timers of a load or a watch round for the whole parse.
+ */
+export async function parsePrometheusTextYielding(
+  text: string,
+  sliceChars = PARSE_SLICE_CHARS,
+): Promise<PromExposition> {
+  const out: PromExposition = { samples: [], types: {}, help: {}, invalidLines: 0 };
   let pos = 0;
+  while (pos < text.length) {
+    pos = parseLines(text, out, pos, pos + sliceChars);
+    if (pos < text.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return out;
+}
+
+/**
+ * Parses the lines of `text` that start at or after `pos` and before `until` into `out`;
+ * returns where the next line starts (`text.length` or past it once done, `# EOF` included).
+ */
+function parseLines(text: string, out: PromExposition, pos: number, until: number): number {
   const n = text.length;
-  while (pos < n) {
+  while (pos < n && pos < until) {
     let end = text.indexOf('\n', pos);
     if (end === -1) end = n;
     let lineEnd = end;
@@ -67,7 +96,7 @@ export function parsePrometheusText(text: string): PromExposition {
     pos = end + 1;
     if (line.length === 0) continue;
     if (line.charCodeAt(0) === 35 /* # */) {
-      if (line === '# EOF') break;
+      if (line === '# EOF') return n;
       parseComment(line, out);
       continue;
     }
@@ -75,7 +104,7 @@ export function parsePrometheusText(text: string): PromExposition {
     if (sample) out.samples.push(sample);
     else if (line.trim().length > 0) out.invalidLines++;
   }
-  return out;
+  return pos;
 }
 
 function parseComment(line: string, out: PromExposition): void {

@@ -13,7 +13,7 @@ import { request } from 'undici';
 import type { Clock, ServerSample } from '../types.js';
 import { readBounded } from '../util/index.js';
 import { type NormalizedScrape, normalizeExposition } from './normalize.js';
-import { type PromExposition, parsePrometheusText } from './parse.js';
+import { type PromExposition, parsePrometheusTextYielding } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
 
 /** What every scrape loop needs (the server's metrics and a DCGM exporter alike). */
@@ -114,7 +114,7 @@ async function fetchText(
 
 /**
  * One GET of a Prometheus endpoint, bounded in bytes (MAX_METRICS_BYTES) and in time (body
- * included), parsed; throws with the cause when it fails, answers non-200 or holds no sample.
+ * included), parsed without holding the event loop for long; throws with the cause when it fails, answers non-200 or holds no sample.
  */
 export async function fetchExposition(
   url: string,
@@ -122,7 +122,8 @@ export async function fetchExposition(
 ): Promise<PromExposition> {
   const { status, text } = await fetchText(url, opts.timeoutMs ?? 5000, opts.headers);
   if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
-  const parsed = parsePrometheusText(text);
+  // Parsed in slices: a page of many MiB must not stall the load's (or a watch round's) timers.
+  const parsed = await parsePrometheusTextYielding(text);
   if (parsed.samples.length === 0) throw new Error(`${url} returned no Prometheus samples`);
   return parsed;
 }

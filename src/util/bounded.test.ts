@@ -61,3 +61,46 @@ describe('readBounded against misbehaving servers', () => {
     expect(out.stopped).toBe('aborted');
   });
 });
+
+describe('readBounded: text and event loop', () => {
+  /** A source whose chunks are all ready at once (as a body already in the socket buffer). */
+  async function* ready(chunks: Buffer[]): AsyncGenerator<Buffer> {
+    for (const c of chunks) yield c;
+  }
+
+  it('decodes as Buffer#toString would: a BOM kept, characters split across chunks, a cut mid-character', async () => {
+    const bytes = Buffer.from('\uFEFFgpu="0" é€😀 end\n'.repeat(3));
+    for (const size of [1, 2, 3, 5, 64]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      expect((await readBounded(ready(chunks), { maxBytes: 1e6, timeoutMs: 5000 })).text).toBe(
+        bytes.toString('utf8'),
+      );
+      // cut inside the emoji: the kept bytes decode to what Buffer#toString makes of them
+      const cut = bytes.indexOf(Buffer.from('😀')) + 2;
+      const out = await readBounded(ready(chunks), { maxBytes: cut, timeoutMs: 5000 });
+      expect(out.stopped).toBe('limit');
+      expect(out.text).toBe(bytes.subarray(0, cut).toString('utf8'));
+    }
+  });
+
+  it('a big body already buffered does not hold the event loop for the whole read', async () => {
+    const chunks = Array.from({ length: 192 }, () => Buffer.alloc(64 * 1024, 'abc\n'));
+    let last = performance.now();
+    let maxGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 2);
+    const t0 = performance.now();
+    const out = await readBounded(ready(chunks), { maxBytes: 16 * 1024 * 1024, timeoutMs: 20_000 });
+    const took = performance.now() - t0;
+    clearInterval(timer);
+    maxGap = Math.max(maxGap, performance.now() - last);
+    expect(out.text.length).toBe(12 * 1024 * 1024);
+    expect(maxGap, `longest stall ${maxGap.toFixed(0)} ms of a ${took.toFixed(0)} ms read`).toBeLessThan(
+      took / 2,
+    );
+  });
+});

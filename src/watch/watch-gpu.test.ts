@@ -244,6 +244,22 @@ describe('watch --gpu-metrics-url', () => {
     expect(later[0]!.server!.gpu!.utilPct!.min).toBe(4 + 5);
   }, 30_000);
 
+  test('a page of 12 MiB (every series repeated) is read, parsed in slices, and gives the same GPUs', async () => {
+    const big = page(1).repeat(Math.ceil((12 * 1024 * 1024) / page(1).length));
+    const dcgm = await serve((_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(big);
+    });
+    const { rounds, log } = await watch(
+      config(`${dcgm.url}/metrics`, { rounds: 3, everyMs: 600, gpuScrapeIntervalMs: 400 }),
+    );
+    for (const r of rounds) expect(r.completed).toBe(r.attempted);
+    const seen = rounds.filter((r) => (r.server?.gpu?.samples ?? 0) > 0);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const r of seen) expect(r.server!.gpu).toMatchObject({ gpuCount: 2, utilPct: { min: 6, max: 6 } });
+    expect(log).not.toContain('failed');
+  }, 30_000);
+
   const hostile: Array<[string, (res: ServerResponse) => void]> = [
     ['garbage', (res) => res.end('\u0000\u00ff<html>not metrics</html>\n'.repeat(100))],
     [
