@@ -84,6 +84,8 @@ describe('goodput emit prometheus-rules', () => {
       attainment_min: 0.95,
       error_rate_max: 0.01,
       goodput_min: 0.9,
+      // measured per round when watch scrapes the GPUs (--gpu-metrics-url)
+      gpu_util_min: 0.2,
       thresholds: ['p50(ttft)<120'],
     },
     rollback: { metric: 'ttft_p99_ms', above: 500, for: '15m' },
@@ -130,6 +132,7 @@ describe('goodput emit prometheus-rules', () => {
         'GoodputErrorRateAboveGate',
         'GoodputGoodputRatioBelowGate',
         'GoodputTtftP50AboveGate',
+        'GoodputGpuUtilBelowGate',
         'GoodputRollback',
         'GoodputProbesStale',
       ])

@@ -86,12 +86,14 @@ function camel(s: string): string {
 export const above = (op: ThresholdOp) => op === '>' || op === '>=';
 
 function describe(def: MetricDef, op: ThresholdOp, limit: number): string {
-  return `${def.label} ${above(op) ? 'above' : 'below'} ${limit}${def.unit === 'ms' ? ' ms' : ''}`;
+  const needs = def.gpu ? ' (watch --gpu-metrics-url)' : '';
+  return `${def.label}${needs} ${above(op) ? 'above' : 'below'} ${limit}${def.unit === 'ms' ? ' ms' : ''}`;
 }
 
 /** Why watch's rounds cannot judge a metric, or undefined when they can. */
 export function unjudgeable(def: MetricDef): string | undefined {
-  if (def.server)
+  // GPU figures are measured per round when watch scrapes the DCGM exporter (--gpu-metrics-url).
+  if (def.server && !def.gpu)
     return `watch's rounds do not measure server-side figures (${def.id} comes from a run's /metrics series), so goodput_round_metric has no ${def.id} to alert on`;
   if (def.unit === 'count')
     return `${def.id} is a count over the ADR's whole workload; a watch round is a small sample, so its count says nothing about this limit`;

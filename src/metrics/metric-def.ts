@@ -38,6 +38,11 @@ export interface MetricDef {
   server?: boolean;
   /** Compare: only shown when a run reasoned (its summary has a `reasoning` block). */
   reasoning?: boolean;
+  /**
+   * From the GPUs' DCGM exporter (`--gpu-metrics-url`): a server figure that watch's rounds
+   * measure too when watch scrapes the exporter, so alerts on it can be emitted.
+   */
+  gpu?: boolean;
 }
 
 type ScalarSpec = Omit<MetricDef, 'threshold' | 'adrMetric' | 'adrGateKey'> & { adrGateKey?: string };

@@ -32,6 +32,7 @@ export const SERVER_TELEMETRY_METRICS: readonly MetricDef[] = [
     unit: 'ratio',
     better: 'higher',
     server: true,
+    gpu: true,
     read: (s) => percentToRatio(s.server?.gpu?.utilPct?.mean),
   }),
   scalar({
@@ -40,6 +41,7 @@ export const SERVER_TELEMETRY_METRICS: readonly MetricDef[] = [
     unit: 'ratio',
     better: 'higher',
     server: true,
+    gpu: true,
     read: (s) => s.server?.gpu?.grEngineActive?.mean,
   }),
   scalar({
@@ -48,6 +50,7 @@ export const SERVER_TELEMETRY_METRICS: readonly MetricDef[] = [
     unit: 'MiB',
     better: 'lower',
     server: true,
+    gpu: true,
     read: (s) => s.server?.gpu?.fbUsedMiB?.max,
   }),
   scalar({
@@ -56,6 +59,7 @@ export const SERVER_TELEMETRY_METRICS: readonly MetricDef[] = [
     unit: 'W',
     better: 'lower',
     server: true,
+    gpu: true,
     read: (s) => s.server?.gpu?.powerW?.mean,
   }),
 ];
