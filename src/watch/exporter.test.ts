@@ -49,6 +49,12 @@ describe('WatchExporter before the first round', () => {
     // No honest zero for a measurement: an attainment of 0 would fire alerts before round 1.
     expect(text).not.toMatch(/^goodput_slo_attainment_ratio\{/m);
     expect(text).not.toMatch(/^goodput_last_round_timestamp_seconds\{/m);
+    // A target without a GPU exporter has no GPU failure series; one with it starts at 0.
+    expect(text).not.toMatch(/^goodput_gpu_scrape_failures_total\{/m);
+    exporter.declareTarget('g', 'm', { gpu: true });
+    expect(sample(await exporter.metrics(), 'goodput_gpu_scrape_failures_total{target="g",model="m"}')).toBe(
+      0,
+    );
   });
 
   test('the first error moves an existing series from 0 to 1', async () => {

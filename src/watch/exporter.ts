@@ -81,6 +81,7 @@ export class WatchExporter {
   private readonly kvUsage: Gauge<'target' | 'model'>;
   private readonly waiting: Gauge<'target' | 'model'>;
   private readonly preemptions: Counter<'target' | 'model'>;
+  private readonly gpuScrapeFailures: Counter<'target' | 'model'>;
   private readonly roundMetric: Gauge<'target' | 'model' | 'metric'>;
   private readonly lastValidRound: Gauge<'target' | 'model'>;
   private server?: Server;
@@ -165,6 +166,12 @@ export class WatchExporter {
       labelNames: labels,
       registers,
     });
+    this.gpuScrapeFailures = new Counter({
+      name: 'goodput_gpu_scrape_failures_total',
+      help: "Failed scrapes of the target's DCGM exporter (--gpu-metrics-url), counted at the end of each round",
+      labelNames: labels,
+      registers,
+    });
     this.roundMetric = new Gauge({
       name: ROUND_METRIC_SERIES,
       help:
@@ -228,20 +235,24 @@ export class WatchExporter {
     if (r.server?.waiting !== undefined) this.waiting.set(labels, r.server.waiting);
     if (r.server?.preemptions !== undefined && r.server.preemptions > 0)
       this.preemptions.inc(labels, r.server.preemptions);
+    const gpuFailures = r.server?.gpu?.scrapeFailures;
+    if (gpuFailures !== undefined && gpuFailures > 0) this.gpuScrapeFailures.inc(labels, gpuFailures);
   }
 
   /**
    * Makes every counter and histogram series of a target exist (at zero) before its first
    * round — each outcome, each error code, both round validities — so dashboards, `rate()`
-   * and `increase()` see the first error instead of a series that appears with it.
+   * and `increase()` see the first error instead of a series that appears with it. With `gpu`
+   * (the target has a DCGM exporter), its GPU scrape failures too.
    */
-  declareTarget(target: string, model: string): void {
+  declareTarget(target: string, model: string, opts: { gpu?: boolean } = {}): void {
     const labels = { target, model };
     this.rollbacks.inc(labels, 0);
     for (const outcome of OUTCOMES) this.requests.inc({ ...labels, outcome }, 0);
     for (const code of Object.keys(REQUEST_ERRORS)) this.errors.inc({ ...labels, code }, 0);
     for (const valid of ['true', 'false']) this.rounds.inc({ ...labels, valid }, 0);
     this.preemptions.inc(labels, 0);
+    if (opts.gpu) this.gpuScrapeFailures.inc(labels, 0);
     for (const h of Object.values(this.latency)) h.zero(labels);
   }
 

@@ -97,6 +97,12 @@ function gauge(text: string, id: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** A series of the target as the exporter serves it (undefined: absent). */
+function counter(text: string, name: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 describe('watch --gpu-metrics-url', () => {
   test('each round carries the figures of exactly the scrapes since the previous round', async () => {
     let n = 0;
@@ -155,6 +161,7 @@ describe('watch --gpu-metrics-url', () => {
     }
     expect(log).toContain('GPU metrics from');
     expect(log).not.toContain('failed');
+    expect(counter(text, 'goodput_gpu_scrape_failures_total')).toBe(0);
 
     // History: a window's GPU figures are those of every scrape its valid rounds read.
     const store = WatchStore.open(join(dir, 'goodput.db'), { readonly: true });
@@ -210,8 +217,10 @@ describe('watch --gpu-metrics-url', () => {
 
   test('nothing listening: every round is measured, says it had no GPU sample, one note', async () => {
     const port = await freePort();
+    const exporter = new WatchExporter();
     const { outcome, rounds, results, log } = await watch(
       config(`http://127.0.0.1:${port}/metrics`, { rounds: 4 }),
+      exporter,
     );
     expect(outcome.rounds).toBe(4);
     for (const [i, r] of rounds.entries()) {
@@ -222,7 +231,10 @@ describe('watch --gpu-metrics-url', () => {
       for (const id of ['gpu_util', 'gpu_gr_active', 'gpu_fb_used_peak', 'gpu_power'])
         expect(metric(id).read(results[i]!.summary)).toBeUndefined();
     }
-    expect(rounds.reduce((a, r) => a + (r.server?.gpu?.scrapeFailures ?? 0), 0)).toBeGreaterThan(0);
+    const failures = rounds.reduce((a, r) => a + (r.server?.gpu?.scrapeFailures ?? 0), 0);
+    expect(failures).toBeGreaterThan(0);
+    // The exporter counts them, for an alert on a broken exporter (gpu_* gauges are absent).
+    expect(counter(await exporter.metrics(), 'goodput_gpu_scrape_failures_total')).toBe(failures);
     expect(log.match(/GPU metrics: scraping .* failed/g)).toHaveLength(1);
     expect(log).toMatch(/no GPU sample/);
   }, 30_000);

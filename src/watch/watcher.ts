@@ -235,11 +235,14 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
         log(`${name}: GPU metrics from ${redactUrl(url)} every ${intervalMs} ms, summarised per round`);
     }
 
+    const declare = (e: WatchExporter) => {
+      for (const l of live) e.declareTarget(l.probe.name, l.probe.model, { gpu: gpuUrls.has(l.probe.name) });
+    };
     if (io.exporter) {
-      for (const l of live) io.exporter.declareTarget(l.probe.name, l.probe.model);
+      declare(io.exporter);
     } else if (config.metricsPort !== undefined) {
       exporter = new WatchExporter({ thresholdsMs: config.thresholdsMs });
-      for (const l of live) exporter.declareTarget(l.probe.name, l.probe.model);
+      declare(exporter);
       const host = config.metricsHost ?? '127.0.0.1';
       const port = await exporter.listen(config.metricsPort, host).catch((e: NodeJS.ErrnoException) => {
         throw new GoodputError(
