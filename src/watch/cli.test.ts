@@ -153,6 +153,11 @@ test('watch --gpu-metrics-url: every round line and JSON event carries the GPU f
     .map((l) => JSON.parse(l))
     .filter((e) => e.kind === 'goodput.watch-round');
   expect(rounds).toHaveLength(3);
+  // Each event says what its GPU window held; a window without a sample has no gpu_* metric.
+  for (const r of rounds) {
+    expect(r.gpu).toMatchObject({ samples: expect.any(Number), scrapeFailures: 0 });
+    expect(r.metrics.gpu_util === undefined).toBe(r.gpu.samples === 0);
+  }
   const measured = rounds.filter((r) => r.metrics.gpu_util !== undefined);
   expect(measured.length, 'rounds that saw a scrape').toBeGreaterThanOrEqual(2);
   for (const r of measured) {

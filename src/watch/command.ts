@@ -360,6 +360,8 @@ export const watchCommand: CommandSpec = {
                 good: stored.good,
                 errors: stored.errors,
                 metrics: summaryMetrics(summary),
+                // With a GPU exporter: the window's samples and failed scrapes (0 samples: no gpu_* metric).
+                ...(stored.server?.gpu ? { gpu: stored.server.gpu } : {}),
               });
               for (const b of breaches.get(target) ?? []) line(b);
               breaches.delete(target);
