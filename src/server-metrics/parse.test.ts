@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { measureStalls } from '../../test/helpers/loop-stall.js';
 import { normalizeExposition } from './normalize.js';
 import { parsePrometheusText, parsePrometheusTextYielding, parseSampleLine, parseValue } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';
@@ -277,18 +278,11 @@ describe('parsePrometheusTextYielding', () => {
   it('a page of many MiB leaves the event loop free between slices', async () => {
     const page = fixture('dcgm.prom');
     const text = page.repeat(Math.ceil((12 * 1024 * 1024) / page.length));
-    let last = performance.now();
-    let maxGap = 0;
-    const timer = setInterval(() => {
-      const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-    }, 2);
-    const t0 = performance.now();
-    const parsed = await parsePrometheusTextYielding(text);
-    const took = performance.now() - t0;
-    clearInterval(timer);
-    maxGap = Math.max(maxGap, performance.now() - last);
+    const {
+      result: parsed,
+      tookMs: took,
+      longestStallMs: maxGap,
+    } = await measureStalls(() => parsePrometheusTextYielding(text));
     expect(parsed.samples.length).toBe(
       parsePrometheusText(page).samples.length * (text.length / page.length),
     );
