@@ -71,10 +71,13 @@ export function normalizeDcgm(exposition: Pick<PromExposition, 'samples'>): GpuR
   return [...byKey.values()];
 }
 
-/** Scrapes a DCGM exporter once (bounded like every metrics scrape); throws with the cause on failure. */
+/**
+ * Scrapes a DCGM exporter once (bounded like every metrics scrape; `signal` stops it at once);
+ * throws with the cause on failure.
+ */
 export async function scrapeGpuOnce(
   url: string,
-  opts: { timeoutMs?: number; headers?: Record<string, string> } = {},
+  opts: { timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Pick<GpuSample, 'gpus'>> {
   const gpus = normalizeDcgm(await fetchExposition(url, opts));
   if (gpus.length === 0) {

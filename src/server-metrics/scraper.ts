@@ -90,9 +90,11 @@ async function fetchText(
   url: string,
   timeoutMs: number,
   headers?: Record<string, string>,
+  stop?: AbortSignal,
 ): Promise<{ status: number; text: string }> {
   const t0 = performance.now();
-  const signal = AbortSignal.timeout(timeoutMs);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = stop ? AbortSignal.any([deadline, stop]) : deadline;
   const res = await request(url, {
     method: 'GET',
     headers: { accept: 'text/plain;version=0.0.4, */*;q=0.5', ...headers },
@@ -108,6 +110,7 @@ async function fetchText(
   if (body.stopped === 'limit') {
     throw new Error(`${url} sent more than ${MAX_METRICS_BYTES / 1024 / 1024} MiB: not read further`);
   }
+  if (body.stopped === 'aborted' && stop?.aborted) throw new Error(`${url}: scrape stopped`);
   if (body.stopped) throw new Error(`${url} did not finish its answer within ${timeoutMs} ms`);
   return { status: res.statusCode, text: body.text };
 }
@@ -118,9 +121,9 @@ async function fetchText(
  */
 export async function fetchExposition(
   url: string,
-  opts: { timeoutMs?: number; headers?: Record<string, string> } = {},
+  opts: { timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<PromExposition> {
-  const { status, text } = await fetchText(url, opts.timeoutMs ?? 5000, opts.headers);
+  const { status, text } = await fetchText(url, opts.timeoutMs ?? 5000, opts.headers, opts.signal);
   if (status !== 200) throw new Error(`${url} answered HTTP ${status}`);
   // Parsed in slices: a page of many MiB must not stall the load's (or a watch round's) timers.
   const parsed = await parsePrometheusTextYielding(text);

@@ -85,7 +85,7 @@ export class GpuWatch {
     return summarizeGpu(samples, { metricsUrl: tap.source.shown, scrapeFailures });
   }
 
-  /** Stops every loop (no final scrape) and waits for scrapes in flight (each bounded by its timeout). */
+  /** Stops every loop (no final scrape) and the scrapes in flight: a slow exporter does not delay the exit. */
   async close(): Promise<void> {
     for (const s of this.sources) s.stop.abort();
     await Promise.all(this.sources.map((s) => s.scraper.stop()));
@@ -105,11 +105,12 @@ function startSource(url: string, opts: GpuWatchOptions): Source {
     keepSamples: false,
     read: async (u, o) => {
       try {
-        const sample = await scrapeGpuOnce(u, o);
+        const sample = await scrapeGpuOnce(u, { ...o, signal: stop.signal });
         if (failing === true) opts.log(`GPU metrics: ${shown} answers again`);
         failing = false;
         return sample;
       } catch (e) {
+        if (stop.signal.aborted) throw e; // the watcher is closing: not the exporter's failure
         if (failing !== true) {
           // The cause names the URL as fetched: show it as redacted.
           const cause = (e as Error).message.split(url).join(shown);

@@ -272,6 +272,25 @@ describe('watch --gpu-metrics-url', () => {
     expect(log).not.toContain('failed');
   }, 30_000);
 
+  test('watch ends without waiting for a scrape in flight (a slow exporter does not delay the exit)', async () => {
+    const dcgm = await serve(() => undefined); // headers never come
+    let lastRoundAt = 0;
+    const t0 = performance.now();
+    // A 3 s interval gives each scrape a 5 s timeout: the first is still in flight when round 3 ends.
+    const outcome = await runWatch(config(`${dcgm.url}/metrics`, { rounds: 3, gpuScrapeIntervalMs: 3000 }), {
+      stderr: { write: () => undefined },
+      cwd: dir,
+      env: {},
+      onRound: () => {
+        lastRoundAt = performance.now();
+      },
+    });
+    const ended = performance.now();
+    expect(outcome.rounds).toBe(3);
+    expect(lastRoundAt - t0, 'the rounds ended before the scrape timed out').toBeLessThan(4500);
+    expect(ended - lastRoundAt).toBeLessThan(1500);
+  }, 30_000);
+
   const hostile: Array<[string, (res: ServerResponse) => void]> = [
     ['garbage', (res) => res.end('\u0000\u00ff<html>not metrics</html>\n'.repeat(100))],
     [
