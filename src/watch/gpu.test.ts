@@ -38,6 +38,8 @@ test('targets sharing an exporter share its scrape loop; each cuts its own windo
     const a2 = gpu.cut('a')!;
     const b = gpu.cut('b')!;
     const c = gpu.cut('c')!;
+    expect(c.metricsUrl).toBe(`${own.url}/metrics`);
+    expect(c.samples).toBeGreaterThan(0);
     expect(gpu.cut('none')).toBeUndefined();
     // One loop per URL: the shared exporter was scraped no more often than the other one.
     // (Two loops on it would have scraped it about twice as often.)
