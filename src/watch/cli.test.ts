@@ -17,25 +17,16 @@ const CANARY = 'key-canary-cli-0d9f8e7c6b5a';
 const dir = mkdtempSync(join(tmpdir(), 'goodput-watch-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Three rounds of two 4-token requests: short enough for a test, enough to see rounds follow one another. */
+const THREE_SMALL_ROUNDS = ['--rounds', '3', '--requests', '2', '--max-tokens', '4'];
+
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const r = await runCliInProcess(argv, { cwd: dir, env: { GOODPUT_API_KEY: CANARY } });
   return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test('watch --rounds 3 then history (table, --json, --report)', async () => {
-  const w = await cli([
-    'watch',
-    '--every',
-    '200ms',
-    '--rounds',
-    '3',
-    '--requests',
-    '2',
-    '--max-tokens',
-    '4',
-    '--slo',
-    'ttft=1000',
-  ]);
+  const w = await cli(['watch', '--every', '200ms', ...THREE_SMALL_ROUNDS, '--slo', 'ttft=1000']);
   expect(w.err).toContain('round 3');
   expect(w.code).toBe(0);
   const table = await cli(['history', '--window', '1h']);
@@ -131,12 +122,7 @@ test('watch --gpu-metrics-url: every round line and JSON event carries the GPU f
     'watch',
     '--every',
     '300ms',
-    '--rounds',
-    '3',
-    '--requests',
-    '2',
-    '--max-tokens',
-    '4',
+    ...THREE_SMALL_ROUNDS,
     '--store',
     'gpu.db',
     '--gpu-metrics-url',
