@@ -12,8 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from '../src/metrics/index.js';
@@ -21,26 +21,16 @@ import { roundSig } from '../src/report/html/charts.js';
 import { collect, readGpuSamples, readSummary } from '../src/results/index.js';
 import { gpuAggregate } from '../src/server-metrics/index.js';
 import { runCliInProcess } from './helpers/cli.js';
+import { dcgmPage } from './helpers/dcgm-fixture.js';
 import { startTinyServer } from './helpers/sse-server.js';
-
-const FIXTURE = readFileSync(
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'server-metrics', 'fixtures', 'dcgm.prom'),
-  'utf8',
-);
 
 /** The fixture with utilisation and power moving with the scrape number. */
 function exporterPage(n: number): string {
-  return FIXTURE.split('\n')
-    .map((line) => {
-      const gpu = /gpu="(\d)"/.exec(line)?.[1];
-      if (gpu === undefined) return line;
-      if (line.startsWith('DCGM_FI_DEV_GPU_UTIL{'))
-        return line.replace(/ \S+$/, ` ${gpu === '0' ? 40 + 10 * (n % 5) : 10 + 5 * (n % 3)}`);
-      if (line.startsWith('DCGM_FI_DEV_POWER_USAGE{'))
-        return line.replace(/ \S+$/, ` ${gpu === '0' ? 300 + n : 200 + 2 * n}.5`);
-      return line;
-    })
-    .join('\n');
+  return dcgmPage((metric, gpu) => {
+    if (metric === 'DCGM_FI_DEV_GPU_UTIL') return gpu === '0' ? 40 + 10 * (n % 5) : 10 + 5 * (n % 3);
+    if (metric === 'DCGM_FI_DEV_POWER_USAGE') return gpu === '0' ? 300.5 + n : 200.5 + 2 * n;
+    return undefined;
+  });
 }
 
 interface EmbeddedChart {

@@ -3,13 +3,14 @@
  * duration flags, the trend table / JSON / HTML report, and the canary key kept out of every
  * output and of the store.
  */
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { runCliInProcess } from '../../test/helpers/cli.js';
 import { parseCsv } from '../../test/helpers/csv.js';
+import { DCGM_FIXTURE } from '../../test/helpers/dcgm-fixture.js';
 import { loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { gpuAggregate, normalizeDcgm, parsePrometheusText } from '../server-metrics/index.js';
 
@@ -108,15 +109,11 @@ test('watch --json: one JSON line per round, the breach, and the end', async () 
 }, 30_000);
 
 const serve = loopbacksClosedAfterEach();
-const DCGM = readFileSync(
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'server-metrics', 'fixtures', 'dcgm.prom'),
-  'utf8',
-);
 
 test('watch --gpu-metrics-url: every round line and JSON event carries the GPU figures', async () => {
   const dcgm = await serve((_q, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(DCGM);
+    res.end(DCGM_FIXTURE);
   });
   const w = await cli([
     'watch',
@@ -132,7 +129,7 @@ test('watch --gpu-metrics-url: every round line and JSON event carries the GPU f
     '--json',
   ]);
   expect(w.code, w.err).toBe(0);
-  const served = gpuAggregate(normalizeDcgm(parsePrometheusText(DCGM)));
+  const served = gpuAggregate(normalizeDcgm(parsePrometheusText(DCGM_FIXTURE)));
   const rounds = w.out
     .trim()
     .split('\n')

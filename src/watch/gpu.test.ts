@@ -2,24 +2,19 @@
  * GpuWatch: one scrape loop per distinct exporter URL, however many targets share it; each
  * target's window is its own (cut by its own rounds).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import { expect, test } from 'vitest';
+import { DCGM_FIXTURE } from '../../test/helpers/dcgm-fixture.js';
 import { loopbacksClosedAfterEach, sleep } from '../../test/helpers/loopback.js';
 import { GpuWatch } from './gpu.js';
 
-const FIXTURE = readFileSync(
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'server-metrics', 'fixtures', 'dcgm.prom'),
-  'utf8',
-);
 const serve = loopbacksClosedAfterEach();
 
 test('targets sharing an exporter share its scrape loop; each cuts its own window', async () => {
   const exporter = () =>
     serve((_q, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(FIXTURE);
+      res.end(DCGM_FIXTURE);
     });
   const [shared, own] = await Promise.all([exporter(), exporter()]);
   const log: string[] = [];

@@ -6,12 +6,13 @@
  * or endless body, slow headers, trickle) leaves every round measured, with no GPU figure and
  * one note per change of state, and watch ends in bounded time.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { dcgmPage } from '../../test/helpers/dcgm-fixture.js';
 import { freePort, loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { writeEndless, writeTrickle } from '../../test/helpers/misbehave.js';
 import { metric } from '../metrics/index.js';
@@ -22,28 +23,18 @@ import { parseRollbackFlag } from './rollback.js';
 import type { RoundResult } from './round.js';
 import { runWatch, type WatchConfig } from './watcher.js';
 
-const FIXTURE = readFileSync(
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'server-metrics', 'fixtures', 'dcgm.prom'),
-  'utf8',
-);
-
 /**
  * The fixture as served at scrape n: GPU 0 at n % utilisation, GPU 1 at n + 10 (so their mean
  * is n + 5); framebuffer used 1000 + n and 2000 + n MiB (total 3000 + 2n); graphics engine
  * active n / 100 on both.
  */
 function page(n: number): string {
-  return FIXTURE.split('\n')
-    .map((line) => {
-      const gpu = /gpu="(\d)"/.exec(line)?.[1];
-      if (gpu === undefined) return line;
-      const set = (v: number) => line.replace(/ \S+$/, ` ${v}`);
-      if (line.startsWith('DCGM_FI_DEV_GPU_UTIL{')) return set(gpu === '0' ? n : n + 10);
-      if (line.startsWith('DCGM_FI_DEV_FB_USED{')) return set(gpu === '0' ? 1000 + n : 2000 + n);
-      if (line.startsWith('DCGM_FI_PROF_GR_ENGINE_ACTIVE{')) return set(n / 100);
-      return line;
-    })
-    .join('\n');
+  return dcgmPage((metric, gpu) => {
+    if (metric === 'DCGM_FI_DEV_GPU_UTIL') return gpu === '0' ? n : n + 10;
+    if (metric === 'DCGM_FI_DEV_FB_USED') return gpu === '0' ? 1000 + n : 2000 + n;
+    if (metric === 'DCGM_FI_PROF_GR_ENGINE_ACTIVE') return n / 100;
+    return undefined;
+  });
 }
 
 const serve = loopbacksClosedAfterEach();
