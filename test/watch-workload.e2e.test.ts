@@ -195,7 +195,7 @@ describe('watch rounds follow the workload flags', () => {
     expect(r.stderr).toContain('goodput run --stages');
   });
 
-  it('refuses a daily budget it cannot bound: dataset sessions', async () => {
+  it('refuses a daily budget it cannot bound: dataset sessions, rounds set by --duration alone', async () => {
     const file = join(dir, 'one.jsonl');
     writeFileSync(file, `${JSON.stringify({ prompt: 'Name a colour.' })}\n`);
     const r = await runCliInProcess(
@@ -205,5 +205,12 @@ describe('watch rounds follow the workload flags', () => {
     expect(r.code).toBe(ExitCode.USAGE);
     expect(r.stderr).toContain('--daily-token-budget with --dataset');
     expect(r.stderr).toContain('hint: give --requests N');
+    // A round set by --duration alone could send any number of requests.
+    const timed = await runCliInProcess(
+      ['watch', '--rounds', '1', '--duration', '2s', '--daily-token-budget', '1000'],
+      { cwd: dir },
+    );
+    expect(timed.code).toBe(ExitCode.USAGE);
+    expect(timed.stderr).toContain('--daily-token-budget needs --requests');
   });
 });

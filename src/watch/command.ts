@@ -24,7 +24,7 @@ import { toolVersion } from '../util/index.js';
 import { loadDataset } from '../workload/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
 import { readTargetsFile, type WatchTarget } from './targets.js';
-import { runWatch, type WatchConfig } from './watcher.js';
+import { runWatch, unboundedBudget, type WatchConfig } from './watcher.js';
 
 /** Requests per round when --requests is not given. */
 /** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
@@ -214,15 +214,10 @@ export const watchCommand: CommandSpec = {
     const sampling = { ...base.sampling };
     if (!given.has('maxTokens')) sampling.maxTokens = DEFAULT_WATCH_MAX_TOKENS;
     const datasetPath = base.workload.datasetPath;
-    if (
-      datasetPath !== undefined &&
-      typeof o.dailyTokenBudget === 'number' &&
-      (load.sessions !== undefined || load.requests === undefined)
-    )
-      throw usage(
-        "--daily-token-budget with --dataset needs a fixed number of single requests per round: the budget reads each round's prompts before sending them",
-        'give --requests N (and no --sessions/--session-rate), or drop --daily-token-budget',
-      );
+    // Refused before a dataset is read: a budget that cannot bound the rounds.
+    const unbounded =
+      typeof o.dailyTokenBudget === 'number' ? unboundedBudget(load, datasetPath !== undefined) : undefined;
+    if (unbounded) throw unbounded;
     const dataset =
       datasetPath === undefined
         ? undefined

@@ -170,13 +170,12 @@ export function roundWorkload(target: ProbeTarget, seed: number): Workload {
 }
 
 /**
- * The most tokens a round can spend (for the daily budget): with a fixed number of requests and
- * no sessions, exactly its requests' prompts (warmup included) and their output limits, read
- * from the workload before anything is sent; otherwise `perRequestBound` for each request.
+ * The most tokens a round of `count` requests (warmup included) can spend, for the daily
+ * budget: without sessions, exactly those requests' prompts and output limits, read from the
+ * workload before anything is sent; with sessions, `perRequestBound` for each request.
  */
-export function roundTokenBound(workload: Workload, load: LoadSpec, perRequestBound: number): number {
-  const count = (load.requests ?? 1) + load.warmup;
-  if (workload.sessions || load.requests === undefined) return count * perRequestBound;
+export function roundTokenBound(workload: Workload, count: number, perRequestBound: number): number {
+  if (workload.sessions) return count * perRequestBound;
   let tokens = 0;
   for (let i = 0; i < count; i++) {
     const item = workload.item(i);

@@ -58,6 +58,27 @@ export function worstRequestTokens(promptTokens: number, maxTokens: number, w: W
   return first + later + maxTokens;
 }
 
+/**
+ * Why a daily token budget cannot bound rounds of this load (undefined: it can). A round set
+ * by --duration alone has no bound; with a dataset the bound is the round's own prompts, which a
+ * session's later turns are not until its replies come.
+ */
+export function unboundedBudget(load: LoadSpec, withDataset: boolean): GoodputError | undefined {
+  if (load.requests === undefined)
+    return new GoodputError(
+      'E_USAGE',
+      '--daily-token-budget needs --requests: a round set by --duration alone has no bound on the tokens it may spend',
+      'give --requests N (with or without --duration), or drop --daily-token-budget',
+    );
+  if (withDataset && load.sessions !== undefined)
+    return new GoodputError(
+      'E_USAGE',
+      "--daily-token-budget with --dataset needs single requests: the budget reads each round's prompts before sending them, and a session's later turns are not known until its replies come",
+      'give --requests N (and no --sessions/--session-rate), or drop --daily-token-budget',
+    );
+  return undefined;
+}
+
 export interface WatchConfig {
   targets: WatchTarget[];
   api: ApiKind;
@@ -157,6 +178,10 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
   const log = (text: string) => {
     if (!io.quiet) io.stderr.write(`${text}\n`);
   };
+  if (config.dailyTokenBudget !== undefined) {
+    const unbounded = unboundedBudget(config.load, config.dataset !== undefined);
+    if (unbounded) throw unbounded;
+  }
   const store = WatchStore.open(config.storePath);
   const targets: PreparedTarget[] = [];
   let exporter: WatchExporter | undefined;
@@ -269,6 +294,8 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     const wall = { now: () => Date.now() };
     const t0 = Date.now();
     let tick = 0;
+    // Requests a round sends, warmup included (a budget needs --requests: unboundedBudget).
+    const roundRequests = (config.load.requests ?? 0) + config.load.warmup;
     const perRequestBound = worstRequestTokens(
       config.promptTokens,
       config.sampling.maxTokens,
@@ -297,7 +324,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           const workload = roundWorkload(l.probe, seed);
           if (
             config.dailyTokenBudget !== undefined &&
-            l.state.budget.used + roundTokenBound(workload, config.load, perRequestBound) >
+            l.state.budget.used + roundTokenBound(workload, roundRequests, perRequestBound) >
               config.dailyTokenBudget
           ) {
             log(
