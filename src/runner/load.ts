@@ -152,6 +152,8 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   // Every request in flight listens on this one signal: thousands at high concurrency.
   setMaxListeners(0, inFlightAbort.signal);
   const stopSending = new AbortController();
+  // Every closed-loop worker, stage user and session sleeps on this one: tens to thousands.
+  setMaxListeners(0, stopSending.signal);
   let stopReason: StopReason = 'requests';
   let interrupted = false;
   let inFlight = 0;

@@ -20,6 +20,7 @@
  * @module
  */
 
+import { setMaxListeners } from 'node:events';
 import type { LatencyHistogram } from '../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
 import type { SessionScript, SessionSource } from '../workload/index.js';
@@ -70,6 +71,8 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
   const spec = load.sessions ?? {};
   // Wakes every sleeping session when the turn limit is reached, as the run's stop does.
   const done = new AbortController();
+  // Every session sleeps on it (think times, slot waits): as many as --sessions.
+  setMaxListeners(0, done.signal);
   const onStop = () => done.abort();
   if (o.stop.aborted || o.exhausted?.aborted) onStop();
   o.stop.addEventListener('abort', onStop, { once: true });
