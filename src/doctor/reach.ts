@@ -7,7 +7,7 @@
  */
 
 import { lookup } from 'node:dns/promises';
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
 import { classifyNetworkError, proxyLabel, resolveProxy } from '../client/index.js';
@@ -98,7 +98,10 @@ export async function checkReachability(
     return result('pass', { data: { address, port, tls: false, proxy: proxy !== undefined } });
   }
   const tTls = performance.now();
-  const tls = tlsConnect({ socket, servername: host, ALPNProtocols: ['http/1.1'] });
+  // SNI names hosts only (RFC 6066; Node warns on stderr for an IP): an IP URL sends none, and the
+  // certificate is checked against `host` either way.
+  const sni = isIP(host) === 0 ? { servername: host } : {};
+  const tls = tlsConnect({ socket, host, ...sni, ALPNProtocols: ['http/1.1'] });
   try {
     await once(tls, 'secureConnect', timeoutMs);
     const cert = tls.getPeerCertificate();
