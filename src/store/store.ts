@@ -14,6 +14,7 @@ import { GoodputError } from '../errors.js';
 import { mergeGpuAggregates } from '../server-metrics/index.js';
 import type { RequestErrorCode } from '../types.js';
 import { readVarint, StoreHistogram, writeVarint } from './histogram.js';
+import { checkForeignTables, checkStorePath, storeOpenError } from './open.js';
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
 import {
   type RoundGpuFigures,
@@ -26,7 +27,7 @@ import {
 } from './types.js';
 
 /** The default store file, in the working directory. */
-export const DEFAULT_STORE_FILE = 'goodput.db';
+export { DEFAULT_STORE_FILE } from './open.js';
 
 export interface OpenStoreOptions {
   /** Open for reading only (history): never migrates, never writes. */
@@ -100,38 +101,47 @@ export class WatchStore {
     this.path = path;
   }
 
-  /** Opens (creating and migrating unless readonly) a store. Throws E_STORE naming the cause. */
+  /**
+   * Opens (creating and migrating unless readonly) a store. A path that cannot be the store is
+   * E_USAGE with the fix (see open.ts); what the disk does wrong is E_STORE naming the cause.
+   */
   static open(path: string, options: OpenStoreOptions = {}): WatchStore {
+    const readonly = options.readonly === true;
+    checkStorePath(path, readonly);
     let db: Database.Database;
     try {
-      db = new Database(path, {
-        readonly: options.readonly === true,
-        fileMustExist: options.readonly === true,
-      });
+      db = new Database(path, { readonly, fileMustExist: readonly });
     } catch (e) {
-      throw new GoodputError(
-        'E_STORE',
-        `cannot open the store ${path}: ${(e as Error).message}`,
-        options.readonly
-          ? 'run goodput watch first, or pass --store with the file it writes'
-          : 'check the path and its permissions',
-      );
+      throw storeOpenError(path, e);
     }
     const store = new WatchStore(db, path);
     try {
       db.pragma('busy_timeout = 5000');
-      if (!options.readonly) {
+      const version = store.version();
+      if (version === 0) checkForeignTables(path, store.tableNames(), readonly);
+      if (!readonly) {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         store.migrate();
       } else {
-        store.checkVersion(store.version());
+        store.checkVersion(version);
       }
     } catch (e) {
       db.close();
-      throw e;
+      throw storeOpenError(path, e);
     }
     return store;
+  }
+
+  /** The database's own tables (SQLite's internal ones left out). */
+  private tableNames(): string[] {
+    return (
+      this.db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all() as Array<{ name: string }>
+    ).map((r) => r.name);
   }
 
   /** The schema version recorded in the store (0 for an empty file). */
