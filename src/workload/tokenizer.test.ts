@@ -35,6 +35,17 @@ describe('createTokenizer', () => {
     expect(cl.count(text)).not.toBe(tok.count(text));
   });
 
+  test('a decode that ends mid-character stands alone: nothing of it comes out in the next decode', () => {
+    for (const name of ['o200k_base', 'cl100k_base']) {
+      const t = createTokenizer(name);
+      const [head] = t.encode('🚀'); // the first of the emoji's two tokens: three of its four bytes
+      expect(t.decode([head!])).toBe('\ufffd');
+      expect(t.decode(t.encode('東京 and 🚀'))).toBe('東京 and 🚀');
+      t.decode([head!]);
+      expect(createTokenizer('o200k_base').decode(tok.encode('Überprüfung 東京'))).toBe('Überprüfung 東京');
+    }
+  });
+
   test('an unknown name is a usage error listing the choices', () => {
     const err = (() => {
       try {

@@ -85,6 +85,21 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 const cache = new Map<string, Tokenizer>();
 const requireCjs = createRequire(import.meta.url);
 
+/**
+ * gpt-tokenizer's one TextDecoder, shared by every encoding and used in streaming mode without a
+ * flush: a decode that ends mid-character (a lone token of a multi-byte character) leaves its
+ * bytes there, and they came out at the front of the next decode of any text. Flushed around
+ * each decode here, so every decode stands alone (an unfinished character is U+FFFD).
+ */
+const sharedDecoder = (
+  requireCjs('gpt-tokenizer/cjs/BytePairEncodingCore') as { decoder?: { decode(bytes?: Uint8Array): string } }
+).decoder;
+
+function decodeAlone(encoding: EncodingModule, ids: Iterable<number>): string {
+  sharedDecoder?.decode();
+  return encoding.decode(ids) + (sharedDecoder?.decode() ?? '');
+}
+
 function loadEncoding(name: TokenizerName): EncodingModule {
   return requireCjs(`gpt-tokenizer/cjs/encoding/${name}`) as EncodingModule;
 }
@@ -111,7 +126,7 @@ export function createTokenizer(name: string = DEFAULT_TOKENIZER): Tokenizer {
     name,
     count: (text) => encoding.countTokens(text, PLAIN_TEXT),
     encode: (text) => encoding.encode(text, PLAIN_TEXT),
-    decode: (ids) => encoding.decode(ids),
+    decode: (ids) => decodeAlone(encoding, ids),
   };
   cache.set(name, tokenizer);
   return tokenizer;
