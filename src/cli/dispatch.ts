@@ -7,7 +7,7 @@
 
 import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
 import type { CommandContext, CommandEntry, CommandSpec } from '../flags/spec.js';
-import { closestName } from '../util/text.js';
+import { closestName, terminalSafeStream } from '../util/index.js';
 import { toolVersion } from '../util/version.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
 
@@ -53,9 +53,16 @@ function leafSpec(spec: CommandSpec, subcommand: string | undefined): { spec: Co
  */
 export async function runCli(
   argv: readonly string[],
-  io: CliIo,
+  given: CliIo,
   commands: readonly CommandEntry[],
 ): Promise<number> {
+  // Whatever a server (or a file) put in the text, the terminal and the CI log obey none of its
+  // control characters: every command writes through these.
+  const io: CliIo = {
+    ...given,
+    stdout: terminalSafeStream(given.stdout),
+    stderr: terminalSafeStream(given.stderr),
+  };
   const version = toolVersion();
   try {
     const [name, ...rest] = argv;

@@ -17,6 +17,7 @@ export {
   redactAndCut,
   redactDeep,
 } from './redact.js';
+export { terminalSafe, terminalSafeStream } from './terminal.js';
 export {
   closestName,
   didYouMean,

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { terminalSafe } from './terminal.js';
+
 /** Levenshtein distance between two strings. */
 export function editDistance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
@@ -59,10 +61,11 @@ export function escapeHtml(text: string): string {
 
 /**
  * Text from a server or a user, made safe for Markdown: `&`, `<` and `>` become entities (as
- * in the HTML report, no element can be opened: Markdown renderers pass raw HTML through).
+ * in the HTML report, no element can be opened: Markdown renderers pass raw HTML through), and
+ * control characters are shown as escapes ({@link terminalSafe}: the file may be read with cat).
  */
 export function markdownText(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return terminalSafe(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** {@link markdownText} for a table cell: also escapes pipes and joins lines. */

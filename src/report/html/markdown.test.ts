@@ -61,6 +61,8 @@ describe('markdownCell', () => {
     { input: '<b>x</b>', expected: '&lt;b&gt;x&lt;/b&gt;' },
     { input: 'a & b', expected: 'a &amp; b' },
     { input: 'a|<b', expected: 'a\\|&lt;b' },
+    // shown as escapes; the backslash itself escaped for Markdown, which renders it as one
+    { input: 'm\x1b]0;title\x07\r\x1b[2KPASS', expected: 'm\\\\x1b]0;title\\\\x07\\\\x0d\\\\x1b[2KPASS' },
   ])('$input', ({ input, expected }) => {
     expect(markdownCell(input)).toBe(expected);
   });

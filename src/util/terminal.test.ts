@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { terminalSafe, terminalSafeStream } from './terminal.js';
+
+describe('terminalSafe', () => {
+  it.each([
+    // [what, in, out]
+    ['plain text', 'TTFT p99 12.3 ms', 'TTFT p99 12.3 ms'],
+    ['newlines and tabs', 'a\tb\nc\n', 'a\tb\nc\n'],
+    ['CSV line ends', 'a,b\r\n1,2\r\n', 'a,b\r\n1,2\r\n'],
+    ['the progress redraw', '\rprogress: 50%\x1b[K', '\rprogress: 50%\x1b[K'],
+    ['the progress clear', '\r\x1b[K', '\r\x1b[K'],
+    [
+      "goodput's colours",
+      '\x1b[1mTTFT\x1b[0m \x1b[31mFAIL\x1b[0m \x1b[33m!\x1b[0m \x1b[2mdim\x1b[0m \x1b[m',
+      '\x1b[1mTTFT\x1b[0m \x1b[31mFAIL\x1b[0m \x1b[33m!\x1b[0m \x1b[2mdim\x1b[0m \x1b[m',
+    ],
+    ['a window title (OSC)', 'm\x1b]0;PWNED\x07', 'm\\x1b]0;PWNED\\x07'],
+    ['a line overwritten', 'FAIL\r\x1b[2KPASS', 'FAIL\\x0d\\x1b[2KPASS'],
+    ['a carriage return inside', 'gate: FAIL\rgate: PASS', 'gate: FAIL\\x0dgate: PASS'],
+    ['hidden text (conceal, black)', '\x1b[8msecret\x1b[30;40m', '\\x1b[8msecret\\x1b[30;40m'],
+    ['cursor moves and screen clear', '\x1b[2J\x1b[1A\x1b[H', '\\x1b[2J\\x1b[1A\\x1b[H'],
+    ['a bell, a NUL, a backspace, DEL', 'a\x07b\x00c\x08d\x7f', 'a\\x07b\\x00c\\x08d\\x7f'],
+    ['C1 controls (8-bit CSI)', 'x\x9b2Jy\x85', 'x\\x9b2Jy\\x85'],
+    [
+      'bidirectional overrides',
+      'PASS\u202eLIAF\u202c \u2066x\u2069 \u200f',
+      'PASS\\u202eLIAF\\u202c \\u2066x\\u2069 \\u200f',
+    ],
+    ['other text, untouched', 'Überprüfung 東京 🚀 — é', 'Überprüfung 東京 🚀 — é'],
+  ])('%s', (_, input, output) => {
+    expect(terminalSafe(input)).toBe(output);
+  });
+
+  it('leaves nothing a terminal obeys but the kept sequences', () => {
+    // every code point up to U+2100, each alone and after text
+    for (let c = 0; c < 0x2100; c++) {
+      const ch = String.fromCharCode(c);
+      const out = terminalSafe(`x${ch}`);
+      const control = (c < 0x20 && c !== 9 && c !== 10) || (c >= 0x7f && c < 0xa0);
+      const bidi =
+        c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+      expect(out === `x${ch}`, `U+${c.toString(16)}`).toBe(!(control || bidi));
+    }
+  });
+});
+
+describe('terminalSafeStream', () => {
+  it('writes the safe text and keeps isTTY', () => {
+    const chunks: string[] = [];
+    const s = terminalSafeStream({ write: (c: string) => chunks.push(c), isTTY: true });
+    s.write('model m\x1b]0;x\x07\n');
+    expect(chunks).toEqual(['model m\\x1b]0;x\\x07\n']);
+    expect(s.isTTY).toBe(true);
+    expect(terminalSafeStream({ write: () => true }).isTTY).toBeUndefined();
+  });
+});
