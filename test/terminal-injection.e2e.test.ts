@@ -14,7 +14,7 @@ import { json, type Loopback, startLoopback } from './helpers/loopback.js';
 
 const TITLE = '\x1b]0;PWNED\x07';
 const ERASE = '\r\x1b[2K';
-const MODEL = `llama${TITLE}${ERASE}`;
+const MODEL = `llama${TITLE}${ERASE}\n::warning::from the model id`;
 const SAID = `bad request${ERASE}PASS \u202eLIAF\u202c\n::error::injected by the server`;
 
 /** Whatever a terminal or a CI log would obey, other than goodput's own colours and line ends. */
@@ -71,7 +71,8 @@ describe('control sequences from a hostile server', () => {
   it('report and gate read the saved run: the same', async () => {
     for (const [argv, shown] of [
       [['report', join(work, 'r'), '--format', 'text'], 'llama\\x1b]0;PWNED'],
-      [['report', join(work, 'r'), '--format', 'markdown'], 'llama\\x1b]0;PWNED'],
+      // Markdown escapes the backslash (it renders as one)
+      [['report', join(work, 'r'), '--format', 'markdown'], 'llama\\\\x1b]0;PWNED'],
       [['gate', '--from', join(work, 'r'), '--max-error-rate', '0.5'], '\\x1b[2KPASS \\u202eLIAF'],
     ] as const) {
       const r = await runCliInProcess(argv, { cwd: work });

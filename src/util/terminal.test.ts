@@ -26,6 +26,13 @@ describe('terminalSafe', () => {
       'PASS\u202eLIAF\u202c \u2066x\u2069 \u200f',
       'PASS\\u202eLIAF\\u202c \\u2066x\\u2069 \\u200f',
     ],
+    [
+      'a workflow command on a line of its own',
+      'ok\n::error::x\n  ::add-mask::y',
+      'ok\n\\x3a:error::x\n  \\x3a:add-mask::y',
+    ],
+    ['a workflow command first', '::warning::z', '\\x3a:warning::z'],
+    ['colons inside a line, untouched', 'a::b [::1]:8000 ::', 'a::b [::1]:8000 ::'],
     ['other text, untouched', 'Überprüfung 東京 🚀 — é', 'Überprüfung 東京 🚀 — é'],
   ])('%s', (_, input, output) => {
     expect(terminalSafe(input)).toBe(output);

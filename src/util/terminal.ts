@@ -6,7 +6,9 @@
  *
  * Kept as they are: newline and tab, `\r\n` (CSV), a `\r` that starts a write (the progress
  * line redrawing itself), and the few sequences goodput itself writes: SGR reset, bold, dim, red
- * and yellow, and erase-to-end-of-line. A server can still make text bold or red, no more.
+ * and yellow, and erase-to-end-of-line. A server can still make text bold or red, no more. A
+ * line that starts with "::" (a GitHub Actions workflow command; goodput writes none) gets its
+ * first colon shown as `\x3a`.
  *
  * @module
  */
@@ -16,6 +18,9 @@ const SUSPECT = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2
 /** goodput's own sequences and \r\n (kept), or one suspect character (escaped unless a leading \r). */
 const TOKEN =
   /\x1b\[(?:[012]|3[13])?m|\x1b\[K|\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** "::" at the start of a line (after spaces: the runner trims them). */
+const WORKFLOW_COMMAND = /(^|\n[ \t]*)::/g;
 
 function shown(ch: string): string {
   const code = ch.charCodeAt(0);
@@ -31,10 +36,13 @@ function shown(ch: string): string {
  * terminalSafe('bad \x1b]0;owned\x07 request'); // 'bad \\x1b]0;owned\\x07 request'
  */
 export function terminalSafe(text: string): string {
-  if (!SUSPECT.test(text)) return text;
-  return text.replace(TOKEN, (m: string, offset: number) =>
-    m.length > 1 || (m === '\r' && offset === 0) ? m : shown(m),
-  );
+  const safe = SUSPECT.test(text)
+    ? text.replace(TOKEN, (m: string, offset: number) =>
+        m.length > 1 || (m === '\r' && offset === 0) ? m : shown(m),
+      )
+    : text;
+  // A line that starts with "::" is a workflow command to GitHub Actions (goodput writes none).
+  return safe.includes('::') ? safe.replace(WORKFLOW_COMMAND, '$1\\x3a:') : safe;
 }
 
 /** A writable (stdout, stderr) whose text passes through {@link terminalSafe}; isTTY as the stream's. */
