@@ -1,13 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+/** What makes a test depend on its process: a server, a timer, the clock, event-loop stalls. */
+const NEEDS_OWN_PROCESS =
+  /measureStalls|performance\.now\(\)|monitorEventLoopDelay|Date\.now\(\)|hrtime|startSim|listen\(|setTimeout/;
+/**
+ * The modules' own tests that need none of that share one process: starting a process and
+ * importing the modules anew for each of them cost about as long as the tests themselves.
+ * They must not depend on a fresh module state (tokenizer.test.ts once did, and showed a bug).
+ */
+const SHARED = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => `src/${f.replaceAll('\\', '/')}`)
+  .filter((f) => !NEEDS_OWN_PROCESS.test(readFileSync(join(ROOT, f), 'utf8')))
+  .sort();
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // The JSON report lets .ci/run print a plain 'N passed, N failed' closing line.
     reporters: ['default', 'json'],
     outputFile: { json: 'test-output/vitest.json' },
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: SHARED, isolate: false, sequence: { groupOrder: 0 } },
+      },
+      {
+        // Whole commands, servers and timing: a fresh process for each file, after the unit tests.
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: SHARED,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
