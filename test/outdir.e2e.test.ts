@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import type { RequestRecord, RunSummary } from '../src/types.js';
-import { ensureBuilt, jsonlLines, runBin, runCliInProcess } from './helpers/cli.js';
+import { ensureBuilt, jsonlLines, runBin, runCliInProcess, UNPRIVILEGED } from './helpers/cli.js';
 
 /** A server that only counts: any connection or request reaching it is a failure of the check. */
 interface Counter {
@@ -57,9 +57,6 @@ async function startCounter(): Promise<Counter> {
 }
 
 const LOAD = ['--requests', '4', '--concurrency', '2', '--max-tokens', '8', '--prompt-tokens', '32'];
-/** `nobody`: as root every folder is writable, so the permission cases drop to this user. */
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
 
 let work: string;
 let counter: Counter;
@@ -96,7 +93,7 @@ describe('an unwritable --out is refused before the first request', () => {
     const out = join(ro, 'run');
     const res = await runBin(['run', '--url', counter.url, ...LOAD, '--out', out], {
       cwd: work,
-      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+      ...UNPRIVILEGED,
     });
     expect(res.code, res.stderr).toBe(ExitCode.USAGE);
     expect(res.stderr).toContain(`--out ${out} cannot be written: permission denied; nothing was sent`);
@@ -239,7 +236,7 @@ describe('a write that fails mid-run', () => {
         cwd: work,
         env: { TMPDIR: tmp },
         timeoutMs: 60_000,
-        ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+        ...UNPRIVILEGED,
         onStderr: (text) => {
           if (!locked && text.includes('results:')) {
             locked = true;

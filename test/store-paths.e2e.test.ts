@@ -10,12 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { ensureBuilt, runBin, runCliInProcess } from './helpers/cli.js';
+import { ensureBuilt, runBin, runCliInProcess, UNPRIVILEGED } from './helpers/cli.js';
 import { type Loopback, startLoopback } from './helpers/loopback.js';
-
-/** `nobody`: as root every folder is writable, so the permission case drops to this user. */
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
 
 let work: string;
 let server: Loopback;
@@ -90,7 +86,7 @@ describe('a --store that cannot be the store', () => {
     const store = join(locked, 'goodput.db');
     const r = await runBin([...WATCH, '--url', server.url, '--model', 'm', '--store', store], {
       cwd: work,
-      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+      ...UNPRIVILEGED,
     });
     expect(r.code, r.stderr).toBe(ExitCode.USAGE);
     expect(r.stderr).toContain(

@@ -146,6 +146,13 @@ export function runBin(
 }
 
 /** node options that make the child print `peak-rss-kib=N` (its peak resident memory) on stderr as it exits. */
+/**
+ * runBin options that drop to `nobody` when the tests run as root (as in CI), where every
+ * folder is writable and a permission case would not bite; empty otherwise.
+ */
+export const UNPRIVILEGED: { uid?: number; gid?: number } =
+  process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
 export const PEAK_RSS_ARGS = [
   '--import',
   `data:text/javascript,process.on('exit',()=>process.stderr.write('\\npeak-rss-kib='+process.resourceUsage().maxRSS+'\\n'))`,
