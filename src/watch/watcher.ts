@@ -1,6 +1,7 @@
 /**
  * runWatch: the probing loop of `goodput watch`. Rounds start on a seeded, jittered schedule
- * (t0 + k·every ± jitter·every, so several watchers do not align and no drift accumulates;
+ * (t0 + k·every ± jitter·every on the monotonic clock, so several watchers do not align, no
+ * drift accumulates and a wall clock stepped back does not hold rounds back;
  * ticks missed while a long round ran are skipped, not crowded). Each round probes every
  * target at once, writes the round to the store, feeds the exporter and the rollback
  * tracker, and saves the tracker's state, so that a restart resumes round numbering, the
@@ -291,8 +292,10 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     const keyVars = config.targets.flatMap((t) => (t.keyEnv ? [t.keyEnv] : []));
     const breachEnvBase = withoutKeys(io.env, keyVars, config.secrets);
     const rng = createRng(`${config.seed}/watch-jitter`);
-    const wall = { now: () => Date.now() };
-    const t0 = Date.now();
+    // The schedule runs on the monotonic clock: a wall clock stepped back (NTP, a VM restored)
+    // would otherwise hold the next round back by the step, and stale every alert meanwhile.
+    const mono = { now: () => performance.now() };
+    const t0 = mono.now();
     let tick = 0;
     // Requests a round sends, warmup included (a budget needs --requests: unboundedBudget).
     const roundRequests = (config.load.requests ?? 0) + config.load.warmup;
@@ -305,16 +308,16 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     while (!io.signal?.aborted && (config.rounds === undefined || outcome.rounds < config.rounds)) {
       // The next tick that is still ahead (ticks missed by a long round are skipped).
       let due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
-      while (tick > 0 && due < Date.now()) {
+      while (tick > 0 && due < mono.now()) {
         tick++;
         due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
       }
       tick++;
       if (outcome.rounds > 0 || tick > 1) {
-        const slept = await sleepUntil(wall, due, io.signal);
+        const slept = await sleepUntil(mono, due, io.signal);
         if (!slept || io.signal?.aborted) break;
       }
-      const driftMs = outcome.rounds === 0 && tick === 1 ? 0 : Math.max(0, Date.now() - due);
+      const driftMs = outcome.rounds === 0 && tick === 1 ? 0 : Math.max(0, mono.now() - due);
       const driftToleranceMs = Math.max(100, 0.1 * config.everyMs);
       const results = await Promise.all(
         live.map(async (l): Promise<RoundResult | undefined> => {
