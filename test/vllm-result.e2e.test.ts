@@ -160,13 +160,20 @@ describe('compare with a vLLM result', () => {
     expect(by.get('e2el_p99')?.baseline).toBe(661.2);
     expect(by.get('request_goodput')?.baseline).toBe(1.2);
     // Both state a p99 TTFT, and the detailed file holds each request's TTFT (`ttfts`): the
-    // figure shown is the file's, the interval and the verdict come from its per-request values.
+    // figure shown is the file's. Its 4 requests are too few for a p99 interval (none lies
+    // beyond it): the row says so rather than a verdict. The p50's interval and verdict come
+    // from the per-request values.
     expect(by.get('ttft_p99')?.candidate).toBeGreaterThan(0);
-    expect(by.get('ttft_p99')?.ci).toHaveLength(2);
-    expect(by.get('ttft_p99')?.verdict).toBe('better');
+    expect(by.get('ttft_p99')).toMatchObject({ baseline: 340.7, verdict: 'untested' });
+    expect(by.get('ttft_p99')?.ci).toBeUndefined();
+    expect(by.get('ttft_p99')?.why).toMatch(
+      /too few samples for a p99 interval \(4 and \d+\): each run needs 100/,
+    );
+    expect(by.get('ttft_p50')?.ci).toHaveLength(2);
     expect(by.get('ttft_p50')?.verdict).toBe('better');
     expect(by.get('ttft_p50')?.p).toBeLessThan(0.05);
-    expect(by.get('itl_p99')?.ci).toHaveLength(2);
+    // the inter-chunk gaps of 4 requests: too few for a p99 interval too
+    expect(by.get('itl_p99')?.why).toMatch(/too few samples for a p99 interval/);
     // TPOT and E2EL are not stated per request: their figures compare, without an interval, and say why.
     expect(by.get('tpot_p99')).toMatchObject({ baseline: 21.97, verdict: 'untested' });
     expect(by.get('tpot_p99')?.why).toContain(
@@ -199,8 +206,9 @@ describe('compare with a vLLM result', () => {
     const fromDir = await cli(['compare', dir, goodputRun, '--allow-different', '--json']);
     expect(fromDir.code, fromDir.stderr).toBe(ExitCode.OK);
     const by = new Map((JSON.parse(fromDir.stdout) as Report).comparisons[0]?.deltas.map((d) => [d.key, d]));
-    expect(by.get('ttft_p99')).toMatchObject({ baseline: 340.7, verdict: 'better' });
-    expect(by.get('ttft_p99')?.ci).toHaveLength(2);
+    expect(by.get('ttft_p50')).toMatchObject({ baseline: 275, verdict: 'better' });
+    expect(by.get('ttft_p50')?.ci).toHaveLength(2);
+    expect(by.get('ttft_p99')?.why).toMatch(/too few samples for a p99 interval \(4 and/);
   });
 
   it('an old vLLM result as the candidate: the keys it lacks are —', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeMeta, makeRecord, makeSummary } from '../../test/helpers/rules-fixtures.js';
 import { GoodputError } from '../errors.js';
 import { comparabilityDiffs } from './comparable.js';
-import { compareRuns, type RunInput } from './compare.js';
+import { compareRuns, type RunInput, tooFewForQuantile } from './compare.js';
 import { renderCompareMarkdown, renderCompareTable } from './render.js';
 import { samplesFromRecords } from './samples.js';
 import { seededRandom } from './stats.js';
@@ -227,5 +227,44 @@ describe('compareRuns', () => {
     const md = renderCompareMarkdown(report);
     expect(md.split('\n')[0]).toBe('| Metric | base (baseline) | cand | Δ (95% CI) | Verdict |');
     expect(md).toContain('| better |');
+  });
+});
+
+describe('percentile intervals need a sample beyond the percentile', () => {
+  it.each([
+    // [q, n1, n2, needed or undefined when the interval is run]
+    [0.99, 100, 100, undefined],
+    [0.99, 99, 500, 100],
+    [0.99, 500, 1, 100],
+    [0.95, 19, 20, 20],
+    [0.95, 20, 20, undefined],
+    [0.5, 1, 5, 2],
+    [0.5, 2, 2, undefined],
+    [0.999, 999, 5000, 1000],
+  ])('p%s of %i and %i requests', (q, n1, n2, need) => {
+    const why = tooFewForQuantile(q, n1, n2);
+    if (need === undefined) expect(why).toBeUndefined();
+    else expect(why).toContain(`(${n1} and ${n2}): each run needs ${need}`);
+  });
+
+  it('a 40-request run compares its p50 with an interval, its p99 with none and says why', () => {
+    const a = run('A', 40, 100, 10, 1);
+    const b = run('B', 40, 300, 10, 2); // every TTFT far above A's
+    const deltas = compareRuns([a, b]).comparisons[0]!.deltas;
+    const p50 = deltas.find((d) => d.key === 'ttft_p50')!;
+    const p99 = deltas.find((d) => d.key === 'ttft_p99')!;
+    expect(p50.verdict).toBe('worse');
+    expect(p99).toMatchObject({ verdict: 'untested' });
+    expect(p99.ci).toBeUndefined();
+    expect(p99.change).toBeGreaterThan(0.5); // the figures still compare
+    expect(p99.why).toBe(
+      'too few samples for a p99 interval (40 and 40): each run needs 100, so that one lies beyond the p99',
+    );
+    // 100 requests a run: the interval and the verdict are back
+    const [c, d] = [run('C', 100, 100, 10, 1), run('D', 100, 300, 10, 2)];
+    const again = compareRuns([c, d]).comparisons[0]!.deltas.find((x) => x.key === 'ttft_p99')!;
+    expect(again.verdict).toBe('worse');
+    expect(again.ci).toHaveLength(2);
+    expect(renderCompareTable(compareRuns([a, b]))).toContain('no verdict on TTFT p99');
   });
 });
