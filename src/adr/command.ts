@@ -5,11 +5,11 @@
  * @module
  */
 
-import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { compareRuns, loadRun } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandContext, CommandSpec } from '../flags/index.js';
+import { writeOutputFile } from '../results/index.js';
 import { buildAdr } from './build.js';
 import { evaluateChange, gitChanges, readProjectConfig } from './check.js';
 import { serializeAdr } from './document.js';
@@ -215,9 +215,8 @@ const newCommand: CommandSpec = {
       context: o.context as string | undefined,
       links: { baseline: link(baselinePath), candidates: candidatePaths.map(link) },
     });
-    await mkdir(dir, { recursive: true });
     const path = join(dir, adr.fileName);
-    await writeFile(path, serializeAdr(adr.frontMatter, adr.body), { flag: 'wx' });
+    await writeOutputFile(path, serializeAdr(adr.frontMatter, adr.body), { flag: '--dir', exclusive: true });
     if (o.json === true)
       writeJson(ctx, 'goodput.adr-new', { path, id: adr.id, frontMatter: adr.frontMatter });
     else ctx.stdout.write(`${path}\n`);

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
@@ -20,6 +20,13 @@ export const ADR_FILE_PATTERN = /^ADR-\d{8}-\d{3}(-[^/]*)?\.md$/;
 /** ADR file names in a directory, sorted by id (oldest first); [] when the directory does not exist. */
 export async function listAdrFiles(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
+  if (!statSync(dir).isDirectory()) {
+    throw new GoodputError(
+      'E_USAGE',
+      `the ADR directory ${dir} is a file, not a folder`,
+      'pass --dir a folder (docs/adr by default)',
+    );
+  }
   const names = await readdir(dir);
   return names.filter((n) => ADR_FILE_PATTERN.test(n)).sort();
 }

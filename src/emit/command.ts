@@ -7,11 +7,11 @@
  * @module
  */
 
-import { writeFile } from 'node:fs/promises';
 import { basename, resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import type { CommandContext, CommandSpec, OptionSpec } from '../flags/index.js';
+import { writeOutputFile } from '../results/index.js';
 import { type Cadence, cadenceOf, promDuration } from './cadence.js';
 import { renderDashboard } from './dashboard.js';
 import { k8sCommands } from './kubernetes-command.js';
@@ -157,11 +157,13 @@ const prometheusRules: CommandSpec = {
       return ExitCode.OK;
     }
     const out = resolvePath(ctx.cwd, o.out);
-    await writeFile(out, rules);
+    await writeOutputFile(out, rules, { flag: '-o', suggest: 'rules.yml' });
     const files = [out];
     if (o.tests === true) {
       const testOut = testFileFor(out);
-      await writeFile(testOut, renderRulesTest(basename(out), emitted, doc.frontMatter));
+      await writeOutputFile(testOut, renderRulesTest(basename(out), emitted, doc.frontMatter), {
+        flag: '--tests',
+      });
       files.push(testOut);
     }
     if (o.json === true) ctx.stdout.write(json(files));
@@ -188,7 +190,7 @@ const grafanaDashboard: CommandSpec = {
       return ExitCode.OK;
     }
     const path = resolvePath(ctx.cwd, out);
-    await writeFile(path, text);
+    await writeOutputFile(path, text, { flag: '-o', suggest: 'dashboard.json' });
     ctx.stderr.write(`dashboard: ${path}\n`);
     return ExitCode.OK;
   },

@@ -6,8 +6,7 @@
  * @module
  */
 
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type AdrDocument, adrWorkloadAsMeta, applyAdrWorkload, readAdr } from '../adr/index.js';
 import { comparabilityDiffs, describeDiff, importedRun } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
@@ -19,7 +18,7 @@ import {
   resolveBenchmarkConfig,
 } from '../flags/index.js';
 import { importedValue, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
-import { readRunSource, readSummary } from '../results/index.js';
+import { readRunSource, readSummary, writeOutputFile } from '../results/index.js';
 import { runBenchmark, unmeasurableError } from '../runner/index.js';
 import { type ImportedSummary, type RunSummary, SCHEMA_VERSION } from '../types.js';
 import { toolVersion } from '../util/index.js';
@@ -231,9 +230,18 @@ async function gateImported(
   const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) {
     const name = `${noun.replace(/^an? /, '')} ${path}${imported.source.benchmark ? `#${imported.source.benchmark.index}` : ''}`;
-    await appendFile(stepSummary, renderGateMarkdown(gate, name));
+    await appendStepSummary(ctx, stepSummary, renderGateMarkdown(gate, name));
   }
   return gate.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;
+}
+
+/** Appends to the CI runner's job summary; if that fails, says so and keeps the gate's own exit code. */
+async function appendStepSummary(ctx: CommandContext, path: string, markdown: string): Promise<void> {
+  await writeOutputFile(path, markdown, { flag: '$GITHUB_STEP_SUMMARY', append: true }).catch(
+    (e: GoodputError) => {
+      ctx.stderr.write(`warning: the job summary was not written (${e.message}); the gate's result stands\n`);
+    },
+  );
 }
 
 export const gateCommand: CommandSpec = {
@@ -286,17 +294,17 @@ export const gateCommand: CommandSpec = {
     }
     if (typeof o.junit === 'string') {
       const path = resolve(ctx.cwd, o.junit);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(
+      await writeOutputFile(
         path,
         renderJunit(result, {
           timestamp: summary.meta.startedAt,
           properties: { runId: summary.meta.runId, dir },
         }),
+        { flag: '--junit', suggest: 'gate.xml' },
       );
     }
     const stepSummary = ctx.env.GITHUB_STEP_SUMMARY;
-    if (stepSummary) await appendFile(stepSummary, renderGateMarkdown(result, context));
+    if (stepSummary) await appendStepSummary(ctx, stepSummary, renderGateMarkdown(result, context));
     const unmeasurable = unmeasurableError(summary, dir);
     if (unmeasurable) throw unmeasurable;
     return result.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;

@@ -13,6 +13,7 @@ export {
   RUN_FILES,
   RUN_MARKERS,
 } from './outdir.js';
+export { type OutputFileOptions, outputFileError, writeOutputFile } from './output-file.js';
 export { type SavedSummary, saveSummary, type WriteFailure, writeFailedError } from './save.js';
 export {
   ImportedSummarySchema,

@@ -4,12 +4,12 @@
  * @module
  */
 
-import { writeFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import { type CommandSpec, chosenFormat } from '../flags/index.js';
 import { loadChartAssets } from '../report/html/index.js';
+import { writeOutputFile } from '../results/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { renderHistoryCsv, renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
@@ -95,12 +95,13 @@ export const historyCommand: CommandSpec = {
       const rollbacks = store.rollbacks(query.target).filter((r) => r.at >= query.since);
       if (o.report === true) {
         const out = resolvePath(ctx.cwd, typeof o.out === 'string' ? o.out : 'trend.html');
-        await writeFile(
+        await writeOutputFile(
           out,
           renderHistoryHtml(windows, rollbacks, await loadChartAssets(), {
             windowMs,
             version: toolVersion(),
           }),
+          { flag: '-o', suggest: 'trend.html' },
         );
         ctx.stderr.write(`trend report: ${out}\n`);
       }

@@ -6,12 +6,18 @@
  */
 
 import { existsSync } from 'node:fs';
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { importedRunName, pickedRuns } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import type { CommandContext, CommandSpec } from '../../flags/index.js';
-import { readRecords, readRunSource, runPaths } from '../../results/index.js';
+import {
+  outputFileError,
+  readRecords,
+  readRunSource,
+  runPaths,
+  writeOutputFile,
+} from '../../results/index.js';
 import {
   csvLine,
   importedMetrics,
@@ -257,8 +263,9 @@ async function writeData(
   }
   const file = out ? await openOut(out) : undefined;
   const write = async (text: string) => {
-    if (file) await file.write(text);
-    else ctx.stdout.write(text);
+    if (!file) ctx.stdout.write(text);
+    else
+      await file.write(text).catch((e: unknown) => Promise.reject(outputFileError(out!, e, { flag: '-o' })));
   };
   try {
     await write(csvLine(RECORD_CSV_COLUMNS));
@@ -292,11 +299,7 @@ async function openOut(path: string) {
     await mkdir(dirname(path), { recursive: true });
     return await open(path, 'w');
   } catch (e) {
-    throw new GoodputError(
-      'E_IO',
-      `could not write ${path}: ${(e as Error).message}`,
-      'check that the directory exists and is writable',
-    );
+    throw outputFileError(path, e, { flag: '-o' });
   }
 }
 
@@ -312,14 +315,5 @@ function comparisonOf(runs: ReportRun[]): ComparisonView {
 }
 
 async function writeOut(path: string, text: string): Promise<void> {
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-  } catch (e) {
-    throw new GoodputError(
-      'E_IO',
-      `could not write ${path}: ${(e as Error).message}`,
-      'check that the directory exists and is writable',
-    );
-  }
+  await writeOutputFile(path, text, { flag: '-o' });
 }
