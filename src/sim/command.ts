@@ -6,6 +6,7 @@
  * @module
  */
 
+import { resolve as resolvePath } from 'node:path';
 import { ExitCode } from '../errors.js';
 import {
   type CommandSpec,
@@ -227,7 +228,7 @@ export const simCommand: CommandSpec = {
     const o = ctx.args.options;
     const profile =
       typeof o.profileFile === 'string'
-        ? loadProfileFile(o.profileFile)
+        ? await loadProfileFile(resolvePath(ctx.cwd, o.profileFile))
         : resolveProfile(o.profile as string, o.tensorParallelSize as number | undefined);
     if (typeof o.profileFile === 'string' && typeof o.tensorParallelSize === 'number')
       profile.tensorParallel = o.tensorParallelSize;

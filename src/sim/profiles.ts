@@ -9,8 +9,8 @@
  * @module
  */
 
-import { readFileSync } from 'node:fs';
 import { GoodputError } from '../errors.js';
+import { readTextFileBounded } from '../util/index.js';
 
 const GIB = 1024 ** 3;
 
@@ -224,14 +224,16 @@ export function profileFromJson(json: unknown, source = 'profile'): SimProfile {
   };
 }
 
-/** Read a user profile from a JSON file. */
-export function loadProfileFile(path: string): SimProfile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new GoodputError('E_IO', `cannot read profile file ${path}`, 'check the path', { cause: e });
+/** Read a user profile from a JSON file (bounded: a profile is small; /dev/zero is refused, not read). */
+export async function loadProfileFile(path: string): Promise<SimProfile> {
+  const file = await readTextFileBounded(path, { maxBytes: 1024 * 1024 });
+  if (!file.ok) {
+    throw usage(
+      `cannot read --profile-file ${path}: ${file.problem}`,
+      'pass --profile-file a JSON file of the profile',
+    );
   }
+  const text = file.text;
   try {
     return profileFromJson(JSON.parse(text), path);
   } catch (e) {

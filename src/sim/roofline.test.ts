@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ExitCode, type GoodputError } from '../errors.js';
 import { kvCapacityBlocks, resolveEngineConfig } from './engine-config.js';
-import { kvBytesPerToken, profileFromJson, resolveProfile } from './profiles.js';
+import { kvBytesPerToken, loadProfileFile, profileFromJson, resolveProfile } from './profiles.js';
 import { attentionPairs, createRoofline } from './roofline.js';
 
 describe('roofline step time', () => {
@@ -88,6 +92,34 @@ describe('profiles and KV capacity', () => {
     expect(() => resolveEngineConfig(p, { gpuMemoryUtilization: 0.1 })).toThrow(/no GPU memory left/);
     const l4 = resolveProfile('l4:llama-3.1-70b');
     expect(() => resolveEngineConfig(l4, {})).toThrow(/no GPU memory left/);
+  });
+
+  it('reads a profile file; a folder, /dev/zero or bad JSON is a usage error naming the fix', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'goodput-profile-'));
+    try {
+      const file = join(dir, 'p.json');
+      writeFileSync(file, JSON.stringify({ gpu: 'a100', model: 'llama-3.1-8b' }));
+      expect((await loadProfileFile(file)).gpu.peakFlops).toBe(312e12);
+      const refused = async (path: string) =>
+        loadProfileFile(path).then(
+          () => undefined,
+          (e: GoodputError) => e,
+        );
+      for (const [path, cause] of [
+        [dir, /cannot read --profile-file .*: EISDIR/],
+        ['/dev/zero', /cannot read --profile-file \/dev\/zero: larger than 1048576 bytes/],
+        [join(dir, 'none.json'), /cannot read --profile-file .*: ENOENT/],
+      ] as const) {
+        const e = await refused(path);
+        expect(e?.exitCode, path).toBe(ExitCode.USAGE);
+        expect(e?.message).toMatch(cause);
+        expect(e?.hint).toContain('--profile-file a JSON file');
+      }
+      writeFileSync(file, '{ not json');
+      expect((await refused(file))?.message).toMatch(/is not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts a user profile as JSON, by built-in names or full objects', () => {
