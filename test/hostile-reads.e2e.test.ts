@@ -117,6 +117,34 @@ describe('doctor against a hostile /v1/models', () => {
   });
 });
 
+describe('files that never end (/dev/zero) where a small file is expected', () => {
+  it.each([
+    [
+      'doctor --config',
+      () => ['doctor', '--url', sim.url, '--config', '/dev/zero'],
+      10,
+      /cannot read config file \/dev\/zero \(larger than \d+ bytes\)/,
+    ],
+    [
+      'run --api-key-file',
+      () => ['run', '--url', sim.url, '--api-key-file', '/dev/zero', '--requests', '1'],
+      2,
+      /cannot read --api-key-file \/dev\/zero \(larger than 65536 bytes\)/,
+    ],
+    [
+      'sim --profile-file',
+      () => ['sim', '--port', '0', '--profile-file', '/dev/zero'],
+      2,
+      /cannot read --profile-file \/dev\/zero: larger than 1048576 bytes/,
+    ],
+  ] as const)('%s: refused at its bound, memory bounded', async (_, argv, code, message) => {
+    const r = await runBin([...argv()], { cwd: work, timeoutMs: 30_000, nodeArgs: PEAK_RSS_ARGS });
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stdout + r.stderr).toMatch(message);
+    expect(peakRssMiB(r.stderr)).toBeLessThan(baselineMiB + MAX_EXTRA_MIB);
+  });
+});
+
 describe('run against hostile reads', () => {
   const SMALL = ['--requests', '4', '--concurrency', '2', '--prompt-tokens', '16', '--max-tokens', '4'];
 

@@ -10,11 +10,11 @@
 
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { z } from 'zod';
 import { GoodputError } from '../errors.js';
+import { readTextFileBounded } from '../util/index.js';
 import { ADR_FILE_PATTERN } from './files.js';
 import { globMatcher } from './glob.js';
 
@@ -122,9 +122,17 @@ export type ProjectConfig = z.infer<typeof ProjectConfigSchema>;
 export async function readProjectConfig(dir: string): Promise<ProjectConfig> {
   const path = join(dir, PROJECT_CONFIG_FILE);
   if (!existsSync(path)) return {};
+  const file = await readTextFileBounded(path);
+  if (!file.ok) {
+    throw new GoodputError(
+      'E_CONFIG',
+      `cannot read ${path} (${file.problem})`,
+      `make ${PROJECT_CONFIG_FILE} a small JSON file`,
+    );
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
+    raw = JSON.parse(file.text);
   } catch (e) {
     throw new GoodputError('E_CONFIG', `${path} is not valid JSON: ${(e as Error).message}`, 'fix the JSON');
   }

@@ -169,6 +169,13 @@ describe('resolveTarget keys', () => {
       expect(err.message).not.toContain(ENV_GOODPUT);
     }
   });
+
+  test('a key file that never ends (/dev/zero) is refused at 64 KiB, not read whole', async () => {
+    const err = await resolveTarget({ flags: { apiKeyFile: '/dev/zero' }, env: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(GoodputError);
+    expect(err.code).toBe('E_KEY');
+    expect(err.message).toBe('cannot read --api-key-file /dev/zero (larger than 65536 bytes)');
+  });
 });
 
 describe('refuseUnusableKey', () => {

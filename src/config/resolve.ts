@@ -11,10 +11,10 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
+import { readTextFileBounded } from '../util/index.js';
 import { type FileConfig, loadConfigFile } from './file.js';
 import { parseSlo } from './parse.js';
 import { hasBearerPrefix, inspectKey } from './secrets.js';
@@ -71,17 +71,19 @@ export interface TargetInputs {
 
 const KEY_VARS = ['GOODPUT_API_KEY', 'OPENAI_API_KEY'] as const;
 
+/** A key file holds one key: anything longer is not one (and /dev/zero is never read whole). */
+const KEY_FILE_MAX_BYTES = 64 * 1024;
+
 async function readKeyFile(path: string): Promise<string> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (e) {
+  const file = await readTextFileBounded(path, { maxBytes: KEY_FILE_MAX_BYTES });
+  if (!file.ok) {
     throw new GoodputError(
       'E_KEY',
-      `cannot read --api-key-file ${path} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      `cannot read --api-key-file ${path} (${file.problem})`,
       'point --api-key-file at a readable file that holds only the key',
     );
   }
+  const raw = file.text;
   if (raw.trim() === '') {
     throw new GoodputError(
       'E_KEY',

@@ -4,13 +4,13 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { endpointUrl } from '../client/index.js';
 import { resolveTarget, type TargetFlags } from '../config/index.js';
 import { isGoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/index.js';
+import { readTextFileBounded } from '../util/index.js';
 import { analyzeBaseUrl, analyzeKey, foreignAuthMode, isLoopbackHost, type Problem } from './channel.js';
 import type { StepResult } from './types.js';
 
@@ -26,9 +26,12 @@ export interface ConfigOutcome {
   apiKeyRaw?: string;
 }
 
+/** The config file as an object, if it reads (bounded, as the config module reads it) and parses. */
 async function readJson(path: string): Promise<Record<string, unknown> | undefined> {
+  const file = await readTextFileBounded(path);
+  if (!file.ok) return undefined;
   try {
-    const v = JSON.parse(await readFile(path, 'utf8'));
+    const v = JSON.parse(file.text);
     return v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
