@@ -19,8 +19,8 @@ describe('terminalSafe', () => {
     ['a carriage return inside', 'gate: FAIL\rgate: PASS', 'gate: FAIL\\x0dgate: PASS'],
     ['hidden text (conceal, black)', '\x1b[8msecret\x1b[30;40m', '\\x1b[8msecret\\x1b[30;40m'],
     ['cursor moves and screen clear', '\x1b[2J\x1b[1A\x1b[H', '\\x1b[2J\\x1b[1A\\x1b[H'],
-    ['a bell, a NUL, a backspace, DEL', 'a\x07b\x00c\x08d\x7f', 'a\\x07b\\x00c\\x08d\\x7f'],
-    ['C1 controls (8-bit CSI)', 'x\x9b2Jy\x85', 'x\\x9b2Jy\\x85'],
+    ['a bell, a NUL, a backspace, DEL', 'a\x07b\x00c\x08d\x7f', 'a\\x07b\\x00c\\x08d\\u007f'],
+    ['C1 controls (8-bit CSI)', 'x\x9b2Jy\x85', 'x\\u009b2Jy\\u0085'],
     [
       'bidirectional overrides',
       'PASS\u202eLIAF\u202c \u2066x\u2069 \u200f',
@@ -47,6 +47,21 @@ describe('terminalSafe', () => {
       const bidi =
         c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
       expect(out === `x${ch}`, `U+${c.toString(16)}`).toBe(!(control || bidi));
+    }
+  });
+});
+
+describe('terminalSafe on JSON output', () => {
+  it('keeps it valid JSON that parses to the same text', () => {
+    const value = {
+      model: 'm\x1b]0;t\x07',
+      said: 'a\u0085b\u007f\u009b2J \u202eLIAF\u202c\n::error::x',
+      ok: 'Überprüfung 東京 🚀',
+    };
+    for (const text of [JSON.stringify(value), JSON.stringify(value, null, 2)]) {
+      const safe = terminalSafe(text);
+      expect(safe).not.toMatch(/[\u007f-\u009f\u202a-\u202e]/);
+      expect(JSON.parse(safe)).toEqual(value);
     }
   });
 });

@@ -2,7 +2,7 @@
  * Text on its way to a terminal or a CI log, where control characters are obeyed: a server's
  * error body or model id (or a user's file) could set the window title, clear or overwrite a line
  * (`\r`, `ESC[2K`: a failing gate made to look passed), hide text, or reorder it with Unicode
- * bidirectional controls. Every such character is shown as an escape (`\x1b`, `\u202e`) instead.
+ * bidirectional controls. Every such character is shown as an escape (`\x1b`, `\u0085`, `\u202e`) instead.
  *
  * Kept as they are: newline and tab, `\r\n` (CSV), a `\r` that starts a write (the progress
  * line redrawing itself), and the few sequences goodput itself writes: SGR reset, bold, dim, red
@@ -22,9 +22,13 @@ const TOKEN =
 /** "::" at the start of a line (after spaces: the runner trims them). */
 const WORKFLOW_COMMAND = /(^|\n[ \t]*)::/g;
 
+/**
+ * C0 as `\x1b` (easiest read; JSON.stringify never leaves one raw), the rest as `\u0085`: a
+ * JSON escape of the same character, so --json output stays valid JSON that parses to the text.
+ */
 function shown(ch: string): string {
   const code = ch.charCodeAt(0);
-  return code <= 0xff
+  return code < 0x20
     ? `\\x${code.toString(16).padStart(2, '0')}`
     : `\\u${code.toString(16).padStart(4, '0')}`;
 }
