@@ -8,9 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serializeAdr } from '../src/adr/index.js';
 import { ExitCode } from '../src/errors.js';
-import { runCliInProcess, smallVirtualRun } from './helpers/cli.js';
+import { runCliInProcess, smallVirtualRun, writeAdrFile } from './helpers/cli.js';
 
 let work: string;
 let run: string;
@@ -22,22 +21,10 @@ beforeAll(async () => {
   run = join(work, 'run');
   const r = await smallVirtualRun(run, { cwd: work });
   expect(r.code, r.stderr).toBe(0);
-  adr = join(work, 'ADR-20250102-001-x.md');
-  writeFileSync(
-    adr,
-    serializeAdr(
-      {
-        schemaVersion: 1,
-        id: 'ADR-20250102-001',
-        title: 'x',
-        date: '2025-01-02',
-        status: 'accepted',
-        gate: { ttft_p99_ms: 5000 },
-        rollback: { metric: 'ttft_p99_ms', above: 5000, for: '15m' },
-      } as never,
-      '# x\n',
-    ),
-  );
+  adr = writeAdrFile(join(work, 'ADR-20250102-001-x.md'), {
+    gate: { ttft_p99_ms: 5000 },
+    rollback: { metric: 'ttft_p99_ms', above: 5000, for: '15m' },
+  });
   folder = join(work, 'a-folder');
   mkdirSync(folder);
   file = join(work, 'a-file');

@@ -7,9 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { serializeAdr } from '../src/adr/index.js';
 import { ExitCode } from '../src/errors.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { runCliInProcess, writeAdrFile } from './helpers/cli.js';
 import { YAML_BOMB } from './helpers/yaml-bomb.js';
 
 const work = mkdtempSync(join(tmpdir(), 'goodput-yaml-bomb-'));
@@ -17,21 +16,9 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const cli = (argv: string[]) => runCliInProcess(argv, { cwd: work });
 
-const adr = join(work, 'ADR-20250102-001-x.md');
-writeFileSync(
-  adr,
-  serializeAdr(
-    {
-      schemaVersion: 1,
-      id: 'ADR-20250102-001',
-      title: 'x',
-      date: '2025-01-02',
-      status: 'accepted',
-      rules: [{ flag: '--enable-chunked-prefill' }],
-    },
-    '# x\n',
-  ),
-);
+const adr = writeAdrFile(join(work, 'ADR-20250102-001-x.md'), {
+  rules: [{ flag: '--enable-chunked-prefill' }],
+});
 
 test('a YAML bomb as the adr enforce --config file is a usage error (2) with the fix', async () => {
   const bomb = join(work, 'deploy.yaml');

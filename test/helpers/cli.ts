@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { type AdrFrontMatter, serializeAdr } from '../../src/adr/index.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CommandContext, CommandSpec, ParsedArgs } from '../../src/flags/index.js';
@@ -282,4 +283,21 @@ export function resultFilesWorkspace<const T extends ReadonlyArray<readonly [str
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
   return { work, paths, goodputRun, cli: (argv) => runCliInProcess(argv, { cwd: work, env: {} }) };
+}
+
+/**
+ * Writes an accepted ADR (ADR-20250102-001, "x") with the given front-matter fields to `path`:
+ * the file the commands that read an ADR (gate, emit, lint) are given in tests.
+ */
+export function writeAdrFile(path: string, fields: Record<string, unknown>): string {
+  const frontMatter = {
+    schemaVersion: 1,
+    id: 'ADR-20250102-001',
+    title: 'x',
+    date: '2025-01-02',
+    status: 'accepted',
+    ...fields,
+  };
+  writeFileSync(path, serializeAdr(frontMatter as unknown as AdrFrontMatter, '# x\n'));
+  return path;
 }
