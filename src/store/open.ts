@@ -1,8 +1,9 @@
 /**
  * Opening the store file. The user's mistakes — a file that does not exist (to read), a folder,
- * a folder that does not exist (to write), a file that is not SQLite, an SQLite database of
- * something else — are usage errors (exit 2) that say which path to give; what the disk does
- * wrong (permissions, damage) is E_STORE. A database of something else is never written to.
+ * a folder that does not exist or may not be written (to write), a file that is not SQLite, an
+ * SQLite database of something else — are usage errors (exit 2) that say which path to give;
+ * what the disk does wrong (a damaged file, an I/O error) is E_STORE. A database of something
+ * else is never written to.
  *
  * @module
  */

@@ -26,7 +26,6 @@ import {
   type WindowFigures,
 } from './types.js';
 
-/** The default store file, in the working directory. */
 export { DEFAULT_STORE_FILE } from './open.js';
 
 export interface OpenStoreOptions {
