@@ -3,6 +3,15 @@
  *
  * @module
  */
+
+export {
+  describeRuns,
+  type RunDifference,
+  type RunSpread,
+  runsToResolve,
+  tQuantile975,
+  welchDifference,
+} from './across-runs.js';
 export {
   type BootstrapOptions,
   bootstrapQuantileChange,
