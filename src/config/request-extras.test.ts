@@ -77,6 +77,13 @@ describe('parseExtraBody', () => {
     ['{"stream": false}', /sets "stream"/, /always streams/],
     ['{"max_tokens": 5}', /sets "max_tokens"/, /--max-tokens/],
     ['{"ignore_eos": true}', /sets "ignore_eos"/, /--ignore-eos/],
+    ['{"n": 2}', /"n", which changes what is measured/, /off by n/],
+    ['{"best_of": 3}', /"best_of", which changes/, /streams one/],
+    ['{"echo": true}', /"echo", which changes/, /count the prompt/],
+    ['{"min_tokens": 64}', /"min_tokens", which changes/, /--ignore-eos/],
+    ['{"max_output_tokens": 64}', /sets "max_output_tokens"/, /--max-tokens/],
+    ['{"input": "other prompt"}', /sets "input"/, /workload flags/],
+    ['{"instructions": "be brief"}', /sets "instructions"/, /--system-prompt-tokens/],
   ])('%s is refused', (text, message, hint) => {
     const e = usage(() => parseExtraBody(text));
     expect(e.message).toMatch(message);

@@ -120,11 +120,31 @@ const BODY_FIELDS_OF_FLAGS: Record<string, string> = {
   top_p: '--top-p P',
   seed: '--seed N',
   ignore_eos: '--ignore-eos',
+  max_output_tokens: '--max-tokens N (the Responses API limit)',
+  input: 'the workload flags (--prompt-tokens, --dataset): the Responses and embeddings prompt',
+  instructions: '--system-prompt-tokens N (the Responses API system prompt)',
+};
+
+/**
+ * Body fields that change what a request measures without a flag of goodput's: the summary
+ * would describe requests that were not sent. `n` and `best_of` stream several choices
+ * interleaved (read as one, TPOT, ITL and throughput are off by n); `echo` returns the
+ * prompt as output; `min_tokens` overrides the output length asked.
+ */
+const BODY_FIELDS_THAT_SKEW: Record<string, string> = {
+  n: 'n > 1 streams several choices interleaved, read as one reply: TPOT, ITL and throughput would be off by n; run n times the concurrency instead',
+  best_of:
+    'best_of generates several sequences per reply and streams one: the work measured is not the work done',
+  echo: 'echo returns the prompt as output tokens: output throughput and TPOT would count the prompt',
+  min_tokens:
+    'min_tokens overrides the output length: use --max-tokens N with --ignore-eos for a fixed length',
+  suffix: 'suffix changes the prompt the summary records',
 };
 
 /**
  * Parses `--extra-body`: a JSON object whose fields are merged last into every request
- * body. Fields that goodput's own flags set are refused with that flag.
+ * body. Fields that goodput's own flags set are refused with that flag, and so are fields that
+ * would make the figures describe requests other than those recorded (`n`, `echo`, …).
  *
  * @example
  * parseExtraBody('{"priority": 1, "chat_template_kwargs": {"enable_thinking": false}}');
@@ -151,6 +171,14 @@ export function parseExtraBody(text: string, origin = '--extra-body'): Record<st
     const flag = BODY_FIELDS_OF_FLAGS[key];
     if (flag !== undefined) {
       throw new GoodputError('E_USAGE', `${origin} sets "${key}", which goodput sets itself`, `use ${flag}`);
+    }
+    const skew = BODY_FIELDS_THAT_SKEW[key];
+    if (skew !== undefined) {
+      throw new GoodputError(
+        'E_USAGE',
+        `${origin} sets "${key}", which changes what is measured`,
+        `drop it: ${skew}`,
+      );
     }
   }
   return value as Record<string, unknown>;
