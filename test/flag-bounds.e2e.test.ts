@@ -23,6 +23,16 @@ describe('inputs that cannot be meant are usage errors (exit 2) with the fix, ne
       /--prompt-tokens must be at most 2000000/,
     ],
     [
+      '--turn-tokens 1e9 (a heap-sized turn)',
+      ['run', '--sessions', '2', '--turn-tokens', '1000000000'],
+      /--turn-tokens must be at least 1 and at most 2000000/,
+    ],
+    [
+      'trace analyze --bins 1e9 (a stack overflow)',
+      ['trace', 'analyze', 'trace.jsonl', '--bins', '1000000000'],
+      /--bins must be at least 1 and at most 10000/,
+    ],
+    [
       'watch --metrics-port 70000',
       ['watch', '--metrics-port', '70000'],
       /--metrics-port must be at least 0 and at most 65535/,

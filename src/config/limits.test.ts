@@ -22,6 +22,8 @@ describe('flagLimitProblem', () => {
     ['concurrency', 0, '--concurrency must be at least 1 and at most 100000, got 0'],
     ['top-p', 1.5, '--top-p must be at least 0 and at most 1, got 1.5'],
     ['scrape-interval', 5, '--scrape-interval must be at least 10ms and at most 1h, got 5ms'],
+    ['turn-tokens', 1e9, '--turn-tokens must be at least 1 and at most 2000000, got 1000000000'],
+    ['bins', 1e9, '--bins must be at least 1 and at most 10000, got 1000000000'],
     ['not-a-bounded-flag', 1e12, undefined],
   ];
   for (const [name, value, want] of cases) {

@@ -17,10 +17,12 @@ export interface FlagLimit {
   why?: string;
 }
 
+import { MAX_TOKENS } from '../util/index.js';
+
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** The longest prompt or output the simulator and the prompt builder are asked to make. */
-export const MAX_FLAG_TOKENS = 2_000_000;
+export const MAX_FLAG_TOKENS = MAX_TOKENS;
 /** The most requests in flight one load generator is asked to hold. */
 export const MAX_FLAG_CONCURRENCY = 100_000;
 
@@ -36,6 +38,8 @@ export const FLAG_LIMITS: Readonly<Record<string, FlagLimit>> = {
   'prompt-tokens': { max: MAX_FLAG_TOKENS, why: 'longer than any model context' },
   'system-prompt-tokens': { max: MAX_FLAG_TOKENS, why: 'longer than any model context' },
   'max-tokens': { max: MAX_FLAG_TOKENS, why: 'longer than any model context' },
+  'turn-tokens': { min: 1, max: MAX_FLAG_TOKENS, why: 'longer than any model context' },
+  bins: { min: 1, max: 10_000, why: 'more bins than a terminal or a chart can show' },
   concurrency: { min: 1, max: MAX_FLAG_CONCURRENCY, why: 'more than one process can hold open' },
   'max-concurrency': { min: 1, max: MAX_FLAG_CONCURRENCY, why: 'more than one process can hold open' },
   rate: { max: 1_000_000, why: 'requests per second' },

@@ -83,6 +83,21 @@ describe('parseTrace: Mooncake JSONL', () => {
       /field "hash_ids\[1\]"/,
     ],
     ['no timestamp', mooncake([{ input_length: 3, output_length: 1 }]), /field "timestamp": missing/],
+    [
+      'a prompt longer than any context',
+      mooncake([{ timestamp: 1, input_length: 1e9, output_length: 1 }]),
+      /m\.jsonl:1: field "input_length": 1000000000 is more than 2,000,000/,
+    ],
+    [
+      'a length past 2³²−1 (it wrapped to 1)',
+      mooncake([{ timestamp: 1, input_length: 3, output_length: 4294967297 }]),
+      /field "output_length": 4294967297 is more than/,
+    ],
+    [
+      'a hash id past 2³²−1',
+      mooncake([{ timestamp: 1, input_length: 3, output_length: 1, hash_ids: [4294967296] }]),
+      /field "hash_ids\[0\]": 4294967296 is more than 4,294,967,295/,
+    ],
     ['not JSON', '{"timestamp": 1,', /m\.jsonl:1: not valid JSON/],
   ])('refuses %s naming the line and the field', (_, text, message) => {
     const err = errorOf(() => parseTrace(text, 'm.jsonl'));

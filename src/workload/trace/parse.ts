@@ -11,6 +11,7 @@
 
 import { GoodputError } from '../../errors.js';
 import type { TraceFormat, TraceSpec } from '../../types.js';
+import { MAX_TOKENS } from '../../util/index.js';
 
 export type TraceColumns = NonNullable<TraceSpec['columns']>;
 export type TraceTimeUnit = NonNullable<TraceSpec['timeUnit']>;
@@ -109,8 +110,12 @@ function timeValue(value: unknown, unit: TraceTimeUnit, fail: (problem: string) 
   return fail(`expected a number, got ${typeOf(value)}`);
 }
 
-/** A token count cell: a whole number ≥ min (a CSV cell may be its decimal text). */
-function countValue(value: unknown, min: number, fail: (problem: string) => never): number {
+/**
+ * A token count cell: a whole number from min to max (a CSV cell may be its decimal text).
+ * Lengths are bounded like --prompt-tokens: a 1e9-token prompt would be built and run the heap
+ * out, and a count past 2³²−1 would wrap in the trace's typed arrays.
+ */
+function countValue(value: unknown, min: number, fail: (problem: string) => never, max = MAX_TOKENS): number {
   const n = typeof value === 'string' && NUMBER.test(value.trim()) ? Number(value) : value;
   if (typeof n !== 'number') {
     return fail(
@@ -120,6 +125,10 @@ function countValue(value: unknown, min: number, fail: (problem: string) => neve
     );
   }
   if (!Number.isInteger(n) || n < min) fail(`expected a whole number ≥ ${min}, got ${n}`);
+  if (n > max)
+    fail(
+      `${n} is more than ${max.toLocaleString('en-US')}, ${max === MAX_TOKENS ? 'longer than any model context' : 'more than a trace can hold'}`,
+    );
   return n;
 }
 
@@ -165,7 +174,7 @@ export function parseMooncakeLine(text: string, where: string): TraceRow | undef
   if (line.hash_ids !== undefined) {
     const ids = line.hash_ids;
     if (!Array.isArray(ids)) failOn('hash_ids')(`expected an array of whole numbers, got ${typeOf(ids)}`);
-    row.hashIds = (ids as unknown[]).map((id, k) => countValue(id, 0, failOn(`hash_ids[${k}]`)));
+    row.hashIds = (ids as unknown[]).map((id, k) => countValue(id, 0, failOn(`hash_ids[${k}]`), 0xffff_ffff));
   }
   return row;
 }
