@@ -2,7 +2,7 @@
  * `goodput merge`: two load generators driving one engine at the same time, combined into
  * one run whose percentiles are those of every request recorded in one place.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,5 +109,20 @@ describe('goodput merge', () => {
     expect(allowed.code, allowed.err).toBe(ExitCode.OK);
     expect(allowed.err).toContain('merging runs that differ');
     expect((await readSummary(join(work, 'mixed'))).counts.attempted).toBe(80);
+  });
+
+  it('refuses runs that did not run at the same time (an hour apart) unless --allow-different', async () => {
+    // g2 as if taken an hour later: same target, same load, but not the same time.
+    await cp(join(work, 'g2'), join(work, 'g2-later'), { recursive: true });
+    const file = join(work, 'g2-later', 'summary.json');
+    const summary = JSON.parse(await readFile(file, 'utf8'));
+    summary.meta.startedAt = new Date(Date.parse(summary.meta.startedAt) + 3_600_000).toISOString();
+    await writeFile(file, JSON.stringify(summary));
+    const refused = await cli(['merge', 'g1', 'g2-later', '-o', 'apart']);
+    expect(refused.code).toBe(ExitCode.USAGE);
+    expect(refused.err).toMatch(/g2-later ran from .*, g1 from .*: their windows do not overlap/);
+    expect(refused.err).toContain('--allow-different');
+    const allowed = await cli(['merge', 'g1', 'g2-later', '-o', 'apart', '--allow-different']);
+    expect(allowed.code, allowed.err).toBe(ExitCode.OK);
   });
 });

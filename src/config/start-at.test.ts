@@ -12,6 +12,8 @@ describe('parseStartAt', () => {
     ['2026-03-14T10:15:00.250+01:00', Date.parse('2026-03-14T09:15:00.250Z')],
     ['2026-03-14T09:15Z', Date.parse('2026-03-14T09:15:00Z')],
     [String(NOW + 5000), NOW + 5000],
+    // A shard started a little late still runs (and says it started late).
+    ['2026-03-14T08:58:00Z', NOW - 120_000],
   ])('%j', (text, ms) => {
     expect(parseStartAt(text, NOW)).toBe(ms);
   });
@@ -22,6 +24,9 @@ describe('parseStartAt', () => {
     ['+2', /has no unit/],
     ['2026-13-40T99:00:00Z', /cannot read/],
     ['', /cannot read/],
+    // A typo for 2026: merged, it became one 25-year run with goodput 0.
+    ['2001-03-14T09:15:00Z', /is 2001-03-14T09:15:00.000Z, 25.0 years ago/],
+    ['2026-03-14T08:50:00Z', /10.0 minutes ago/],
   ])('%j is refused with a hint', (text, message) => {
     expect(() => parseStartAt(text, NOW)).toThrow(message);
   });

@@ -12,9 +12,34 @@ import { parseDuration } from './parse.js';
 const HINT =
   'give an ISO time with its zone (2026-03-14T09:15:00Z), Unix milliseconds, or +DURATION from now (+2s, +1m); every shard must get the same instant';
 
+/**
+ * How far in the past an instant may be: a shard started a little late still runs (it says
+ * by how much), but an instant minutes or years ago is a typo (2001 for 2026) that would
+ * merge into one run of decades.
+ */
+export const START_AT_PAST_LIMIT_MS = 5 * 60_000;
+
 /** Unix milliseconds of the instant `text` names; `nowMs` anchors `+DURATION`. */
 export function parseStartAt(text: string, nowMs: number, flag = '--start-at'): number {
-  const t = text.trim();
+  const ms = readInstant(text.trim(), nowMs, flag);
+  if (ms < nowMs - START_AT_PAST_LIMIT_MS) {
+    throw new GoodputError(
+      'E_USAGE',
+      `${flag} ${text.trim()} is ${new Date(ms).toISOString()}, ${describeAgo(nowMs - ms)} ago`,
+      `give an instant in the future (or at most ${START_AT_PAST_LIMIT_MS / 60_000} minutes ago), e.g. +30s; ${HINT}`,
+    );
+  }
+  return ms;
+}
+
+function describeAgo(ms: number): string {
+  const days = ms / 86_400_000;
+  if (days >= 365) return `${(days / 365.25).toFixed(1)} years`;
+  if (days >= 1) return `${days.toFixed(1)} days`;
+  return `${(ms / 60_000).toFixed(1)} minutes`;
+}
+
+function readInstant(t: string, nowMs: number, flag: string): number {
   if (t.startsWith('+')) return nowMs + parseDuration(t.slice(1), flag);
   if (/^\d{12,}$/.test(t)) return Number(t);
   // A time without a zone would mean a different instant on each machine: refused.

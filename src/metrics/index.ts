@@ -82,6 +82,13 @@ export {
 } from './run-state.js';
 export { RunningStats } from './running-stats.js';
 export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
-export { checkShardSet, shardOutcomes, shardSpanS, startSkewSpreadMs } from './shards.js';
+export {
+  checkShardSet,
+  MERGE_WINDOW_GRACE_MS,
+  shardOutcomes,
+  shardSpanS,
+  startSkewSpreadMs,
+  timeDiffs,
+} from './shards.js';
 export { mergeStageLoads } from './stages.js';
 export { type VllmResult, vllmValue } from './vllm.js';

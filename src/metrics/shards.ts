@@ -126,3 +126,40 @@ export function startSkewSpreadMs(shards: readonly ShardOutcome[]): number | und
   const v = skews as number[];
   return Math.max(...v) - Math.min(...v);
 }
+
+/** Warm-up and connection set-up before a run's measured window that a merge allows for. */
+export const MERGE_WINDOW_GRACE_MS = 10_000;
+
+/**
+ * Why runs given to `merge` were not one run's parts in time, as lines (empty when they were):
+ * shards told to start at different `--start-at` instants, or runs whose measured windows
+ * (t0 to t0 + duration, allowing MERGE_WINDOW_GRACE_MS of warm-up) do not overlap. A merge of
+ * runs taken at different times would report one load that never ran, at a rate that
+ * never was.
+ */
+export function timeDiffs(summaries: readonly RunSummary[], names: readonly string[]): string[] {
+  const out: string[] = [];
+  const starts = new Set(summaries.map((s) => s.meta.shard?.startAt).filter((t) => t !== undefined));
+  if (starts.size > 1) {
+    out.push(
+      `the shards were told to start at different instants (--start-at ${[...starts].sort().join(', ')}): they did not run together`,
+    );
+  }
+  const windows = summaries.map((s) => {
+    const start = Date.parse(s.meta.startedAt);
+    return { start, end: start + s.duration * 1000 + MERGE_WINDOW_GRACE_MS };
+  });
+  for (let i = 1; i < windows.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = windows[j]!;
+      const b = windows[i]!;
+      if (!Number.isFinite(a.start) || !Number.isFinite(b.start)) continue;
+      if (b.start > a.end || a.start > b.end) {
+        out.push(
+          `${names[i]} ran from ${new Date(b.start).toISOString()}, ${names[j]} from ${new Date(a.start).toISOString()} (${summaries[j]!.duration.toFixed(1)} s): their windows do not overlap`,
+        );
+      }
+    }
+  }
+  return out;
+}

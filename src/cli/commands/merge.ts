@@ -12,7 +12,7 @@ import { basename, join, resolve } from 'node:path';
 import { comparabilityDiffs, describeDiff, targetDiffs } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import { type CommandSpec, FORCE_OPTION } from '../../flags/index.js';
-import { mergeSummaries, startSkewSpreadMs } from '../../metrics/index.js';
+import { mergeSummaries, startSkewSpreadMs, timeDiffs } from '../../metrics/index.js';
 import { renderRunTable } from '../../report/index.js';
 import {
   JsonlWriter,
@@ -98,7 +98,7 @@ export const mergeCommand: CommandSpec = {
       name: 'allow-different',
       type: 'boolean',
       description:
-        'Merge even when the runs differ in target, model, sampling, workload or load (the differences are printed)',
+        'Merge even when the runs differ in target, model, sampling, workload or load, or did not run at the same time (the differences are printed)',
     },
     { ...FORCE_OPTION, group: undefined },
   ],
@@ -130,12 +130,14 @@ export const mergeCommand: CommandSpec = {
         .filter((d) => d.path !== 'load.workers')
         .map((d) => `  ${ctx.args.positionals[i + 1]}: ${describeDiff(d)}`),
     );
+    // Parts of one run also ran at one time: shards told one --start-at, windows that overlap.
+    diffs.push(...timeDiffs(summaries, ctx.args.positionals).map((d) => `  ${d}`));
     if (diffs.length > 0) {
       if (ctx.args.options.allowDifferent !== true) {
         throw new GoodputError(
           'E_INCOMPARABLE',
           `the runs did not measure the same thing, so their merge would mean nothing:\n${diffs.join('\n')}`,
-          'merge runs of one target, model and load taken at the same time, or pass --allow-different to merge anyway',
+          'merge runs of one target, model and load taken at the same time (the shards of one run share one --start-at), or pass --allow-different to merge anyway',
         );
       }
       ctx.stderr.write(`--allow-different: merging runs that differ:\n${diffs.join('\n')}\n`);
