@@ -9,6 +9,7 @@
 import { GoodputError } from '../errors.js';
 import { importedValue, metric, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
 import { type ImportedSummary, type ImportTool, type RunSummary, SCHEMA_VERSION } from '../types.js';
+import type { RunSpread } from './across-runs.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
 import { hintsFor } from './hints.js';
@@ -22,6 +23,9 @@ import {
 } from './metrics.js';
 import { type RunSamples, samplesFromStated } from './samples.js';
 import { type Interval, mannWhitneyU, newcombeDifference, rateRatioChange, seededRandom } from './stats.js';
+
+/** Which intervals a comparison's rows carry (see {@link MetricDelta.intervalKind}). */
+export type IntervalKind = 'within-run' | 'across-runs';
 
 /** `unchanged` = no significant change; `untested` = a single figure per run, no interval. */
 export type Verdict = 'better' | 'worse' | 'unchanged' | 'untested';
@@ -40,6 +44,18 @@ export interface MetricDelta {
   ci?: Interval;
   /** Mann–Whitney p-value (rank test only). */
   p?: number;
+  /**
+   * What the interval can see. 'within-run': built from one run's requests per side (bootstrap,
+   * rank test, rate ratio, Newcombe); it cannot see drift between runs, which the noise floor
+   * stands in for. 'across-runs': each run's figure is one observation (Welch, replicates).
+   */
+  intervalKind: IntervalKind;
+  /** The noise floor applied to a within-run verdict: |change| under it is no significant change. */
+  floor?: number;
+  /** Runs per side that would resolve a change of this size, where none is significant. */
+  runsNeeded?: number;
+  /** Replicates: mean, standard deviation and CV of each side's per-run figures. */
+  spread?: { baseline: RunSpread; candidate: RunSpread };
   verdict: Verdict;
   /** Why there is no verdict, when a run lacks what the test needs (a figure, per-request samples). */
   why?: string;
@@ -284,6 +300,7 @@ function testedDelta(
     direction: def.direction,
     test: def.test,
     changeKind: def.test === 'proportion' ? 'points' : 'relative',
+    intervalKind: 'within-run',
     verdict: 'untested',
   };
   const baseValue = figureOf(def, base);
@@ -400,7 +417,7 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
       candidate: refOf(cand),
       differences: differencesByRun[i] ?? [],
       deltas,
-      hints: 'imported' in base || 'imported' in cand ? [] : hintsFor(deltas, base.summary, cand.summary),
+      hints: 'imported' in base || 'imported' in cand ? [] : hintsFor(deltas),
     };
     const notes = [...(i === 0 ? importedNotes(base) : []), ...importedNotes(cand)];
     if (notes.length > 0) comparison.notes = notes;

@@ -5,15 +5,30 @@
  * @module
  */
 
-import type { RunSummary } from '../types.js';
 import type { MetricDelta } from './compare.js';
 
 function pct(change: number | undefined): string {
   return change === undefined ? '?' : `${Math.abs(change * 100).toFixed(1)}%`;
 }
 
-/** Hypotheses about what the change did, from latency verdicts and the server's counters. */
-export function hintsFor(deltas: MetricDelta[], base: RunSummary, cand: RunSummary): string[] {
+/**
+ * A server figure's rise that a hint may rest on: a significant 'worse' where the row has an
+ * interval (replicates), else (one figure per run, untested) a rise past `rose`.
+ */
+function serverRise(
+  d: MetricDelta | undefined,
+  rose: (a: number, b: number) => boolean,
+): [number, number] | undefined {
+  if (d?.baseline === undefined || d.candidate === undefined) return undefined;
+  const up = d.verdict === 'untested' ? rose(d.baseline, d.candidate) : d.verdict === 'worse';
+  return up ? [d.baseline, d.candidate] : undefined;
+}
+
+/**
+ * Hypotheses about what the change did, from significant verdicts only (a change inside the
+ * noise floor is no significant change and gives none) and the server's counters.
+ */
+export function hintsFor(deltas: MetricDelta[]): string[] {
   const by = new Map(deltas.map((d) => [d.key, d]));
   const verdict = (key: string) => by.get(key)?.verdict;
   const hints: string[] = [];
@@ -42,19 +57,18 @@ export function hintsFor(deltas: MetricDelta[], base: RunSummary, cand: RunSumma
   if (tpotBetter && !tpot) {
     hints.push(`Hypothesis: ${tpotBetter.label} fell ${pct(tpotBetter.change)}: decode steps got cheaper.`);
   }
-  const preA = base.server?.preemptions;
-  const preB = cand.server?.preemptions;
-  if (preA !== undefined && preB !== undefined && preB > preA) {
+  const pre = serverRise(by.get('preemptions'), (a, b) => b > a);
+  if (pre) {
+    const [a, b] = pre.map((v) => (Number.isInteger(v) ? String(v) : v.toFixed(1)));
     hints.push(
-      `Hypothesis: preemptions rose from ${preA} to ${preB}: KV-cache pressure (gpu-memory-utilization, ` +
+      `Hypothesis: preemptions rose from ${a} to ${b}: KV-cache pressure (gpu-memory-utilization, ` +
         'max-num-seqs, prompt length).',
     );
   }
-  const waitA = base.server?.series.waiting?.mean;
-  const waitB = cand.server?.series.waiting?.mean;
-  if (waitA !== undefined && waitB !== undefined && waitB > waitA * 1.2 && waitB - waitA >= 0.5) {
+  const wait = serverRise(by.get('waiting_mean'), (a, b) => b > a * 1.2 && b - a >= 0.5);
+  if (wait) {
     hints.push(
-      `Hypothesis: waiting requests rose from ${waitA.toFixed(1)} to ${waitB.toFixed(1)} on average: ` +
+      `Hypothesis: waiting requests rose from ${wait[0].toFixed(1)} to ${wait[1].toFixed(1)} on average: ` +
         'queue pressure, the engine admits fewer requests per step (KV blocks or max-num-seqs).',
     );
   }

@@ -31,6 +31,7 @@ export {
   compareRuns,
   DEFAULT_MIN_EFFECT,
   type ImportedRunInput,
+  type IntervalKind,
   type MetricDelta,
   type RunComparison,
   type RunInput,
@@ -64,6 +65,12 @@ export {
   renderCompareMarkdown,
   renderCompareTable,
 } from './render.js';
+export {
+  compareReplicates,
+  type ReplicateComparison,
+  type ReplicateOptions,
+  replicateDelta,
+} from './replicates.js';
 export { type RunSamples, samplesFromRecords } from './samples.js';
 export {
   erfc,
