@@ -29,6 +29,14 @@ export {
   SCALAR_METRIC_NAMES,
 } from './catalogue.js';
 export {
+  CAVEAT_KINDS,
+  type Caveat,
+  type CaveatKind,
+  type CaveatSeverity,
+  caveatedPointPhrase,
+  runCaveats,
+} from './caveats.js';
+export {
   cancelledRequests,
   errorRate,
   failedRequests,

@@ -7,6 +7,7 @@
  */
 
 import { REQUEST_ERRORS } from '../errors.js';
+import { runCaveats } from '../metrics/index.js';
 import {
   type LatencyStats,
   PHASE_LATENCY_NAMES,
@@ -135,50 +136,6 @@ function describeTarget(s: RunSummary): string {
   if (!t.embedded) return t.baseUrl;
   const spec = t.simSpeculativeConfig ? `, speculative decoding ${t.simSpeculativeConfig}` : '';
   return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}${spec}`;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function warningsOf(s: RunSummary): string[] {
-  const w: string[] = [];
-  const c = s.counts;
-  if (s.interrupted) w.push('the run was interrupted: the figures cover what was measured before the stop');
-  if (c.attempted > 0 && c.completed === 0)
-    w.push('every measured request failed: there are no latencies to report');
-  if (s.load.clientBound) {
-    const why = s.load.clientBoundReason ?? 'dispatch lag or event-loop delay';
-    w.push(`the client was the bottleneck (${why}): these numbers may understate the server`);
-  }
-  if (s.load.lateSends > 0) {
-    w.push(
-      `${s.load.lateSends} of ${s.load.dispatchLag.count} open-loop requests were sent late ` +
-        `(dispatch lag p99 ${fmtMs(s.load.dispatchLag.p99)} ms): the load offered was lower than asked`,
-    );
-  }
-  if (s.load.dropped > 0) w.push(`${plural(s.load.dropped, 'request')} could not be sent at all (dropped)`);
-  if (c.usageMissing > 0) {
-    w.push(
-      `${plural(c.usageMissing, 'response')} carried no usage: output tokens were counted by the client`,
-    );
-  }
-  if (c.overLimit) {
-    w.push(
-      `${plural(c.overLimit, 'response')} longer than the max_tokens asked: the server ignores the output limit`,
-    );
-  }
-  if (c.endedEarly) {
-    w.push(
-      `${plural(c.endedEarly, 'response')} ended before max_tokens although ignore_eos was asked: the server ignores it, output lengths vary`,
-    );
-  }
-  if (c.promptTokenMismatch > 0) {
-    w.push(
-      `${plural(c.promptTokenMismatch, 'prompt')} counted differently by the server (> 1 %): a prompt may have been cut, or the tokenizer differs`,
-    );
-  }
-  return w;
 }
 
 function serverView(s: RunSummary): RunView['server'] {
@@ -366,7 +323,7 @@ export function buildRunView(s: RunSummary): RunView {
       cause: REQUEST_ERRORS[e.code]?.cause ?? '',
       fix: REQUEST_ERRORS[e.code]?.hint ?? '',
     })),
-    warnings: warningsOf(s),
+    warnings: runCaveats(s).map((c) => c.text),
   };
   const server = serverView(s);
   if (server) view.server = server;

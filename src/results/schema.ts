@@ -364,6 +364,9 @@ export const RunSummarySchema = z.object({
       })
       .optional(),
   }),
+  serverTokens: z
+    .object({ requests: int, inputTokens: num, clientInputTokens: num, outputTokens: num })
+    .optional(),
   reasoning: z
     .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
     .optional(),

@@ -362,6 +362,23 @@ export interface Finding {
   toMs?: Ms;
 }
 
+/**
+ * The server's own token counts (usage.prompt_tokens, usage.completion_tokens), summed over the
+ * successful measured requests whose usage stated prompt_tokens, beside the client's count of
+ * the same prompts. The vLLM keys (total_input_tokens, total_token_throughput) keep the client's
+ * count, as vLLM's do (see metrics/definitions.ts).
+ */
+export interface ServerTokenTotals {
+  /** Successful measured requests whose usage stated prompt_tokens. */
+  requests: number;
+  /** Their usage.prompt_tokens, summed. */
+  inputTokens: number;
+  /** Their prompts as the client counted them (the count it sent), summed. */
+  clientInputTokens: number;
+  /** Their usage.completion_tokens, summed (responses that stated it). */
+  outputTokens: number;
+}
+
 /** Everything `run` concludes; the only input of report, compare, gate, adr and store. */
 export interface RunSummary extends VllmKeys {
   schemaVersion: typeof SCHEMA_VERSION;
@@ -401,6 +418,8 @@ export interface RunSummary extends VllmKeys {
     peakOutputTokensPerS: number;
   };
   goodput: GoodputSummary;
+  /** The server's own token totals, where its usage stated them (absent when it stated none, and in older summaries). */
+  serverTokens?: ServerTokenTotals;
   /** Reasoning and answer tokens; absent when no successful request reasoned (and in older summaries). */
   reasoning?: ReasoningSummary;
   /** Output tokens/s as each user saw them (absent in summaries written before it was kept). */

@@ -1,0 +1,107 @@
+import { describe, expect, test } from 'vitest';
+import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
+import type { RunSummary } from '../types.js';
+import { CAVEAT_KINDS, caveatedPointPhrase, runCaveats, summarizeRecords } from './index.js';
+
+/** A clean run of two successful requests, then changed by each case. */
+function clean(): RunSummary {
+  return summarizeRecords([streamed({ index: 1 }), streamed({ index: 2 })], runMeta());
+}
+
+const ids = (s: RunSummary) => runCaveats(s).map((c) => c.id);
+
+describe('runCaveats', () => {
+  test('a clean run has none', () => {
+    expect(runCaveats(clean())).toEqual([]);
+  });
+
+  const cases: Array<[string, (s: RunSummary) => void, string, RegExp]> = [
+    ['interrupted', (s) => Object.assign(s, { interrupted: true }), 'interrupted', /interrupted/],
+    [
+      'client-bound with its reason',
+      (s) => Object.assign(s.load, { clientBound: true, clientBoundReason: 'event-loop delay p99 80 ms' }),
+      'client-bound',
+      /client was the bottleneck \(event-loop delay p99 80 ms\)/,
+    ],
+    [
+      'connections short',
+      (s) => {
+        s.load.connectionWarmup = { requested: 16, ok: 8, ms: 2000, reason: 'budget' };
+      },
+      'connections-short',
+      /8 of 16 connections ready/,
+    ],
+    [
+      'dropped sends',
+      (s) => Object.assign(s.load, { dropped: 3 }),
+      'dropped-sends',
+      /3 requests could not be sent/,
+    ],
+    ['late sends', (s) => Object.assign(s.load, { lateSends: 2 }), 'late-sends', /sent late/],
+    [
+      'usage missing',
+      (s) => Object.assign(s.counts, { usageMissing: 1 }),
+      'usage-missing',
+      /1 response carried/,
+    ],
+    [
+      'tokenizer mismatch without server totals',
+      (s) => Object.assign(s.counts, { promptTokenMismatch: 80 }),
+      'tokenizer-mismatch',
+      /80 prompts counted differently/,
+    ],
+    [
+      'tokenizer mismatch with both counts',
+      (s) => {
+        s.counts.promptTokenMismatch = 80;
+        s.serverTokens = {
+          requests: 80,
+          inputTokens: 80 * 329,
+          clientInputTokens: 80 * 256,
+          outputTokens: 0,
+        };
+      },
+      'tokenizer-mismatch',
+      /the server counted 329 tokens per prompt on average against 256 sent/,
+    ],
+  ];
+  test.each(cases)('%s', (_, change, id, text) => {
+    const s = clean();
+    change(s);
+    const found = runCaveats(s);
+    expect(found.map((c) => c.id)).toEqual([id]);
+    expect(found[0]!.text).toMatch(text);
+  });
+
+  test('every request failed', () => {
+    const s = summarizeRecords([failed('HTTP_SERVER_ERROR')], runMeta());
+    expect(ids(s)).toEqual(['no-completions']);
+  });
+
+  test('a full warm-up is no caveat, and several caveats keep the table order', () => {
+    const s = clean();
+    s.load.connectionWarmup = { requested: 4, ok: 4, ms: 10 };
+    expect(runCaveats(s)).toEqual([]);
+    s.load.dropped = 1;
+    s.interrupted = true;
+    s.load.clientBound = true;
+    expect(ids(s)).toEqual(['interrupted', 'client-bound', 'dropped-sends']);
+  });
+
+  test('ids are unique', () => {
+    const all = CAVEAT_KINDS.map((k) => k.id);
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+describe('caveatedPointPhrase', () => {
+  test.each([
+    [[], ''],
+    [['client-bound'], 'a point the client limited'],
+    [['client-bound', 'client-bound'], 'a point the client limited'],
+    [['client-bound', 'dropped-sends'], 'a point the client limited and with dropped sends'],
+    [['from-the-future'], 'a point with caveat from-the-future'],
+  ])('%j', (given, phrase) => {
+    expect(caveatedPointPhrase(given)).toBe(phrase);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The caveats of a run: what a reader must know before trusting its figures (the client was
+ * the bottleneck, connections were short, the server counted prompts differently, the run was
+ * cut…), each kind defined once here, so that the run report, the sweep table and its knee
+ * and capacity, compare, the ADR and every `--json` say the same thing in the same words.
+ *
+ * `runCaveats(summary)` is pure and reads only fields a RunSummary already has. To add a kind,
+ * add one row to CAVEAT_KINDS: a stable `id` (persisted in sweep.json, compare's and the
+ * report's JSON), its severity, how a derived figure names a point that has it ("from a point
+ * the client limited"), and `detect`, which returns the sentence for this run or undefined.
+ *
+ * Severity: `warn` when the figures themselves may be wrong or understate the server (the
+ * load asked was not the load sent, the run was cut); `info` when they stand but were counted
+ * in a way the reader should know (output tokens counted by the client).
+ *
+ * @example
+ * runCaveats(summary).map((c) => `${c.id}: ${c.text}`);
+ * // ['client-bound: the client was the bottleneck (event-loop delay p99 80 ms): …']
+ *
+ * @module
+ */
+
+import type { RunSummary } from '../types.js';
+
+export type CaveatSeverity = 'warn' | 'info';
+
+/** One caveat of one run. */
+export interface Caveat {
+  /** Stable id, e.g. 'client-bound' (CAVEAT_KINDS lists them). */
+  id: string;
+  severity: CaveatSeverity;
+  /** The sentence for this run, with its figures. */
+  text: string;
+}
+
+/** One kind of caveat: how it is detected and named. */
+export interface CaveatKind {
+  id: string;
+  severity: CaveatSeverity;
+  /** Completes "from a point …" where a derived figure (knee, capacity) comes from such a run. */
+  point: string;
+  /** The sentence for this run, or undefined when the run does not have this caveat. */
+  detect: (s: RunSummary) => string | undefined;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+const WARMUP_WHY = {
+  budget: (ms: number) => `the server did not answer within ${ms} ms`,
+  aborted: () => 'the run was stopped',
+  errors: () => 'the warm-up requests failed',
+} as const;
+
+/** Mean tokens per prompt, one decimal when it is not whole. */
+function perPrompt(total: number, n: number): string {
+  const v = total / n;
+  return Number.isInteger(v) ? String(v) : v.toFixed(1);
+}
+
+/** The kinds of caveat, most serious first (the order every reader lists them in). */
+export const CAVEAT_KINDS: readonly CaveatKind[] = [
+  {
+    id: 'interrupted',
+    severity: 'warn',
+    point: 'whose run was interrupted',
+    detect: (s) => {
+      if (!s.interrupted) return undefined;
+      const cut = s.counts.interrupted ?? 0;
+      return (
+        'the run was interrupted: the figures cover what was measured before the stop' +
+        (cut > 0 ? ` (${plural(cut, 'request')} in flight cut, left out of attainment)` : '')
+      );
+    },
+  },
+  {
+    id: 'no-completions',
+    severity: 'warn',
+    point: 'where every request failed',
+    detect: (s) =>
+      s.counts.attempted > 0 && s.counts.completed === 0
+        ? 'every measured request failed: there are no latencies to report'
+        : undefined,
+  },
+  {
+    id: 'client-bound',
+    severity: 'warn',
+    point: 'the client limited',
+    detect: (s) =>
+      s.load.clientBound
+        ? `the client was the bottleneck (${s.load.clientBoundReason ?? 'dispatch lag or event-loop delay'}): these numbers may understate the server`
+        : undefined,
+  },
+  {
+    id: 'connections-short',
+    severity: 'warn',
+    point: 'with connections short',
+    detect: (s) => {
+      const w = s.load.connectionWarmup;
+      if (!w?.reason || w.ok >= w.requested) return undefined;
+      return (
+        `connection warm-up: ${w.ok} of ${w.requested} connections ready (${WARMUP_WHY[w.reason](w.ms)}): ` +
+        'the others connected during the load, their set-up counted in TTFT'
+      );
+    },
+  },
+  {
+    id: 'late-sends',
+    severity: 'warn',
+    point: 'whose sends were late',
+    detect: (s) =>
+      s.load.lateSends > 0
+        ? `${s.load.lateSends} of ${s.load.dispatchLag.count} open-loop requests were sent late ` +
+          `(dispatch lag p99 ${s.load.dispatchLag.p99.toFixed(2)} ms): the load offered was lower than asked`
+        : undefined,
+  },
+  {
+    id: 'dropped-sends',
+    severity: 'warn',
+    point: 'with dropped sends',
+    detect: (s) =>
+      s.load.dropped > 0
+        ? `${plural(s.load.dropped, 'request')} could not be sent at all (dropped): the load offered was lower than asked`
+        : undefined,
+  },
+  {
+    id: 'tokenizer-mismatch',
+    severity: 'warn',
+    point: 'whose prompts the server counted differently',
+    detect: (s) => {
+      const n = s.counts.promptTokenMismatch;
+      if (!(n > 0)) return undefined;
+      const st = s.serverTokens;
+      const both =
+        st && st.requests > 0
+          ? `the server counted ${perPrompt(st.inputTokens, st.requests)} tokens per prompt on average ` +
+            `against ${perPrompt(st.clientInputTokens, st.requests)} sent (${plural(n, 'prompt')} off by > 1 %)`
+          : `${plural(n, 'prompt')} counted differently by the server (> 1 %)`;
+      return `${both}: a prompt may have been cut, or the tokenizer differs; input tokens and total tokens/s use the client's count`;
+    },
+  },
+  {
+    id: 'usage-missing',
+    severity: 'info',
+    point: 'with output tokens counted by the client',
+    detect: (s) =>
+      s.counts.usageMissing > 0
+        ? `${plural(s.counts.usageMissing, 'response')} carried no usage: output tokens were counted by the client`
+        : undefined,
+  },
+  {
+    id: 'over-limit',
+    severity: 'info',
+    point: 'where the server ignored max_tokens',
+    detect: (s) =>
+      s.counts.overLimit
+        ? `${plural(s.counts.overLimit, 'response')} longer than the max_tokens asked: the server ignores the output limit`
+        : undefined,
+  },
+  {
+    id: 'ended-early',
+    severity: 'info',
+    point: 'where the server ignored ignore_eos',
+    detect: (s) =>
+      s.counts.endedEarly
+        ? `${plural(s.counts.endedEarly, 'response')} ended before max_tokens although ignore_eos was asked: the server ignores it, output lengths vary`
+        : undefined,
+  },
+];
+
+/** Every caveat of a run, most serious first; [] when its figures stand as they are. */
+export function runCaveats(summary: RunSummary): Caveat[] {
+  return CAVEAT_KINDS.flatMap((k) => {
+    const text = k.detect(summary);
+    return text === undefined ? [] : [{ id: k.id, severity: k.severity, text }];
+  });
+}
+
+/**
+ * How a derived figure names the point it came from: "a point the client limited", "a point
+ * with connections short and sends late" (several ids), or by id for a kind this version does
+ * not know (a newer sweep.json).
+ */
+export function caveatedPointPhrase(ids: readonly string[]): string {
+  const phrases = [...new Set(ids)].map(
+    (id) => CAVEAT_KINDS.find((k) => k.id === id)?.point ?? `with caveat ${id}`,
+  );
+  if (phrases.length === 0) return '';
+  return `a point ${phrases.length === 1 ? phrases[0] : `${phrases.slice(0, -1).join(', ')} and ${phrases.at(-1)}`}`;
+}
