@@ -127,6 +127,10 @@ describe('adr new and lint', () => {
     });
     expect(doc.body).toContain('Long prompts pushed TTFT p99 past the SLO.');
     expect(doc.body).toMatch(/\| Exp-1 \(chosen\) \| .* \| better \(/);
+    // The Decision states the evidence, the trade-off and what CI enforces from now on.
+    expect(doc.body).toMatch(/Adopt the configuration of Exp-1 .*: against the baseline it improved /);
+    expect(doc.body).toMatch(/^Trade-off: /m);
+    expect(doc.body).toContain('`goodput adr enforce` refuses a serving configuration that breaks');
     expect(doc.body).toContain('- Baseline: [../../runs/base](../../runs/base)');
 
     const second = await cli(
@@ -192,7 +196,7 @@ describe('gate --adr', () => {
     expect(pass.code, pass.stdout + pass.stderr).toBe(ExitCode.OK);
     expect(pass.stdout).toMatch(/^\[GATE PASS\] p99\(ttft\)/m);
     expect(pass.stdout).toMatch(/^\[GATE PASS\] p99\(tpot\)/m);
-    expect(pass.stdout).toMatch(/^\[GATE PASS\] goodput_ratio/m);
+    expect(pass.stdout).toMatch(/^\[GATE PASS\] request_goodput/m);
 
     const fail = await cli(['gate', '--adr', adrPath, '--from', 'runs/base']);
     expect(fail.code, fail.stdout).toBe(ExitCode.THRESHOLD_BREACH);

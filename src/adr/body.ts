@@ -9,6 +9,7 @@ import { formatChange, type RunInput } from '../compare/index.js';
 import { formatThreshold, gateSpecThresholds } from '../gate/index.js';
 import type { RunSummary } from '../types.js';
 import { experimentVerdict, type NewAdrInput } from './build.js';
+import { decisionSection } from './decision.js';
 import { type AdrFrontMatter, formatRule } from './schema.js';
 
 export interface BodyInput extends NewAdrInput {
@@ -110,11 +111,17 @@ export function renderAdrBody(input: BodyInput): string {
   );
   out.push('## Metrics matrix', '', ...matrix(input), '');
   out.push('## Decision', '');
-  out.push(
-    `Adopt the configuration of Exp-${input.chosenIndex + 1}${chosen ? ` (\`${chosen.name}\`)` : ''}. ` +
-      'The gate below holds it to its measured figures with headroom.',
-    '',
-  );
+  const comparison = input.report.comparisons[input.chosenIndex];
+  const decision: Parameters<typeof decisionSection>[0] = {
+    chosenLabel: `Exp-${input.chosenIndex + 1}`,
+    frontMatter: fm,
+  };
+  if (chosen) decision.chosenName = chosen.name;
+  if (comparison) {
+    decision.comparison = comparison;
+    decision.verdict = experimentVerdict(comparison);
+  }
+  out.push(...decisionSection(decision), '');
   out.push('## Solidified rules', '');
   const rules = fm.rules ?? [];
   if (rules.length === 0) out.push('_No serving-parameter rule recorded: add them with `--rule`._');

@@ -3,9 +3,12 @@
  * machine-readable front matter (workload, gate with headroom, rules, rollback) and the body.
  *
  * Derived gate limits (documented in docs/adr/README.md), with headroom h (default 0.2):
- * latency p99 limits = chosen candidate's p99 × (1 + h), rounded up; ratio minimums
- * (goodput_min, attainment_min) = candidate's ratio × (1 − h/4), rounded down to 0.01.
- * Rollback default: TTFT p99 above 1.5 × its gate limit for 5 minutes.
+ * latency p99 limits = chosen candidate's p99 × (1 + h), rounded up; request goodput minimum
+ * (requests/s that met every SLO) = candidate's ÷ (1 + h), rounded down; SLO attainment
+ * minimum (only when the runs had an SLO) = candidate's × (1 − h/4), rounded down to 0.01.
+ * The token goodput ratio (`goodput_min`) is not derived: it is about 1 on any run without
+ * cancels, so it would gate nothing. Rollback default: TTFT p99 above 1.5 × its gate limit for
+ * 5 minutes.
  *
  * @module
  */
@@ -52,25 +55,33 @@ export function slugify(title: string): string {
 export const KEY_METRICS = ['ttft_p99', 'tpot_p99', 'e2el_p99', 'request_goodput', 'error_rate'] as const;
 
 export interface ExperimentVerdict {
-  verdict: 'better' | 'worse' | 'mixed' | 'no significant change';
+  verdict: 'better' | 'worse' | 'mixed' | 'no significant change' | 'no verdict';
   better: MetricDelta[];
   worse: MetricDelta[];
+  /** With 'no verdict': why no key metric could be judged (from the comparison's reasons). */
+  why?: string;
 }
 
-/** better when some key metric improved and none got worse; worse the other way; mixed when both. */
+/**
+ * better when some key metric improved and none got worse; worse the other way; mixed when
+ * both; no significant change when key metrics were tested and none moved; no verdict when no
+ * key metric could be tested at all (a figure missing, no samples, a verdict withheld), which
+ * is not the same as a test that found nothing.
+ */
 export function experimentVerdict(c: RunComparison): ExperimentVerdict {
   const keyDeltas = c.deltas.filter((d) => (KEY_METRICS as readonly string[]).includes(d.key));
   const better = keyDeltas.filter((d) => d.verdict === 'better');
   const worse = keyDeltas.filter((d) => d.verdict === 'worse');
-  const verdict =
-    better.length > 0 && worse.length === 0
-      ? 'better'
-      : worse.length > 0 && better.length === 0
-        ? 'worse'
-        : better.length > 0
-          ? 'mixed'
-          : 'no significant change';
-  return { verdict, better, worse };
+  if (better.length > 0 || worse.length > 0) {
+    const verdict = worse.length === 0 ? 'better' : better.length === 0 ? 'worse' : 'mixed';
+    return { verdict, better, worse };
+  }
+  if (keyDeltas.some((d) => d.verdict === 'unchanged'))
+    return { verdict: 'no significant change', better, worse };
+  const reasons = [...new Set(keyDeltas.map((d) => d.why).filter((w): w is string => w !== undefined))];
+  const out: ExperimentVerdict = { verdict: 'no verdict', better, worse };
+  out.why = reasons.length > 0 ? reasons.join('; ') : 'no key metric could be tested';
+  return out;
 }
 
 /** Index (0-based among candidates) of the best one: most key metrics better minus worse, then lowest TTFT p99. */
@@ -99,12 +110,21 @@ function roundDownRatio(v: number): number {
   return Math.max(0, Math.floor(v * 100 + 1e-9) / 100);
 }
 
+/** A rate rounded down to 3 significant digits (0.0123, 1.23, 123): a minimum never above the value. */
+function roundDownRate(v: number): number {
+  if (!(v > 0)) return 0;
+  const step = 10 ** (Math.floor(Math.log10(v)) - 2);
+  return Number((Math.floor(v / step + 1e-9) * step).toPrecision(3));
+}
+
 /** Gate limits from the chosen candidate's figures, with headroom h. */
 export function deriveGate(meta: RunMeta, summary: RunInput['summary'], headroom: number): AdrGate {
   const gate: AdrGate = { headroom };
   if (summary.latency.ttft.count > 0) gate.ttft_p99_ms = roundUpMs(summary.latency.ttft.p99 * (1 + headroom));
   if (summary.latency.tpot.count > 0) gate.tpot_p99_ms = roundUpMs(summary.latency.tpot.p99 * (1 + headroom));
-  gate.goodput_min = roundDownRatio(summary.goodput.tokenGoodputRatio * (1 - headroom / 4));
+  // Latency limits allow ×(1 + h); at the same load that is ÷(1 + h) in requests per second.
+  if (summary.request_goodput > 0)
+    gate.request_goodput_min = roundDownRate(summary.request_goodput / (1 + headroom));
   const sloSet = Object.values(meta.slo ?? {}).some((v) => v !== undefined);
   if (sloSet) gate.attainment_min = roundDownRatio(summary.goodput.attainment * (1 - headroom / 4));
   return gate;

@@ -4,7 +4,7 @@ import { compareRuns, type RunInput, samplesFromRecords } from '../compare/index
 import { GoodputError } from '../errors.js';
 import { gateSpecThresholds } from '../gate/index.js';
 import { METRICS } from '../metrics/index.js';
-import { buildAdr, nextAdrId, slugify } from './build.js';
+import { buildAdr, experimentVerdict, nextAdrId, slugify } from './build.js';
 import { parseAdr, serializeAdr } from './document.js';
 import { lintAdrs, lintAdrText, NO_CONCLUSION } from './lint.js';
 
@@ -162,7 +162,12 @@ describe('buildAdr', () => {
     expect(fm.runs?.chosen).toBe('../../runs/e2');
     expect(fm.gate?.ttft_p99_ms).toBe(Math.ceil(exp2.summary.latency.ttft.p99 * 1.2));
     expect(fm.gate?.tpot_p99_ms).toBe(Math.ceil(exp2.summary.latency.tpot.p99 * 1.2 * 10) / 10);
-    expect(fm.gate?.goodput_min).toBe(0.95);
+    // The token goodput ratio is ~1 on any run without cancels: not a gate. Request goodput is.
+    expect(fm.gate?.goodput_min).toBeUndefined();
+    const goodput = exp2.summary.request_goodput;
+    expect(goodput).toBeGreaterThan(0);
+    expect(fm.gate?.request_goodput_min).toBeLessThanOrEqual(goodput / 1.2);
+    expect(fm.gate?.request_goodput_min).toBeGreaterThan((goodput / 1.2) * 0.99);
     expect(fm.rules).toEqual([
       { flag: '--max-num-batched-tokens', equals: '2048' },
       { flag: '--enable-chunked-prefill' },
@@ -196,6 +201,20 @@ describe('buildAdr', () => {
     expect(adr.body).toContain('- Exp-2: [../../runs/e2](../../runs/e2)');
   });
 
+  it('states the decision with its evidence, the trade-off and the consequences', () => {
+    const decision = adr.body.slice(adr.body.indexOf('## Decision'), adr.body.indexOf('## Solidified rules'));
+    expect(decision).toMatch(
+      /Adopt the configuration of Exp-2 \(`Exp-2`\): against the baseline it improved TTFT p99 −/,
+    );
+    expect(decision).toMatch(/Trade-off: /);
+    // Every rule CI enforces and every gate limit, by name.
+    expect(decision).toContain('`goodput adr enforce` refuses a serving configuration that breaks');
+    for (const rule of ['--max-num-batched-tokens=2048', '--enable-chunked-prefill', '--max-num-seqs=256'])
+      expect(decision).toContain(`\`${rule}\``);
+    expect(decision).toMatch(/`goodput gate --adr` fails a release .* unless `p99\(ttft\) <= \d+/);
+    expect(decision).toMatch(/rolls back when `ttft_p99_ms` stays above \d+ for 5m/);
+  });
+
   it('round-trips through the file format and lints clean', () => {
     const text = serializeAdr(adr.frontMatter, adr.body);
     const back = parseAdr(text, adr.fileName);
@@ -203,5 +222,42 @@ describe('buildAdr', () => {
     expect(back.body).toBe(adr.body);
     expect(lintAdrText(text, `docs/adr/${adr.fileName}`).problems).toEqual([]);
     expect(gateSpecThresholds(back.frontMatter.gate ?? {}).length).toBe(3);
+  });
+});
+
+describe('an ADR whose comparison has no verdict', () => {
+  it('says there is no verdict (not "no significant change") and that the trade-off is not known', () => {
+    const baseline = run('Baseline', 300);
+    const exp = run('Exp-1', 150);
+    const report = compareRuns([baseline, exp], { resamples: 200 });
+    // What a comparison that could test nothing gives: every key row untested, with its reason.
+    const untested = {
+      ...report,
+      comparisons: report.comparisons.map((c) => ({
+        ...c,
+        deltas: c.deltas.map((d) => ({ ...d, verdict: 'untested' as const, why: 'one run per side' })),
+      })),
+    };
+    expect(experimentVerdict(untested.comparisons[0]!)).toEqual({
+      verdict: 'no verdict',
+      better: [],
+      worse: [],
+      why: 'one run per side',
+    });
+    const adr = buildAdr({
+      title: 'Untested',
+      date: new Date('2025-01-02T10:00:00Z'),
+      existing: [],
+      status: 'proposed',
+      baseline,
+      candidates: [exp],
+      report: untested,
+      links: { baseline: 'b', candidates: ['e'] },
+    });
+    expect(adr.body).not.toContain('no significant change');
+    expect(adr.body).toContain('| no verdict |');
+    expect(adr.body).toContain('without a verdict yet');
+    expect(adr.body).toContain('(one run per side)');
+    expect(adr.body).toContain('Trade-off: not known yet');
   });
 });

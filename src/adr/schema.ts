@@ -13,7 +13,8 @@
  * gate:                       # thresholds for `goodput gate --adr`
  *   ttft_p99_ms: 350
  *   tpot_p99_ms: 35
- *   goodput_min: 0.95         # minimum token goodput ratio
+ *   request_goodput_min: 4.2  # minimum requests/s that met every SLO
+ *   attainment_min: 0.9       # minimum SLO attainment
  *   thresholds: ['p50(ttft)<120']
  * rules:                      # serving parameters that must hold (`adr enforce`)
  *   - flag: --enable-chunked-prefill           # present
