@@ -8,7 +8,16 @@
  */
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,20 +78,20 @@ function newestMtime(dir: string): number {
  */
 export function ensureBuilt(): void {
   const fresh = existsSync(BIN) && statSync(BIN).mtimeMs >= newestMtime(join(REPO, 'src'));
-  if (fresh) return;
   try {
-    execFileSync(
-      process.execPath,
-      [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-      {
-        cwd: REPO,
-        stdio: 'pipe',
-      },
-    );
+    if (!fresh) {
+      execFileSync(
+        process.execPath,
+        [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+        { cwd: REPO, stdio: 'pipe' },
+      );
+    }
   } catch {
     // type errors elsewhere still emit JavaScript; the existence check below is what matters
   }
   if (!existsSync(BIN)) throw new Error('dist/cli/main.js was not built');
+  // As `npm run build` does (scripts/bin-executable.mjs): tsc writes the bin 0644.
+  if ((statSync(BIN).mode & 0o111) === 0) chmodSync(BIN, 0o755);
 }
 
 export interface ProcessResult {
