@@ -85,6 +85,8 @@ export async function listModels(
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal,
+      // One call: its connection closes with it, not parked idle in a server with few threads.
+      reset: true,
     });
     status = res.statusCode;
     const ok = status >= 200 && status < 300;

@@ -8,7 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { serverErrorMessage } from '../client/index.js';
 import { codeForHttpStatus, REQUEST_ERRORS } from '../errors.js';
-import { editDistance, type Redactor, readBounded } from '../util/index.js';
+import { closestIds, type Redactor, readBounded } from '../util/index.js';
+
+export { closestIds };
 
 export interface Channel {
   /** Base URL as it will be used (cleaned of query string and endpoint paths). */
@@ -133,22 +135,4 @@ export function explainStatus(
     cause: `${what} answered HTTP ${reply.status}: ${info.cause}${said ? ` — the server said: "${said}"` : ''}`,
     fix,
   };
-}
-
-/** Ids closest to the one asked for: case differences first, then by edit distance. */
-export function closestIds(wanted: string, ids: string[], max = 3): string[] {
-  const lower = wanted.toLowerCase();
-  const scored = ids.map((id) => {
-    const l = id.toLowerCase();
-    let score = editDistance(lower, l) + 1;
-    if (l === lower) score = 0;
-    else if (l.endsWith(`/${lower}`) || lower.endsWith(`/${l}`)) score = 0.5;
-    return { id, score };
-  });
-  const limit = Math.max(3, Math.floor(wanted.length / 3));
-  return scored
-    .filter((s) => s.score <= limit)
-    .sort((a, b) => a.score - b.score)
-    .slice(0, max)
-    .map((s) => s.id);
 }

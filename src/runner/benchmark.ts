@@ -44,7 +44,7 @@ import { Progress, type ProgressMode, type ProgressStream, progressMode } from '
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
 import { checkShard, inShardRecord, peakInFlight, shardItem, shardLoad, shardSessions } from './shard.js';
-import { type PreparedTarget, prepareTarget } from './target.js';
+import { checkServedModel, type PreparedTarget, prepareTarget } from './target.js';
 import { RunClock } from './timer.js';
 import { createVirtualTransport } from './virtual.js';
 import { checkWorkers, effectiveWorkers, type LoadWorkerPool, startLoadWorkers } from './workers/index.js';
@@ -234,6 +234,19 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         : undefined;
     // --workers: no more than the load this process runs can keep busy.
     const workers = target.virtualProfile ? 1 : effectiveWorkers(own.load, config.load.workers ?? 1);
+    // --model against the server's list, while the connections open (a wrong id is refused, exit 2).
+    const modelCheck =
+      config.model !== undefined && !target.virtualProfile
+        ? checkServedModel(target, {
+            apiKey: config.apiKey,
+            signal: io.signal,
+            headers: config.headers,
+            secrets: config.secrets,
+          }).then(
+            (r) => (r.note ? note(r.note) : undefined),
+            (e: unknown) => e,
+          )
+        : undefined;
     const spans: Array<[number, number]> = [];
     const window = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
     if (target.virtualProfile) {
@@ -250,6 +263,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     } else {
       transport = await openLiveTransport(own, target, tokenizer, io, note);
     }
+    const modelProblem = await modelCheck;
+    if (modelProblem) throw modelProblem;
     const { clock } = transport;
     const startedAt = new Date();
     note(`results: ${dir}`);

@@ -11,7 +11,7 @@ import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type EmbeddedSim, type ReasoningMode, resolveProfile, startEmbeddedSim } from '../sim/index.js';
 import type { ApiKind, TargetInfo } from '../types.js';
-import { makeRedactor } from '../util/index.js';
+import { closestIds, makeRedactor } from '../util/index.js';
 
 export interface TargetOptions {
   /** Base URL; undefined → the embedded engine. */
@@ -99,6 +99,51 @@ export async function pickModel(
     );
   }
   return first;
+}
+
+/** How long `checkServedModel` waits for the model list before it lets the run go on unchecked. */
+export const MODEL_CHECK_BUDGET_MS = 2_000;
+
+/**
+ * `--model X` checked against GET /v1/models (doctor's models step, for every run): a server
+ * that lists models and not X is refused as a usage error naming the ids it serves, so that
+ * results are never labelled with a model the server did not run. A server whose list is empty,
+ * absent (404, a gateway) or slow to come (bounded by MODEL_CHECK_BUDGET_MS) is not refused:
+ * the answer is a note saying the model was not checked. Never throws for the listing itself.
+ */
+export async function checkServedModel(
+  target: Pick<PreparedTarget, 'baseUrl' | 'model'>,
+  opts: Pick<TargetOptions, 'apiKey' | 'signal' | 'headers' | 'secrets'>,
+): Promise<{ note?: string }> {
+  let ids: string[];
+  try {
+    ids = await listModels(target.baseUrl, opts.apiKey, {
+      timeoutMs: MODEL_CHECK_BUDGET_MS,
+      headers: opts.headers,
+      secrets: opts.secrets,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  } catch (e) {
+    if (opts.signal?.aborted) return {};
+    const why = e instanceof GoodputError ? e.message : String(e);
+    return { note: `--model ${target.model} not checked against the server's model list (${why})` };
+  }
+  if (ids.length === 0) {
+    return { note: `the server lists no models: --model ${target.model} not checked` };
+  }
+  if (ids.includes(target.model)) return {};
+  const redact = makeRedactor([opts.apiKey, ...(opts.secrets ?? [])]);
+  const served = ids.map(redact);
+  const close = closestIds(target.model, served);
+  const caseOnly = close.find((id) => id.toLowerCase() === target.model.toLowerCase());
+  const shown = `${served.slice(0, 5).join(', ')}${served.length > 5 ? `, … (${served.length} in all)` : ''}`;
+  throw new GoodputError(
+    'E_USAGE',
+    caseOnly
+      ? `model '${target.model}' is not served by ${redactUrl(target.baseUrl)}; '${caseOnly}' is (model ids are case-sensitive)`
+      : `model '${target.model}' is not served by ${redactUrl(target.baseUrl)}, which serves: ${shown}`,
+    `use --model ${close[0] ?? served[0]}${close.length > 1 ? ` (or: ${close.slice(1).join(', ')})` : ''}, or leave --model out to take the first id the server lists`,
+  );
 }
 
 /** The embedded engine's speculative decoding, as the RunMeta records it. */

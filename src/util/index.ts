@@ -20,6 +20,7 @@ export {
 } from './redact.js';
 export { terminalSafe, terminalSafeStream } from './terminal.js';
 export {
+  closestIds,
   closestName,
   didYouMean,
   editDistance,

@@ -49,6 +49,24 @@ export function didYouMean(input: string, candidates: readonly string[]): string
   return c === undefined ? '' : ` (did you mean ${c}?)`;
 }
 
+/** Ids closest to the one asked for: case differences first, then by edit distance. */
+export function closestIds(wanted: string, ids: string[], max = 3): string[] {
+  const lower = wanted.toLowerCase();
+  const scored = ids.map((id) => {
+    const l = id.toLowerCase();
+    let score = editDistance(lower, l) + 1;
+    if (l === lower) score = 0;
+    else if (l.endsWith(`/${lower}`) || lower.endsWith(`/${l}`)) score = 0.5;
+    return { id, score };
+  });
+  const limit = Math.max(3, Math.floor(wanted.length / 3));
+  return scored
+    .filter((s) => s.score <= limit)
+    .sort((a, b) => a.score - b.score)
+    .slice(0, max)
+    .map((s) => s.id);
+}
+
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
   return text
