@@ -69,6 +69,27 @@ describe('parseThreshold', () => {
     expect(lines[2]?.indexOf('^')).toBe(column - 1 + 2);
   });
 
+  it.each([
+    ['p99(ttft)\n< 350', 10, '\\n'],
+    ['p99(ttft)<350\n# groups: []', 14, '\\n'],
+    ['p99(ttft)\r<350', 10, '\\r'],
+    ['p99(ttft)<350\u2028x', 14, '\\u2028'],
+    ['p99(ttft)\u0000<350', 10, '\\u0000'],
+  ])('refuses %j: a threshold is one line (column %i)', (text, column, shown) => {
+    let error: unknown;
+    try {
+      parseThreshold(text);
+    } catch (e) {
+      error = e;
+    }
+    const g = error as GoodputError;
+    expect(g.code).toBe('E_THRESHOLD');
+    expect(g.message).toContain(`column ${column}: a line break or control character (${shown})`);
+    // The message itself is one line: nothing of the threshold's text breaks it.
+    expect(g.message).not.toMatch(/[\n\r\u2028]/);
+    expect(g.hint).toContain('one line');
+  });
+
   it('formats canonically and round-trips', () => {
     for (const text of ['p99(ttft)<350', 'mean(e2el)>=2s', 'attainment>0.5']) {
       const t = parseThreshold(text);

@@ -32,7 +32,7 @@ import {
   SCALAR_METRIC_NAMES,
 } from '../metrics/index.js';
 import type { SummaryLatencyName } from '../types.js';
-import { didYouMean } from '../util/index.js';
+import { didYouMean, oneLine } from '../util/index.js';
 
 export type ThresholdOp = '<' | '<=' | '>' | '>=';
 export type LatencyStat = LatencyStatKey;
@@ -90,11 +90,23 @@ function fail(source: string, position: number, problem: string): never {
   );
 }
 
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+
 /** Parses one threshold expression. Throws E_THRESHOLD naming the column and the problem. */
 export function parseThreshold(source: string): Threshold {
+  // One line: a line break inside a threshold passed lint and then broke every file that
+  // copies its text (a YAML comment of emit prometheus-rules became YAML).
+  const control = CONTROL.exec(source);
+  if (control) {
+    throw new GoodputError(
+      'E_THRESHOLD',
+      `invalid threshold "${oneLine(source)}" at column ${control.index + 1}: a line break or control character (${oneLine(control[0])})`,
+      `a threshold is one line of text; ${HINT}`,
+    );
+  }
   let pos = 0;
   const skipSpace = () => {
-    while (pos < source.length && /\s/.test(source[pos] as string)) pos++;
+    while (pos < source.length && (source[pos] === ' ' || source[pos] === '\t')) pos++;
   };
   const word = () => {
     const m = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(source.slice(pos));

@@ -27,6 +27,7 @@ export {
   escapeHtml,
   markdownCell,
   markdownText,
+  oneLine,
 } from './text.js';
 export { toolVersion } from './version.js';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, editDistance } from './text.js';
+import { closestName, editDistance, oneLine } from './text.js';
 
 /** Plain recursive Levenshtein as the reference. */
 function referenceDistance(a: string, b: string): number {
@@ -21,5 +21,21 @@ describe('editDistance', () => {
   it('suggests only within reach', () => {
     expect(closestName('concurency', ['concurrency', 'rate'])).toBe('concurrency');
     expect(closestName('xyz', ['concurrency', 'rate'])).toBeUndefined();
+  });
+});
+
+describe('oneLine', () => {
+  it('writes every line breaker and control character as an escape, keeps the rest', () => {
+    const every = Array.from({ length: 0xa0 }, (_, i) => String.fromCharCode(i)).join('') + '\u2028\u2029é→';
+    const out = oneLine(every);
+    expect(out).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(out).toContain('\\n');
+    expect(out).toContain('\\r');
+    expect(out).toContain('\\u2028');
+    // A tab does not break a line: kept, as are letters beyond ASCII.
+    expect(out).toContain('\t');
+    expect(out.endsWith('é→')).toBe(true);
+    expect(oneLine('p99(ttft)<350\ngroups: []')).toBe('p99(ttft)<350\\ngroups: []');
+    expect(oneLine('plain: text # ok')).toBe('plain: text # ok');
   });
 });

@@ -93,3 +93,21 @@ export function markdownCell(text: string): string {
     .replace(/\|/g, '\\|')
     .replace(/\r?\n|\r/g, ' ');
 }
+
+const LINE_BREAKERS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
+const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
+
+/**
+ * Text made one line: line breaks (LF, CR, U+2028/9) and other control characters written as
+ * `\n`, `\r`, `\uXXXX`. For text copied into a line-oriented format (a YAML or shell comment,
+ * an error message) where a line break would start a line of that format.
+ *
+ * @example
+ * oneLine('p99(ttft)<350\ngroups: []'); // 'p99(ttft)<350\\ngroups: []'
+ */
+export function oneLine(text: string): string {
+  return text.replace(
+    LINE_BREAKERS,
+    (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
