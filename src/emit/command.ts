@@ -76,7 +76,7 @@ const prometheusRules: CommandSpec = {
   name: 'prometheus-rules',
   summary: "Prometheus alerting rules from an ADR's gate and rollback, for watch's cadence",
   description:
-    'Writes the rules (stdout without -o) and, with --tests, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it. "for D" is ceil(D / --every) consecutive bad rounds, as in the rollback rule; GoodputProbesStale fires when no valid round came for 3 intervals.',
+    'Writes the rules (stdout without -o) and, with --tests, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it. "for D" is ceil(D / --every) consecutive bad rounds, as in the rollback rule; GoodputProbesStale fires when no valid round came for 3 intervals, GoodputProbesAbsent when there was no round at all for 3 intervals (a start-up grace).',
   options: [
     ADR_OPTION,
     OUT_OPTION('Rules file'),

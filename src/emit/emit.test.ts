@@ -135,6 +135,7 @@ describe('goodput emit prometheus-rules', () => {
         'GoodputGpuUtilBelowGate',
         'GoodputRollback',
         'GoodputProbesStale',
+        'GoodputProbesAbsent',
       ])
         expect(rules).toContain(`alert: ${name}\n`);
       // The window the issue found: for: 1m (or any window shorter than the ADR's rounds) fails.
@@ -150,10 +151,14 @@ describe('goodput emit prometheus-rules', () => {
       writeFileSync(join(dir, out), rules.replace('> 500', '> 5000').replace('> 350', '> 3500'));
       expect(promtool(['test', 'rules', testFile]).ok).toBe(false);
       // A staleness rule that waits far longer fails too.
-      writeFileSync(
-        join(dir, out),
-        rules.replace(/\) > (\d+) or absent_over_time/, ') > 99999 or absent_over_time'),
-      );
+      const stale = rules.replace(/(last_over_time\([^)]*\)\)) > \d+/, '$1 > 99999');
+      expect(stale).not.toBe(rules);
+      writeFileSync(join(dir, out), stale);
+      expect(promtool(['test', 'rules', testFile]).ok).toBe(false);
+      // The absent alert without its start-up grace fires the moment Prometheus starts: fails.
+      const eager = rules.replace(/(alert: GoodputProbesAbsent\n\s+expr: .*\n)\s+for: \S+\n/, '$1');
+      expect(eager).not.toBe(rules);
+      writeFileSync(join(dir, out), eager);
       expect(promtool(['test', 'rules', testFile]).ok).toBe(false);
     },
   );

@@ -55,12 +55,20 @@ export interface ThresholdAlert {
 /** The alert that fires when no valid round arrived for STALE_ROUNDS intervals. */
 export interface StaleAlert {
   kind: 'stale';
+  /**
+   * 'stale': the last valid round is older than staleAfterMs (no `for:`: the age is the wait).
+   * 'absent': no round series at all, for staleAfterMs (its `for:`): a start-up grace, so that
+   * it does not fire the moment Prometheus starts, before watch's first round is scraped.
+   */
+  variant: 'stale' | 'absent';
   alert: string;
   expr: string;
   severity: 'warning';
   summary: string;
   /** No valid round for this long (ms). */
   staleAfterMs: number;
+  /** Prometheus `for:` ('absent' only). */
+  for?: string;
 }
 
 export type EmittedAlert = ThresholdAlert | StaleAlert;
@@ -191,25 +199,48 @@ export function alertsFromAdr(
       'add gate: { ttft_p99_ms: … } or rollback: { metric: ttft_p99_ms, above: 500, for: 5m } to the ADR',
     );
   }
-  alerts.push(staleAlert(cadence, unique('GoodputProbesStale'), fm.id));
+  const stale = staleAlerts(cadence, fm.id);
+  alerts.push({ ...stale.stale, alert: unique(stale.stale.alert) });
+  alerts.push({ ...stale.absent, alert: unique(stale.absent.alert) });
   return { alerts, skipped, cadence };
 }
 
-/** The staleness alert: the last valid round is older than STALE_ROUNDS intervals, or no round series at all. */
-function staleAlert(cadence: Cadence, name: string, adrId: string): StaleAlert {
+/**
+ * The staleness alerts: the last valid round is older than STALE_ROUNDS intervals
+ * (GoodputProbesStale), or there is no round series at all for as long (GoodputProbesAbsent:
+ * watch never ran, or Prometheus does not scrape it). The second waits out its `for:`, a
+ * start-up grace: with the two in one expression and no `for:`, the alert fired the moment
+ * Prometheus started, before watch's first round.
+ */
+export function staleAlerts(cadence: Cadence, adrId: string): { stale: StaleAlert; absent: StaleAlert } {
   const after = staleAfterMs(cadence);
   // last_over_time skips the stale markers Prometheus writes when the exporter disappears, so a
   // watch that died still has its targets here, with an age that grows, for the whole range.
   const range = promDuration(Math.max(3_600_000, 4 * (after + roundRangeMs(cadence))));
   const ts = `${LAST_VALID_ROUND_SERIES}[${range}]`;
+  const common = { kind: 'stale' as const, severity: 'warning' as const, staleAfterMs: after };
   return {
-    kind: 'stale',
-    alert: name,
-    expr: `time() - max by (target, model) (last_over_time(${ts})) > ${after / 1000} or absent_over_time(${ts})`,
-    severity: 'warning',
-    summary: `no valid probe round for ${promDuration(after)} (${STALE_ROUNDS} × every): goodput watch stopped, cannot reach Prometheus, or its rounds are invalid; the alerts of ${adrId} see no fresh figures`,
-    staleAfterMs: after,
+    stale: {
+      ...common,
+      variant: 'stale',
+      alert: 'GoodputProbesStale',
+      expr: `time() - max by (target, model) (last_over_time(${ts})) > ${after / 1000}`,
+      summary: `no valid probe round for ${promDuration(after)} (${STALE_ROUNDS} × every): goodput watch stopped, cannot reach Prometheus, or its rounds are invalid; the alerts of ${adrId} see no fresh figures`,
+    },
+    absent: {
+      ...common,
+      variant: 'absent',
+      alert: 'GoodputProbesAbsent',
+      expr: `absent_over_time(${ts})`,
+      for: promDuration(after),
+      summary: `no probe round at all for ${promDuration(after)} (${STALE_ROUNDS} × every, also the start-up grace): goodput watch is not running or Prometheus does not scrape it; the alerts of ${adrId} see no figures`,
+    },
   };
+}
+
+/** The annotation of an alert as Prometheus renders it (the target first, where there is one). */
+export function alertSummary(a: EmittedAlert): string {
+  return a.kind === 'stale' && a.variant === 'absent' ? a.summary : `{{ $labels.target }}: ${a.summary}`;
 }
 
 /** The rules file (YAML) for `rule_files:`. */
@@ -221,9 +252,10 @@ export function renderRulesYaml(fm: AdrFrontMatter, rules: EmittedRules): string
         rules: rules.alerts.map((a) => ({
           alert: a.alert,
           expr: a.expr,
-          ...(a.kind === 'threshold' ? { for: a.for } : {}),
+          ...(a.for !== undefined ? { for: a.for } : {}),
           labels: { severity: a.severity, adr: fm.id },
-          annotations: { summary: `{{ $labels.target }}: ${a.summary}`, adr: fm.id },
+          // An absent series has no target label to name.
+          annotations: { summary: alertSummary(a), adr: fm.id },
         })),
       },
     ],
