@@ -7,7 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
-import type { ReasoningMode } from '../sim/index.js';
+import type { EngineOptions, ReasoningMode } from '../sim/index.js';
 import type {
   ApiKind,
   LoadSpec,
@@ -109,6 +109,12 @@ export interface BenchmarkConfig {
     reasoning?: ReasoningMode;
     /** Speculative decoding of the embedded engine (`--speculative-config`, vLLM's JSON, validated). */
     speculativeConfig?: string;
+    /**
+     * The embedded engine's flags (max-num-seqs, max-num-batched-tokens, chunked prefill, prefix
+     * caching, …), live or virtual; `speculativeConfig` above wins over `engine.speculativeConfig`.
+     * Set by `goodput experiment` for each configuration of the embedded engine.
+     */
+    engine?: EngineOptions;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
   shard?: Part;

@@ -9,7 +9,13 @@
 import { listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import { type EmbeddedSim, type ReasoningMode, resolveProfile, startEmbeddedSim } from '../sim/index.js';
+import {
+  type EmbeddedSim,
+  type EngineOptions,
+  type ReasoningMode,
+  resolveProfile,
+  startEmbeddedSim,
+} from '../sim/index.js';
 import type { ApiKind, TargetInfo } from '../types.js';
 import { closestIds, makeRedactor } from '../util/index.js';
 
@@ -30,6 +36,8 @@ export interface TargetOptions {
     reasoning?: ReasoningMode;
     /** vLLM's --speculative-config JSON (speculative decoding). */
     speculativeConfig?: string;
+    /** Engine flags (max-num-seqs, max-num-batched-tokens, …); speculativeConfig above wins. */
+    engine?: EngineOptions;
   };
   /** Where the notes go (embedded engine started). */
   note?: (text: string) => void;
@@ -152,6 +160,15 @@ function specOf(opts: TargetOptions): Pick<TargetInfo, 'simSpeculativeConfig'> {
   return spec === undefined ? {} : { simSpeculativeConfig: spec };
 }
 
+/** The embedded engine's flags: `sim.engine` with `sim.speculativeConfig` over it (undefined when neither is set). */
+export function embeddedEngineOptions(sim: TargetOptions['sim']): EngineOptions | undefined {
+  if (sim?.engine === undefined && sim?.speculativeConfig === undefined) return undefined;
+  return {
+    ...sim.engine,
+    ...(sim.speculativeConfig !== undefined ? { speculativeConfig: sim.speculativeConfig } : {}),
+  };
+}
+
 /** Prepares the target of one run; see the module comment. Call `close()` when the run ends. */
 export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget> {
   if (opts.sim?.timeMode === 'virtual') {
@@ -180,15 +197,14 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
   }
   let sim: EmbeddedSim | undefined;
   if (opts.url === undefined) {
+    const engine = embeddedEngineOptions(opts.sim);
     sim = await startEmbeddedSim({
       host: '127.0.0.1',
       port: 0,
       seed: opts.seed,
       profile: opts.sim?.profile,
       ...(opts.sim?.reasoning ? { reasoning: opts.sim.reasoning } : {}),
-      ...(opts.sim?.speculativeConfig !== undefined
-        ? { engine: { speculativeConfig: opts.sim.speculativeConfig } }
-        : {}),
+      ...(engine !== undefined ? { engine } : {}),
     });
     opts.note?.(
       `embedded engine: ${sim.url} (${sim.profileId}${sim.isolated ? ', own thread' : ''}), model ${sim.model}`,

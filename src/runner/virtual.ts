@@ -40,6 +40,7 @@ import {
 import type { RequestRecord, ServerSummary, WorkItem } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
 import type { SendFn } from './load.js';
+import { embeddedEngineOptions } from './target.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
@@ -302,11 +303,11 @@ export function createVirtualTransport(
   profile: string,
 ): { clock: VirtualClock; send: SendFn; server: () => ServerSummary } {
   const clock = new VirtualClock();
-  const spec = config.sim?.speculativeConfig;
+  const engine = embeddedEngineOptions(config.sim);
   const ve = new VirtualEngine(clock, {
     profile: resolveProfile(profile),
     seed: config.seed,
-    ...(spec !== undefined ? { engine: { speculativeConfig: spec } } : {}),
+    ...(engine !== undefined ? { engine } : {}),
   });
   const sender = virtualSender(ve, config);
   const server = (): ServerSummary => {

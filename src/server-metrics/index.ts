@@ -69,3 +69,4 @@ export {
   specDecodeFigures,
   summarizeServer,
 } from './summarize.js';
+export { type DescribeServerOptions, describeServer, flattenSettings } from './self-description.js';

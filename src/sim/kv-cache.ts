@@ -132,6 +132,23 @@ export class KvCache {
     this.fill[block] = tokens;
   }
 
+  /**
+   * Forget every cached prefix (vLLM's `POST /reset_prefix_cache`): free cached blocks become
+   * empty, and blocks still in use are no longer found by a lookup (they are freed as empty).
+   * Returns the number of cached blocks dropped.
+   */
+  resetPrefixCache(): number {
+    const dropped = this.hashToBlock.size;
+    for (const b of this.cachedFree.keys()) {
+      this.fill[b] = 0;
+      this.freeList.push(b);
+    }
+    this.cachedFree.clear();
+    this.hashToBlock.clear();
+    this.hashOf.fill(Number.NaN);
+    return dropped;
+  }
+
   /** Register a full block under its prefix hash (first writer wins). */
   register(block: number, hash: number): void {
     if (!Number.isNaN(this.hashOf[block]!) || this.hashToBlock.has(hash)) return;

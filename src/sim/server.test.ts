@@ -21,6 +21,29 @@ describe('sim server: OpenAI-compatible endpoints', () => {
     expect(metrics).toMatch(/vllm:cache_config_info\{block_size="16",num_gpu_blocks="\d+"/);
   });
 
+  it('forgets its prefix cache on POST /reset_prefix_cache (as vLLM), and tells its version', async () => {
+    const ask = () =>
+      streamRequest(`${sim.url}/v1/chat/completions`, {
+        model: sim.model,
+        messages: [{ role: 'user', content: `${PROMPT} reset` }],
+        max_tokens: 2,
+        ignore_eos: true,
+      });
+    const hits = () => sim.engine.counters.prefixCacheHits;
+    await ask();
+    const before = hits();
+    await ask();
+    expect(hits()).toBeGreaterThan(before); // the second identical prompt hits the cache
+    const reset = await fetch(`${sim.url}/reset_prefix_cache`, { method: 'POST' });
+    expect(reset.status).toBe(200);
+    expect(((await reset.json()) as { dropped_blocks: number }).dropped_blocks).toBeGreaterThan(0);
+    const after = hits();
+    await ask();
+    expect(hits()).toBe(after); // nothing cached any more
+    const version = (await (await fetch(`${sim.url}/version`)).json()) as { version: string };
+    expect(version.version).toMatch(/^\d+\.\d+/);
+  });
+
   it('streams chat with one token per chunk, usage on a final empty-choices chunk, and [DONE]', async () => {
     const r = await streamRequest(`${sim.url}/v1/chat/completions`, {
       model: sim.model,

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { GoodputError } from '../errors.js';
 import type { ApiKind } from '../types.js';
+import { toolVersion } from '../util/index.js';
 import { embed } from './embeddings.js';
 import { type EngineConfig, type EngineOptions, resolveEngineConfig } from './engine-config.js';
 import { type FailureConfig, FailureInjector } from './failures.js';
@@ -113,6 +114,12 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
       res.writeHead(200, { 'content-type': registry.contentType });
       return void res.end(text);
     }
+    // vLLM's cache hygiene between benchmark runs (`goodput experiment` calls it), and its version.
+    if (path === '/reset_prefix_cache' && method === 'POST') {
+      const dropped = engine.kv.resetPrefixCache();
+      return sendJson(res, 200, { reset: true, dropped_blocks: dropped });
+    }
+    if (path === '/version' && method === 'GET') return sendJson(res, 200, { version: toolVersion() });
     if (path.startsWith('/v1/') && opts.apiKey !== undefined && !hasKey(req, opts.apiKey))
       return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     if (path === '/v1/models' && method === 'GET')

@@ -25,6 +25,12 @@ export const COMMANDS: LazyCommand[] = [
     load: async () => (await import('../../doctor/command.js')).doctorCommand,
   },
   {
+    name: 'experiment',
+    summary:
+      'Measure serving configurations against a baseline: repeated, interleaved runs, servers started and stopped for you',
+    load: async () => (await import('../../experiment/command.js')).experimentCommand,
+  },
+  {
     name: 'sweep',
     summary: 'Runs at rising concurrency or rate: saturation point (knee) and capacity at SLO',
     load: async () => (await import('../../sweep/command.js')).sweepCommand,

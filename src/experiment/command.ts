@@ -1,0 +1,287 @@
+/**
+ * `goodput experiment PLAN`: the plan's configurations, each measured `runs` times with the
+ * same workload, interleaved, into an experiment folder. Thin: plan + flags → ExperimentSpec
+ * (the `run:` flags resolved as `goodput run` resolves its own) → runExperiment → where things
+ * are and a per-configuration summary.
+ *
+ * @module
+ */
+
+import { dirname, resolve as resolvePath } from 'node:path';
+import { ExitCode, GoodputError } from '../errors.js';
+import {
+  BENCHMARK_OPTIONS,
+  type CommandSpec,
+  type OptionSpec,
+  type ParsedArgs,
+  parseArgv,
+  resolveBenchmarkConfig,
+} from '../flags/index.js';
+import { readTextFileBounded, toolVersion } from '../util/index.js';
+import { runExperiment } from './execute.js';
+import { type PlanOverrides, parsePlanText, planExperiment } from './plan.js';
+import { renderExperimentSummary } from './summary.js';
+
+const X = 'Experiment';
+
+/** The experiment's own flags (the run flags of BENCHMARK_OPTIONS follow them). */
+const EXPERIMENT_OPTIONS: OptionSpec[] = [
+  {
+    name: 'runs',
+    type: 'integer',
+    group: X,
+    valueName: 'N',
+    description: 'Runs per configuration [default: the plan’s runs:, else 3]',
+  },
+  {
+    name: 'order',
+    type: 'string',
+    group: X,
+    choices: ['interleaved', 'random-blocks'],
+    description: 'Run order: ABC ABC … or each block shuffled with --order-seed [default: interleaved]',
+  },
+  {
+    name: 'order-seed',
+    type: 'integer',
+    group: X,
+    description: 'Seed of random-blocks (recorded in experiment.json) [default: random]',
+  },
+  { name: 'cooldown', type: 'duration', group: X, description: 'Pause between runs [default: 0]' },
+  {
+    name: 'restart',
+    type: 'string',
+    group: X,
+    choices: ['per-config', 'per-run'],
+    description:
+      'Serve configurations: start the server once per visit (consecutive runs of a configuration share it), or for every run [default: per-config]',
+  },
+  {
+    name: 'time',
+    type: 'string',
+    group: X,
+    choices: ['live', 'virtual'],
+    description:
+      'Embedded-engine configurations: virtual time (seconds) or live [default: virtual when every configuration is embedded]',
+  },
+  {
+    name: 'baseline',
+    type: 'string',
+    group: X,
+    description: 'Name of the baseline configuration [default: the first]',
+  },
+  {
+    name: 'cache-reset',
+    type: 'string',
+    group: X,
+    choices: ['auto', 'vllm', 'sglang', 'llama.cpp', 'none'],
+    description: 'Cache reset between runs of a server [default: auto, from the engine it reports]',
+  },
+  {
+    name: 'grid',
+    type: 'string',
+    repeatable: true,
+    group: X,
+    valueName: 'PARAM=V1,V2',
+    description: 'A grid dimension (adds to the plan’s grid:), e.g. --grid max-num-batched-tokens=1024,2048',
+  },
+  {
+    name: 'serve',
+    type: 'string',
+    group: X,
+    valueName: 'COMMAND',
+    description: 'Serve command template with {param} and {port} (replaces the plan’s serve:)',
+  },
+  {
+    name: 'out',
+    short: 'o',
+    type: 'string',
+    group: X,
+    valueName: 'DIR',
+    description: 'Experiment folder [default: the plan’s output:, else goodput-experiments/<name>]',
+  },
+  {
+    name: 'resume',
+    type: 'boolean',
+    group: X,
+    description:
+      'Continue the interrupted experiment in the folder (same plan): finished runs kept, the rest run',
+  },
+  {
+    name: 'force',
+    type: 'boolean',
+    group: X,
+    description: 'Start over in a folder that holds an earlier experiment (its runs and logs are removed)',
+  },
+  { name: 'quiet', short: 'q', type: 'boolean', group: X, description: 'No progress on stderr' },
+  { name: 'json', type: 'boolean', group: X, description: 'Print experiment.json on stdout' },
+];
+
+/** Run flags the plan cannot take: the experiment decides them. */
+const NOT_IN_RUN: Record<string, string> = {
+  url: 'each configuration gives its target (url: or serve:)',
+  out: 'the experiment puts each run in runs/<configuration>/run-<k>/ (choose the folder with output: or --out)',
+  force: 'use the experiment’s --force',
+  time: 'use the plan’s time:',
+  shard: 'an experiment runs whole runs',
+  startAt: 'an experiment schedules its own runs',
+  json: 'use the experiment’s --json',
+  quiet: 'use the experiment’s --quiet',
+  progress: 'the experiment prints one line per run',
+};
+
+const OWN = new Set(EXPERIMENT_OPTIONS.map((o) => o.name));
+const RUN_OPTIONS = BENCHMARK_OPTIONS.filter(
+  (o) =>
+    !OWN.has(o.name) &&
+    o.name !== 'url' &&
+    o.name !== 'progress' &&
+    o.name !== 'shard' &&
+    o.name !== 'start-at',
+);
+const runSpec: CommandSpec = {
+  name: 'experiment (plan run:)',
+  summary: '',
+  options: BENCHMARK_OPTIONS,
+  run: async () => ExitCode.OK,
+};
+
+/** The plan's run flags with the command line's run flags over them. */
+function mergedRunArgs(planArgv: string[], cli: ParsedArgs): ParsedArgs {
+  const plan = parseArgv(runSpec, planArgv);
+  for (const key of plan.given) {
+    const why = NOT_IN_RUN[key];
+    if (why)
+      throw new GoodputError(
+        'E_CONFIG',
+        `run: --${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} cannot be part of an experiment's run flags`,
+        why,
+      );
+  }
+  const runKeys = new Set(
+    RUN_OPTIONS.map((o) => o.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())),
+  );
+  const options = { ...plan.options };
+  const given = new Set(plan.given);
+  for (const key of cli.given) {
+    if (!runKeys.has(key)) continue;
+    options[key] = cli.options[key];
+    given.add(key);
+  }
+  return { options, positionals: [], given };
+}
+
+function overridesFrom(o: Record<string, unknown>, cwd: string): PlanOverrides {
+  const out: PlanOverrides = {};
+  if (typeof o.runs === 'number') out.runs = o.runs;
+  if (typeof o.order === 'string') out.order = o.order as PlanOverrides['order'];
+  if (typeof o.orderSeed === 'number') out.seed = o.orderSeed;
+  if (typeof o.cooldown === 'number') out.cooldownMs = o.cooldown;
+  if (typeof o.restart === 'string') out.restart = o.restart as PlanOverrides['restart'];
+  if (typeof o.time === 'string') out.time = o.time as PlanOverrides['time'];
+  if (typeof o.baseline === 'string') out.baseline = o.baseline;
+  if (typeof o.cacheReset === 'string') out.cache_reset = o.cacheReset as PlanOverrides['cache_reset'];
+  if (typeof o.serve === 'string') out.serve = o.serve;
+  if (typeof o.out === 'string') out.output = resolvePath(cwd, o.out);
+  if (Array.isArray(o.grid) && o.grid.length > 0) {
+    const grid: Record<string, Array<string | number | boolean>> = {};
+    for (const item of o.grid as string[]) {
+      const eq = item.indexOf('=');
+      if (eq <= 0)
+        throw new GoodputError(
+          'E_USAGE',
+          `--grid expects PARAM=V1,V2, got '${item}'`,
+          'e.g. --grid max-num-batched-tokens=1024,2048',
+        );
+      grid[item.slice(0, eq)] = item
+        .slice(eq + 1)
+        .split(',')
+        .map((v) =>
+          v === 'true'
+            ? true
+            : v === 'false'
+              ? false
+              : v.trim() !== '' && Number.isFinite(Number(v))
+                ? Number(v)
+                : v,
+        );
+    }
+    out.grid = grid;
+  }
+  return out;
+}
+
+export const experimentCommand: CommandSpec = {
+  name: 'experiment',
+  summary:
+    'Measure serving configurations against a baseline: repeated, interleaved runs, servers started and stopped for you',
+  description: [
+    'PLAN is a YAML file: configurations (a list with url: or serve:, and/or a grid: of parameters), runs:, order:,',
+    'cooldown:, restart:, cache_reset:, and the run: flags every configuration is measured with (the same for all).',
+    'Without url: or serve:, a configuration is the embedded simulated engine with its params as engine flags',
+    '(max-num-batched-tokens, enable-chunked-prefill, …), in virtual time: the whole experiment takes seconds.',
+    'A serve: server leads its own process group and is stopped (stop_signal, grace, then SIGKILL) after its runs,',
+    'on an error and on Ctrl-C; a server left by a killed goodput is found from DIR/server.pid.json and stopped.',
+    'Writes DIR/experiment.json, DIR/runs/<configuration>/run-<k>/ and DIR/logs/<configuration>.log.',
+    'Run flags given here override the plan’s run: section. Ctrl-C stops, exits 130; --resume continues.',
+  ].join('\n'),
+  positionals: [{ name: 'PLAN', description: 'The experiment plan (YAML)', required: true }],
+  options: [...EXPERIMENT_OPTIONS, ...RUN_OPTIONS],
+  async run(ctx) {
+    const o = ctx.args.options;
+    const file = resolvePath(ctx.cwd, ctx.args.positionals[0]!);
+    const read = await readTextFileBounded(file, { maxBytes: 1024 * 1024 });
+    if (!read.ok)
+      throw new GoodputError(
+        'E_USAGE',
+        `cannot read the plan ${file} (${read.problem})`,
+        'give the path of a YAML plan',
+      );
+    const plan = parsePlanText(read.text, file);
+    const { spec, runArgv } = planExperiment(plan, {
+      text: read.text,
+      file,
+      baseDir: dirname(file),
+      cwd: ctx.cwd,
+      overrides: overridesFrom(o, ctx.cwd),
+    });
+    const runArgs = mergedRunArgs(runArgv, ctx.args);
+    if (spec.virtual) runArgs.options.time = 'virtual';
+    const measurement = await resolveBenchmarkConfig(runArgs, ctx.env, ctx.cwd);
+    const quiet = o.quiet === true;
+    if (!quiet) for (const w of measurement.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    if (!quiet)
+      ctx.stderr.write(
+        `experiment ${spec.name}: ${spec.configurations.length} configuration(s) × ${spec.runs} run(s), ${spec.order.mode}${spec.order.seed !== undefined ? ` (seed ${spec.order.seed})` : ''}${spec.virtual ? ', virtual time' : ''} → ${spec.dir}\n`,
+      );
+    const result = await runExperiment(
+      { ...spec, measurement },
+      {
+        stderr: ctx.stderr,
+        signal: ctx.signal,
+        cwd: ctx.cwd,
+        quiet,
+        version: toolVersion(),
+        resume: o.resume === true,
+        force: o.force === true,
+      },
+    );
+    if (o.json === true) ctx.stdout.write(`${JSON.stringify(result.state, null, 2)}\n`);
+    else ctx.stdout.write(renderExperimentSummary(result.state, result.dir));
+    if (ctx.signal.aborted || result.state.status === 'interrupted') {
+      if (!quiet)
+        ctx.stderr.write(
+          `interrupted: continue with goodput experiment ${ctx.args.positionals[0]} --resume${typeof o.out === 'string' ? ` --out ${o.out}` : ''}\n`,
+        );
+      return ExitCode.INTERRUPTED;
+    }
+    if (result.state.configurations.every((c) => c.status === 'failed')) {
+      const first = result.state.configurations[0]?.failure;
+      throw new GoodputError(
+        'E_UNREACHABLE',
+        `no configuration could be measured (${first?.message ?? 'every run failed'})`,
+        first?.hint ?? `see ${result.dir}/experiment.json and the logs`,
+      );
+    }
+    return ExitCode.OK;
+  },
+};
