@@ -57,6 +57,7 @@ export {
   startScrapeLoop,
   startScraper,
 } from './scraper.js';
+export { type DescribeServerOptions, describeServer, flattenSettings } from './self-description.js';
 export { normalizeLlamaCppSlots } from './slots.js';
 export {
   type ClientView,
@@ -69,4 +70,3 @@ export {
   specDecodeFigures,
   summarizeServer,
 } from './summarize.js';
-export { type DescribeServerOptions, describeServer, flattenSettings } from './self-description.js';
