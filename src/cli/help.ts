@@ -101,7 +101,12 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
       return p.required ? n : `[${n}]`;
     })
     .join(' ');
-  const sub = spec.subcommands && spec.subcommands.length > 0 ? ' <subcommand>' : '';
+  const sub =
+    spec.subcommands && spec.subcommands.length > 0
+      ? spec.runsWithoutSubcommand
+        ? ' [subcommand]'
+        : ' <subcommand>'
+      : '';
   out.push(`Usage: ${prefix} ${spec.name}${sub} [options]${positional ? ` ${positional}` : ''}`, '');
   out.push(spec.summary);
   if (spec.description) out.push('', spec.description);

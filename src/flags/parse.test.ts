@@ -165,4 +165,18 @@ describe('parseArgv subcommands', () => {
     expect(parseArgv(parent, ['--help']).options.help).toBe(true);
     expect(parseArgv(parent, ['lint', '-h']).options.help).toBe(true);
   });
+  it('runs a command that works on its own too when no subcommand is named (sim, sim calibrate)', () => {
+    const own = {
+      ...parent,
+      runsWithoutSubcommand: true,
+      options: [{ name: 'port', type: 'integer' as const, description: '' }],
+    };
+    const alone = parseArgv(own, ['--port', '0']);
+    expect(alone.subcommand).toBeUndefined();
+    expect(alone.options.port).toBe(0);
+    expect(parseArgv(own, []).subcommand).toBeUndefined();
+    expect(parseArgv(own, ['new', '--title', 'x']).subcommand).toBe('new');
+    // A word that names no subcommand is still a typo, not a positional of the command.
+    expect(usageError(() => parseArgv(own, ['lnt'])).hint).toMatch(/goodput adr lint/);
+  });
 });

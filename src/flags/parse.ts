@@ -51,6 +51,9 @@ function missingValue(opt: OptionSpec): GoodputError {
 export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
   if (spec.subcommands && spec.subcommands.length > 0) {
     const first = argv[0];
+    // A command that runs on its own too (`goodput sim --port 0` beside `goodput sim calibrate`).
+    if (spec.runsWithoutSubcommand && (first === undefined || first.startsWith('-')))
+      return parseArgv({ ...spec, subcommands: undefined }, argv);
     if (first === undefined || first.startsWith('-')) {
       if (first === '--help' || first === '-h') {
         return { options: { help: true }, positionals: [], given: new Set(['help']) };

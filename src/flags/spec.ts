@@ -83,6 +83,8 @@ export interface CommandSpec {
   positionals?: PositionalSpec[];
   /** Sub-commands (e.g. `adr new`, `adr lint`): when present, the first positional picks one. */
   subcommands?: CommandSpec[];
+  /** With subcommands: the command also runs itself when its first argument is an option or absent (`goodput sim`). */
+  runsWithoutSubcommand?: boolean;
   run(ctx: CommandContext): Promise<ExitCode>;
 }
 

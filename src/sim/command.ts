@@ -7,6 +7,7 @@
  */
 
 import { resolve as resolvePath } from 'node:path';
+import { calibrateCommand } from '../calibrate/command.js';
 import { ExitCode } from '../errors.js';
 import {
   type CommandSpec,
@@ -224,6 +225,13 @@ export const simCommand: CommandSpec = {
     'names) until Ctrl-C. --reasoning-tokens streams reasoning before each answer (reasoning models).',
   ].join('\n'),
   options: SIM_OPTIONS,
+  subcommands: [
+    calibrateCommand(
+      SIM_OPTIONS.filter((o) => o.group === E),
+      engineOptionsFromArgs,
+    ),
+  ],
+  runsWithoutSubcommand: true,
   async run(ctx) {
     const o = ctx.args.options;
     const profile =

@@ -23,9 +23,12 @@ export {
   loadProfileFile,
   MODEL_PROFILES,
   type ModelProfile,
+  type ProfileFile,
   profileFromJson,
+  profileToJson,
   resolveProfile,
   type SimProfile,
+  type StepTimeRates,
 } from './profiles.js';
 export {
   parseReasoningField,

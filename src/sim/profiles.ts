@@ -59,6 +59,19 @@ export interface SimProfile {
   stepOverheadMs: number;
   /** Extra per-step cost per sequence in the batch (sampling, detokenising, streaming), µs. */
   perSeqOverheadUs: number;
+  /** Measured rates that replace the datasheet ones (`goodput sim calibrate`); absent: from the GPU. */
+  stepTime?: StepTimeRates;
+}
+
+/**
+ * The roofline's two rates as measured on a real server, for the whole replica (every GPU of
+ * the tensor-parallel group): they replace TP × peak × efficiency when a profile carries them.
+ */
+export interface StepTimeRates {
+  /** Effective FLOP/s of prefill (replaces TP × peakFlops × computeEfficiency). */
+  flopsPerS: number;
+  /** Effective bytes/s of weight and KV reads (replaces TP × memBandwidth × bandwidthEfficiency). */
+  bytesPerS: number;
 }
 
 const hopper = {
@@ -180,6 +193,10 @@ export interface ProfileFile {
   tensorParallel?: number;
   stepOverheadMs?: number;
   perSeqOverheadUs?: number;
+  /** Calibrated rates (see StepTimeRates); written by `goodput sim calibrate`. */
+  stepTime?: StepTimeRates;
+  /** Where the calibration came from (runs, fit error): kept for the reader, not used by the engine. */
+  calibration?: unknown;
 }
 
 const GPU_KEYS: (keyof GpuProfile)[] = ['peakFlops', 'memBandwidth', 'memoryBytes'];
@@ -214,13 +231,56 @@ export function profileFromJson(json: unknown, source = 'profile'): SimProfile {
   for (const k of MODEL_KEYS)
     if (!(typeof model[k] === 'number' && (model[k] as number) > 0))
       throw usage(`${source}: model.${k} must be a positive number`, 'see docs/simulator.md');
-  return {
+  for (const k of ['stepOverheadMs', 'perSeqOverheadUs'] as const)
+    if (f[k] !== undefined && !(typeof f[k] === 'number' && f[k] >= 0 && Number.isFinite(f[k])))
+      throw usage(`${source}: ${k} must be a number ≥ 0`, 'see docs/simulator.md');
+  const profile: SimProfile = {
     id: f.id ?? `${gpu.name}:${model.name}`,
     gpu,
     model,
     tensorParallel: f.tensorParallel ?? model.defaultTensorParallel,
     stepOverheadMs: f.stepOverheadMs ?? DEFAULT_OVERHEAD.stepOverheadMs,
     perSeqOverheadUs: f.perSeqOverheadUs ?? DEFAULT_OVERHEAD.perSeqOverheadUs,
+  };
+  if (f.stepTime !== undefined) profile.stepTime = stepTimeFromJson(f.stepTime, source);
+  return profile;
+}
+
+/** A profile's `stepTime`: both rates, positive and finite, and nothing else. */
+function stepTimeFromJson(json: unknown, source: string): StepTimeRates {
+  const t = json as Record<string, unknown> | null;
+  if (!t || typeof t !== 'object' || Array.isArray(t))
+    throw usage(`${source}: stepTime must be an object {flopsPerS, bytesPerS}`, 'see docs/simulator.md');
+  for (const k of Object.keys(t))
+    if (k !== 'flopsPerS' && k !== 'bytesPerS')
+      throw usage(
+        `${source}: stepTime.${k} is not a field of stepTime`,
+        'stepTime has flopsPerS and bytesPerS',
+      );
+  const rate = (k: 'flopsPerS' | 'bytesPerS'): number => {
+    const v = t[k];
+    if (typeof v === 'number' && v > 0 && Number.isFinite(v)) return v;
+    throw usage(`${source}: stepTime.${k} must be a positive number`, 'see docs/simulator.md');
+  };
+  return { flopsPerS: rate('flopsPerS'), bytesPerS: rate('bytesPerS') };
+}
+
+/**
+ * A profile as the JSON `profileFromJson` reads back: built-in GPU and model by name when they
+ * are the built-in ones, else whole; `extra` fields (e.g. `calibration`) appended.
+ */
+export function profileToJson(profile: SimProfile, extra: Partial<ProfileFile> = {}): ProfileFile {
+  const builtIn = <T>(table: Record<string, T>, value: T): string | T =>
+    Object.entries(table).find(([, v]) => v === value)?.[0] ?? value;
+  return {
+    id: profile.id,
+    gpu: builtIn(GPU_PROFILES, profile.gpu),
+    model: builtIn(MODEL_PROFILES, profile.model),
+    tensorParallel: profile.tensorParallel,
+    stepOverheadMs: profile.stepOverheadMs,
+    perSeqOverheadUs: profile.perSeqOverheadUs,
+    ...(profile.stepTime ? { stepTime: { ...profile.stepTime } } : {}),
+    ...extra,
   };
 }
 

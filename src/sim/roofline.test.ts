@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, type GoodputError } from '../errors.js';
 import { kvCapacityBlocks, resolveEngineConfig } from './engine-config.js';
-import { kvBytesPerToken, loadProfileFile, profileFromJson, resolveProfile } from './profiles.js';
+import {
+  kvBytesPerToken,
+  loadProfileFile,
+  profileFromJson,
+  profileToJson,
+  resolveProfile,
+} from './profiles.js';
 import { attentionPairs, createRoofline } from './roofline.js';
 
 describe('roofline step time', () => {
@@ -132,6 +138,36 @@ describe('profiles and KV capacity', () => {
     expect(() => profileFromJson({ gpu: 'a100', model: { params: 1e9 } })).toThrow(/model.layers/);
     expect(() => profileFromJson({ gpu: { peakFlops: 1 }, model: 'llama-3.1-8b' })).toThrow(
       /gpu.memBandwidth/,
+    );
+  });
+
+  it('takes measured rates (stepTime) in place of the datasheet ones, and writes them back', () => {
+    const base = resolveProfile('a100:llama-3.1-8b');
+    const fitted = profileFromJson({
+      ...profileToJson(base),
+      stepTime: { flopsPerS: 2 * 312e12 * 0.6, bytesPerS: 4 * 2.039e12 * 0.8 },
+    });
+    const slices = (n: number, seqs: number) =>
+      Array.from({ length: seqs }, () => ({ contextTokens: n === 1 ? 500 : 0, newTokens: n }));
+    const a = createRoofline(base);
+    const b = createRoofline(fitted);
+    // Prefill (compute-bound) twice as fast, decode (bandwidth-bound) four times.
+    expect(b.cost(slices(4096, 1)).computeMs).toBeCloseTo(a.cost(slices(4096, 1)).computeMs / 2, 9);
+    expect(b.cost(slices(1, 8)).memoryMs).toBeCloseTo(a.cost(slices(1, 8)).memoryMs / 4, 9);
+    const again = profileFromJson(JSON.parse(JSON.stringify(profileToJson(fitted))));
+    expect(again).toEqual(fitted);
+    expect(profileToJson(base).gpu).toBe('a100');
+    for (const [stepTime, why] of [
+      [{ flopsPerS: 0, bytesPerS: 1 }, /stepTime.flopsPerS must be a positive number/],
+      [{ flopsPerS: 1 }, /stepTime.bytesPerS must be a positive number/],
+      [{ flopsPerS: 1, bytesPerS: 1, speed: 2 }, /stepTime.speed is not a field/],
+      [[1, 2], /stepTime must be an object/],
+    ] as const)
+      expect(() => profileFromJson({ gpu: 'a100', model: 'llama-3.1-8b', stepTime }), String(why)).toThrow(
+        why,
+      );
+    expect(() => profileFromJson({ gpu: 'a100', model: 'llama-3.1-8b', stepOverheadMs: -1 })).toThrow(
+      /stepOverheadMs must be a number ≥ 0/,
     );
   });
 });

@@ -37,8 +37,8 @@ export interface Roofline {
 /** Build the roofline for a profile. */
 export function createRoofline(profile: SimProfile): Roofline {
   const { gpu, model, tensorParallel: tp } = profile;
-  const flopsPerS = gpu.peakFlops * gpu.computeEfficiency * tp;
-  const bytesPerS = gpu.memBandwidth * gpu.bandwidthEfficiency * tp;
+  const flopsPerS = profile.stepTime?.flopsPerS ?? gpu.peakFlops * gpu.computeEfficiency * tp;
+  const bytesPerS = profile.stepTime?.bytesPerS ?? gpu.memBandwidth * gpu.bandwidthEfficiency * tp;
   const weightBytes = model.params * model.dtypeBytes;
   const kvPerToken = kvBytesPerToken(model);
   // QKᵀ and AV: 2 matmuls × 2 FLOPs per multiply-add, per layer, per head dimension.
