@@ -160,6 +160,13 @@ export class RunAccumulator {
     }
     s.inputTokens += promptTokens;
     s.outputTokens += outputTokens;
+    if (record.serverPromptTokens !== undefined) {
+      const st = s.serverTokens;
+      st.requests++;
+      st.inputTokens += tokenCount(record.serverPromptTokens);
+      st.clientInputTokens += promptTokens;
+      if (record.outputTokensSource === 'usage') st.outputTokens += outputTokens;
+    }
     s.usefulOutputTokens += outputTokens;
     const outcomes = sloOutcomes(record, m, s.slo);
     let good = true;

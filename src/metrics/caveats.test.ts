@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
 import type { RunSummary } from '../types.js';
-import { CAVEAT_KINDS, caveatedPointPhrase, runCaveats, summarizeRecords } from './index.js';
+import { CAVEAT_KINDS, caveatedPointPhrase, mergeSummaries, runCaveats, summarizeRecords } from './index.js';
 
 /** A clean run of two successful requests, then changed by each case. */
 function clean(): RunSummary {
@@ -91,6 +91,43 @@ describe('runCaveats', () => {
   test('ids are unique', () => {
     const all = CAVEAT_KINDS.map((k) => k.id);
     expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+describe("the server's own token totals", () => {
+  // The server counts 329 tokens where the client built and counted 256 (another tokenizer).
+  const records = [1, 2, 3].map((index) =>
+    streamed({ index, promptTokens: 256, serverPromptTokens: 329, tokens: 10 }),
+  );
+  const counted = streamed({ index: 4, promptTokens: 256, tokens: 7, outputTokensSource: 'counted' });
+
+  test('summed beside the client count; vLLM keys keep the client count', () => {
+    const s = summarizeRecords([...records, counted], runMeta());
+    expect(s.serverTokens).toEqual({
+      requests: 3,
+      inputTokens: 987,
+      clientInputTokens: 768,
+      outputTokens: 30,
+    });
+    expect(s.total_input_tokens).toBe(4 * 256);
+    expect(s.total_output_tokens).toBe(37);
+    expect(s.total_token_throughput).toBeCloseTo((4 * 256 + 37) / s.duration, 6);
+    const mismatch = runCaveats(s).find((c) => c.id === 'tokenizer-mismatch');
+    expect(mismatch?.text).toMatch(
+      /the server counted 329 tokens per prompt on average against 256 sent \(3 prompts/,
+    );
+  });
+
+  test('absent when no usage stated prompt_tokens; added up by a merge', () => {
+    expect(summarizeRecords([counted], runMeta()).serverTokens).toBeUndefined();
+    const a = summarizeRecords(records.slice(0, 1), runMeta({ runId: 'a' }));
+    const b = summarizeRecords(records.slice(1), runMeta({ runId: 'b' }));
+    expect(mergeSummaries([a, b]).serverTokens).toEqual({
+      requests: 3,
+      inputTokens: 987,
+      clientInputTokens: 768,
+      outputTokens: 30,
+    });
   });
 });
 

@@ -20,18 +20,11 @@
  * @module
  */
 
-import type { RunSummary } from '../types.js';
+import type { RunCaveat, RunSummary } from '../types.js';
 
-export type CaveatSeverity = 'warn' | 'info';
-
-/** One caveat of one run. */
-export interface Caveat {
-  /** Stable id, e.g. 'client-bound' (CAVEAT_KINDS lists them). */
-  id: string;
-  severity: CaveatSeverity;
-  /** The sentence for this run, with its figures. */
-  text: string;
-}
+/** One caveat of one run: a stable `id` (CAVEAT_KINDS lists them), its severity and its sentence. */
+export type Caveat = RunCaveat;
+export type CaveatSeverity = RunCaveat['severity'];
 
 /** One kind of caveat: how it is detected and named. */
 export interface CaveatKind {

@@ -15,6 +15,18 @@
  *
  * attempted = completed + failed + cancelled + interrupted.
  *
+ * Token counts (successful measured requests), with vLLM's meanings for its keys:
+ * - **total_input_tokens**: prompt tokens as the client counted them (the prompt it built and
+ *   sent, by its tokenizer), as vLLM's `bench serve` sums its own prompt lengths. Input and
+ *   total tokens/s (`total_token_throughput`) use this count, so they compare with vLLM's and
+ *   with the load asked, whatever the server says.
+ * - **total_output_tokens**: usage.completion_tokens when the server stated it, else counted by
+ *   the client (`counts.usageMissing`), as vLLM's. Output tokens/s uses it.
+ * - **serverTokens**: the server's own usage totals beside the client's count of the same
+ *   prompts (`clientInputTokens`), over the requests whose usage stated prompt_tokens. When the
+ *   two disagree by more than 1 % on a prompt (`counts.promptTokenMismatch`) the run carries
+ *   the `tokenizer-mismatch` caveat (caveats.ts), which gives both means per prompt.
+ *
  * @module
  */
 

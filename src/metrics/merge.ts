@@ -117,6 +117,9 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     state.reasoning.reasoningTokens += r?.reasoningTokens ?? 0;
     state.reasoning.answerTokens += r?.answerTokens ?? s.total_output_tokens;
     state.reasoning.countedRequests += r?.countedRequests ?? 0;
+    for (const key of ['requests', 'inputTokens', 'clientInputTokens', 'outputTokens'] as const) {
+      state.serverTokens[key] += s.serverTokens?.[key] ?? 0;
+    }
     state.goodOutputTokens += s.goodput.goodOutputTokens ?? 0;
     for (const [name, v] of Object.entries(s.goodput.perSlo ?? {}) as Array<[SloName, SloAttainment]>) {
       state.sloGood[name] = (state.sloGood[name] ?? 0) + v.good;

@@ -18,6 +18,7 @@ import {
   type RunSummary,
   SCHEMA_VERSION,
   type ServerSummary,
+  type ServerTokenTotals,
   SLO_NAMES,
   type Slo,
   type SloName,
@@ -26,6 +27,7 @@ import {
   type SummaryLatencyName,
   type VllmLatencyKeys,
 } from '../types.js';
+import { runCaveats } from './caveats.js';
 import { LatencyHistogram } from './histogram.js';
 import type { PromptBuckets } from './prompt-buckets.js';
 import { tokenCount } from './request-metrics.js';
@@ -91,6 +93,8 @@ export interface RunState {
   goodRequests: number;
   /** Reasoning and answer tokens of successful requests (the summary keeps it when any reasoned). */
   reasoning: ReasoningSummary;
+  /** The server's own token counts of successful requests whose usage stated them (kept when any did). */
+  serverTokens: ServerTokenTotals;
   /** Output tokens of the good requests. */
   goodOutputTokens: number;
   /** Requests that met each SLO set, on its own. */
@@ -135,6 +139,7 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
     interruptedOutputTokens: 0,
     goodRequests: 0,
     reasoning: { requests: 0, reasoningTokens: 0, answerTokens: 0, countedRequests: 0 },
+    serverTokens: { requests: 0, inputTokens: 0, clientInputTokens: 0, outputTokens: 0 },
     goodOutputTokens: 0,
     sloGood: {},
     userRates: new UserRates(),
@@ -292,6 +297,7 @@ export function buildSummary(
     interrupted: extras.interrupted ?? false,
   };
   if (state.reasoning.requests > 0) summary.reasoning = { ...state.reasoning };
+  if (state.serverTokens.requests > 0) summary.serverTokens = { ...state.serverTokens };
   const perUser = state.userRates.summary();
   if (perUser) summary.perUser = perUser;
   if (extras.server) summary.server = extras.server;
@@ -302,5 +308,7 @@ export function buildSummary(
     if (later) summary.laterTurns = later;
   }
   if (extras.diagnosis) summary.diagnosis = extras.diagnosis;
+  // A runner that adds load fields afterwards (connection warm-up, stages) sets them again.
+  summary.caveats = runCaveats(summary);
   return summary;
 }

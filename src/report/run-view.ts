@@ -224,6 +224,14 @@ function perUserRows(s: RunSummary): Array<[string, string]> {
   ];
 }
 
+/** The server's own prompt total beside the client's, e.g. " (the server counted 32900)". */
+function serverInputNote(s: RunSummary): string {
+  const st = s.serverTokens;
+  if (!st) return '';
+  const of = st.requests === s.completed ? '' : ` in the ${fmtInt(st.requests)} responses that stated it`;
+  return ` (the server counted ${fmtInt(st.inputTokens)}${of})`;
+}
+
 /** Decides and formats everything a run report shows. */
 export function buildRunView(s: RunSummary): RunView {
   const openLoop = s.meta.load.mode === 'open';
@@ -295,7 +303,7 @@ export function buildRunView(s: RunSummary): RunView {
       ...(c.interrupted ? [['interrupted (run stopped)', fmtInt(c.interrupted)] as [string, string]] : []),
       ['warmup', fmtInt(c.warmup)],
       ['retries', fmtInt(c.retries)],
-      ['input tokens', fmtInt(s.total_input_tokens)],
+      ['input tokens', fmtInt(s.total_input_tokens) + serverInputNote(s)],
       ['output tokens', fmtInt(s.total_output_tokens)],
     ],
     load: [

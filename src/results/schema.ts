@@ -427,6 +427,9 @@ export const RunSummarySchema = z.object({
   turns: z.array(turnRow).optional(),
   laterTurns: turnRow.optional(),
   diagnosis: z.array(findingSchema).optional(),
+  caveats: z
+    .array(z.object({ id: z.string(), severity: z.enum(['warn', 'info']), text: z.string() }))
+    .optional(),
   shards: z
     .array(
       z.object({

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { runCaveats } from '../metrics/index.js';
 import { saveSummary, type WriteFailure, writeFailedError } from '../results/index.js';
 import type { RunSummary } from '../types.js';
 
@@ -49,6 +50,8 @@ export class RunOutput {
    */
   async finish(summary: RunSummary): Promise<string> {
     const stopped = this.stop.signal.aborted;
+    // The runner adds load fields after the accumulator's summary: the caveats read them too.
+    summary.caveats = runCaveats(summary);
     const saved = await saveSummary(this.dir, summary);
     if (saved.failure) this.failures.push(saved.failure);
     if (this.failures.length > 0) {

@@ -379,6 +379,16 @@ export interface ServerTokenTotals {
   outputTokens: number;
 }
 
+/** One caveat of a run (metrics/caveats.ts defines the kinds and detects them). */
+export interface RunCaveat {
+  /** Stable id, e.g. 'client-bound'. */
+  id: string;
+  /** warn: the figures may be wrong or understate the server; info: how they were counted. */
+  severity: 'warn' | 'info';
+  /** The sentence for this run, with its figures. */
+  text: string;
+}
+
 /** Everything `run` concludes; the only input of report, compare, gate, adr and store. */
 export interface RunSummary extends VllmKeys {
   schemaVersion: typeof SCHEMA_VERSION;
@@ -440,6 +450,12 @@ export interface RunSummary extends VllmKeys {
   /** Multi-turn sessions: every turn after the first, pooled (`turn: 2, andLater: true`). */
   laterTurns?: TurnRow;
   diagnosis?: Finding[];
+  /**
+   * What the figures' reader must know (runCaveats of this summary when it was written), for
+   * readers outside goodput; goodput's own readers derive them again from the fields. Absent
+   * in older summaries.
+   */
+  caveats?: RunCaveat[];
   /**
    * A merge of the shards of one sharded run (`goodput merge` of every `--shard i/N`): each
    * shard's achieved load and start skew, by index. Absent for a single run.
