@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { EngineId } from '../engines/index.js';
 import type { Finding, RequestRecord, ServerSample } from '../types.js';
 import { ObservationCollector, type RequestObservation, timeSlices } from './observations.js';
 import {
@@ -24,9 +25,22 @@ export interface DiagnosisInput {
   observations?: readonly RequestObservation[];
   records?: readonly RequestRecord[];
   samples?: readonly ServerSample[];
-  summary?: SummaryView & { meta?: { load?: { mode?: 'open' | 'closed' } } };
+  summary?: SummaryView & { meta?: { load?: { mode?: 'open' | 'closed' }; target?: { embedded?: boolean } } };
   /** Number of time slices (default: one per scrape, between 6 and 30). */
   slices?: number;
+  /** The engine that served the run, when known otherwise (default: detected, see `runEngine`). */
+  engine?: EngineId;
+}
+
+/**
+ * The engine that served the run: as its metrics named it (the summary's server section, else
+ * the samples), else the embedded engine when the run used it; `unknown` otherwise.
+ */
+export function runEngine(input: Pick<DiagnosisInput, 'samples' | 'summary' | 'engine'>): EngineId {
+  if (input.engine !== undefined && input.engine !== 'unknown') return input.engine;
+  const scraped = input.summary?.server?.engine ?? input.samples?.find((s) => s.engine !== 'unknown')?.engine;
+  if (scraped !== undefined && scraped !== 'unknown') return scraped;
+  return input.summary?.meta?.target?.embedded ? 'goodput-sim' : 'unknown';
 }
 
 /**
@@ -51,27 +65,32 @@ export function diagnose(input: DiagnosisInput): Finding[] {
   const slices = timeSlices(observations, samples, count);
   const openLoop =
     input.summary?.meta?.load?.mode === undefined ? undefined : input.summary.meta.load.mode === 'open';
+  const engine = runEngine(input);
   const findings = [
-    queueingFinding(observations, samples),
-    kvPressureFinding(slices, input.summary),
-    prefillFinding(observations),
-    decodeFinding(slices),
+    queueingFinding(observations, samples, engine),
+    kvPressureFinding(slices, input.summary, engine),
+    prefillFinding(observations, engine),
+    decodeFinding(slices, engine),
     clientBoundFinding(observations, input.summary, openLoop),
     wastedWorkFinding(observations, input.summary),
-    schedulerBoundFinding(samples, input.summary),
+    schedulerBoundFinding(samples, input.summary, engine),
     errorsFinding(observations),
   ].filter((f): f is Finding => f !== undefined);
   return findings.sort((a, b) => b.score - a.score);
 }
 
-/** Findings as terminal lines: rank, title, evidence, knob. Empty string when none. */
-export function renderFindings(findings: readonly Finding[]): string {
-  if (findings.length === 0) return '';
-  const lines = ['Diagnosis (most likely first):'];
+/**
+ * Findings as terminal lines: rank, title, evidence, knob; then what could not be judged
+ * (`unmeasuredLines`). Empty string when there is neither.
+ */
+export function renderFindings(findings: readonly Finding[], unmeasured: readonly string[] = []): string {
+  if (findings.length === 0 && unmeasured.length === 0) return '';
+  const lines = [findings.length > 0 ? 'Diagnosis (most likely first):' : 'Diagnosis: no finding.'];
   findings.forEach((f, i) => {
     lines.push(`  ${i + 1}. ${f.title} [${f.kind}, score ${f.score.toFixed(2)}]`);
     lines.push(`     evidence: ${f.evidence}`);
     lines.push(`     knob:     ${f.knob}`);
   });
+  for (const line of unmeasured) lines.push(`  ${line}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,12 +1,13 @@
 /**
  * Diagnosis: a short ranked list of findings that line client latency up with the
  * server's series per time slice (queueing, KV pressure, prefill- or decode-bound,
- * client-bound, wasted work, scheduler-bound GPUs, errors), each with its evidence and the knob it points to.
+ * client-bound, wasted work, scheduler-bound GPUs, errors), each with its evidence and the knob it points to,
+ * named as the engine that served the run names it; and what could not be judged, and why.
  * Pure: records, samples and summary in, findings out.
  *
  * @module
  */
-export { type DiagnosisInput, diagnose, renderFindings } from './diagnose.js';
+export { type DiagnosisInput, diagnose, renderFindings, runEngine } from './diagnose.js';
 export {
   correlation,
   ObservationCollector,
@@ -32,3 +33,4 @@ export {
   wastedWorkFinding,
 } from './rules.js';
 export { GPU_LOW_UTIL_PCT, QUEUE_FULL_SHARE, schedulerBoundFinding } from './rules-gpu.js';
+export { type UnmeasuredView, unmeasuredLines } from './unmeasured.js';

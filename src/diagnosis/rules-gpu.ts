@@ -10,6 +10,7 @@
  * @module
  */
 
+import { type EngineId, engineAdvice } from '../engines/index.js';
 import type { Finding, ServerSample } from '../types.js';
 import { KV_PRESSURE_USAGE, type SummaryView } from './rules.js';
 
@@ -24,6 +25,7 @@ const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 export function schedulerBoundFinding(
   samples: readonly ServerSample[],
   summary?: SummaryView,
+  engine?: EngineId,
 ): Finding | undefined {
   const gpu = summary?.server?.gpu;
   const util = gpu?.utilPct?.mean;
@@ -52,7 +54,7 @@ export function schedulerBoundFinding(
       `); ` +
       (kvPeak !== undefined ? `KV usage peaked at ${(kvPeak * 100).toFixed(0)}%` : 'KV usage not exposed') +
       ', no preemption',
-    knob: 'let the engine batch more: raise --max-num-seqs and --max-num-batched-tokens (vLLM; SGLang --max-running-requests); if they are already high, look at the server CPU (tokenisation, a single API process) or a gateway in front',
+    knob: `${engineAdvice('scheduler-bound', engine)}; if they are already high, look at the server CPU (tokenisation, a single API process) or a gateway in front`,
     fromMs: queued[0]!.tMs,
     toMs: queued.at(-1)!.tMs,
   };

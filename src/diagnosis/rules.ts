@@ -16,9 +16,14 @@
  * - wasted-work: ≥ 2% of the tokens the server generated never reached a client that waited;
  * - errors: any failed request.
  *
+ * The knob a finding points to is named as the engine that served the run names it
+ * (engines/: `-np/--parallel` for llama.cpp, `--max-num-seqs` for vLLM); with the engine not
+ * detected, what to change and each engine's flags.
+ *
  * @module
  */
 
+import { type EngineId, engineAdvice } from '../engines/index.js';
 import { REQUEST_ERRORS } from '../errors.js';
 import type { Finding, RequestErrorCode, RunSummary, ServerSample } from '../types.js';
 import { correlation, type RequestObservation, type TimeSlice } from './observations.js';
@@ -71,6 +76,7 @@ function waitingDuring(samples: readonly ServerSample[], fromMs: number, toMs: n
 export function queueingFinding(
   observations: readonly RequestObservation[],
   samples: readonly ServerSample[],
+  engine?: EngineId,
 ): Finding | undefined {
   if (!samples.some((s) => s.values.waiting !== undefined)) return undefined;
   const queued: Array<[number, number, RequestObservation]> = [];
@@ -109,13 +115,17 @@ export function queueingFinding(
       `${sec(range.fromMs)}–${sec(range.toMs)}); their mean TTFT ${ms(high)} vs ${ms(base)} ` +
       `${free.length > 0 ? 'without a queue' : 'for the fastest tenth'}` +
       (r !== undefined && r >= 0.3 ? ` (r=${r.toFixed(2)} between waiting and TTFT)` : ''),
-    knob: 'admission: lower the load or add replicas; --max-num-seqs / --max-num-batched-tokens let more requests run at once when KV memory allows',
+    knob: engineAdvice('queueing', engine),
     ...range,
   };
 }
 
 /** KV pressure: the cache runs full and the engine preempts. */
-export function kvPressureFinding(slices: readonly TimeSlice[], summary?: SummaryView): Finding | undefined {
+export function kvPressureFinding(
+  slices: readonly TimeSlice[],
+  summary?: SummaryView,
+  engine?: EngineId,
+): Finding | undefined {
   const withKv = slices.filter((s) => s.kvUsageMax !== undefined);
   const hot = withKv.filter((s) => s.kvUsageMax! >= KV_PRESSURE_USAGE);
   const preemptSlices = slices.filter((s) => (s.preemptions ?? 0) > 0);
@@ -149,13 +159,16 @@ export function kvPressureFinding(slices: readonly TimeSlice[], summary?: Summar
     ),
     title: 'KV cache under pressure',
     evidence: `${parts.join('; ')}; ${sec(range.fromMs)}–${sec(range.toMs)}`,
-    knob: '--gpu-memory-utilization (more KV blocks), --max-num-seqs (fewer sequences sharing the cache), --max-model-len, --kv-cache-dtype fp8, or tensor parallelism',
+    knob: engineAdvice('kv-pressure', engine),
     ...range,
   };
 }
 
 /** Prefill-bound: TTFT grows with the prompt length. */
-export function prefillFinding(observations: readonly RequestObservation[]): Finding | undefined {
+export function prefillFinding(
+  observations: readonly RequestObservation[],
+  engine?: EngineId,
+): Finding | undefined {
   const buckets = new Map<number, number[]>();
   for (const o of observations) {
     if (o.outcome !== 'success' || o.ttftMs === undefined || o.promptTokens <= 0) continue;
@@ -185,12 +198,12 @@ export function prefillFinding(observations: readonly RequestObservation[]): Fin
     evidence:
       `mean TTFT ${ms(first.ttft)} for prompts of ${label(first.b)} (n=${first.n}) ` +
       `vs ${ms(last.ttft)} for ${label(last.b)} (n=${last.n}), ×${ratio.toFixed(1)}`,
-    knob: '--max-num-batched-tokens with chunked prefill (--enable-chunked-prefill) so long prefills do not stall others; --enable-prefix-caching for shared prefixes; shorter prompts',
+    knob: engineAdvice('prefill-bound', engine),
   };
 }
 
 /** Decode-bound: TPOT grows with the number of running requests. */
-export function decodeFinding(slices: readonly TimeSlice[]): Finding | undefined {
+export function decodeFinding(slices: readonly TimeSlice[], engine?: EngineId): Finding | undefined {
   const rows = slices.filter((s) => s.running !== undefined && s.tpotMs !== undefined);
   if (rows.length < 3) return undefined;
   const r = correlation(rows.map((s) => [s.running!, s.tpotMs!]));
@@ -210,7 +223,7 @@ export function decodeFinding(slices: readonly TimeSlice[]): Finding | undefined
     evidence:
       `mean TPOT ${ms(tpotBusy)} with ${meanOf(busy.map((s) => s.running!)).toFixed(1)} running ` +
       `vs ${ms(tpotQuiet)} with ${meanOf(quiet.map((s) => s.running!)).toFixed(1)} (r=${r.toFixed(2)})`,
-    knob: 'a smaller batch (--max-num-seqs) lowers TPOT at the cost of throughput; speculative decoding, fp8 weights/KV or tensor parallelism raise decode speed',
+    knob: engineAdvice('decode-bound', engine),
     ...span(rows),
   };
 }

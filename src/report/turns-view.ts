@@ -6,6 +6,7 @@
  * @module
  */
 
+import { engineLabel } from '../engines/index.js';
 import { metric } from '../metrics/index.js';
 import type { LoadSpec, RunSummary } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct } from './format.js';
@@ -81,7 +82,11 @@ export function turnsView(s: RunSummary): { table: ViewTable; notes: Array<[stri
   const hit = metric('prefix_cache_hit_rate').read(s);
   notes.push([
     "server's prefix-cache hit rate",
-    hit !== undefined ? fmtPct(hit) : 'not measured (no server metrics)',
+    hit !== undefined
+      ? fmtPct(hit)
+      : s.server && s.server.samples > 0
+        ? `not published by ${engineLabel(s.server.engine)}`
+        : 'not measured (no server metrics)',
   ]);
   return { table, notes };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { renderFindings } from '../../diagnosis/index.js';
+import { renderFindings, unmeasuredLines } from '../../diagnosis/index.js';
 import { ExitCode } from '../../errors.js';
 import {
   BENCHMARK_OPTIONS,
@@ -45,7 +45,11 @@ export const runCommand: CommandSpec = {
     if (json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else if (!quiet) {
       ctx.stdout.write(renderRunTable(summary));
-      if (summary.diagnosis) ctx.stdout.write(`\n${renderFindings(summary.diagnosis)}`);
+      // What could not be judged is said beside findings, or when a scraped engine lacked a figure.
+      const findings = summary.diagnosis ?? [];
+      const unmeasured = findings.length > 0 || summary.server ? unmeasuredLines(summary) : [];
+      const diagnosis = renderFindings(findings, unmeasured);
+      if (diagnosis) ctx.stdout.write(`\n${diagnosis}`);
     }
     if (ctx.signal.aborted) {
       if (!quiet) ctx.stderr.write(`interrupted: what was measured is in ${dir}\n`);
