@@ -102,6 +102,21 @@ describe('goodput sim calibrate', () => {
     }
     const again = checkRun(runs.find((r) => r.name === 'c4-p2048')!, profile);
     expect(again.error.meanTtftMs).toBeCloseTo(report.heldOut[0]!.error.meanTtftMs, 9);
+
+    // The embedded engine runs it too: a virtual run on the fitted profile sees the true server's TPOT.
+    const { summary } = await runBenchmark(
+      benchmarkConfig({
+        sim: { resolvedProfile: profile, timeMode: 'virtual' },
+        load: { concurrency: 4, requests: 16 },
+        workload: { promptTokens: 2048, promptTokensRange: 0.5 },
+        sampling: { temperature: 0, maxTokens: 32, ignoreEos: true },
+        serverMetrics: { enabled: false },
+        outDir: join(root, 'on-fitted'),
+      }),
+      { cwd: root, quiet: true },
+    );
+    expect(summary.meta.target.simProfile).toBe(profile.id);
+    expect(Math.abs(summary.mean_tpot_ms / runs[3]!.measured.meanTpotMs - 1)).toBeLessThan(0.1);
   });
 
   it('holds each run out in turn by default, and says so', async () => {

@@ -251,7 +251,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const window = { first: Number.POSITIVE_INFINITY, last: Number.NEGATIVE_INFINITY };
     if (target.virtualProfile) {
       transport = createVirtualTransport(run, target.virtualProfile);
-      note(`virtual time (${target.virtualProfile}): the load runs on the engine's simulated clock`);
+      note(`virtual time (${target.virtualProfile.id}): the load runs on the engine's simulated clock`);
     } else if (workers > 1) {
       transport = await openWorkerTransport(
         { run, own, shard: split ? shard : undefined },

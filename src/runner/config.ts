@@ -7,7 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
-import type { EngineOptions, ReasoningMode } from '../sim/index.js';
+import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   ApiKind,
   LoadSpec,
@@ -115,6 +115,8 @@ export interface BenchmarkConfig {
      * Set by `goodput experiment` for each configuration of the embedded engine.
      */
     engine?: EngineOptions;
+    /** A resolved profile (a calibrated one from `goodput sim calibrate`); wins over `profile`. */
+    resolvedProfile?: SimProfile;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
   shard?: Part;

@@ -14,6 +14,7 @@ import {
   type EngineOptions,
   type ReasoningMode,
   resolveProfile,
+  type SimProfile,
   startEmbeddedSim,
 } from '../sim/index.js';
 import type { ApiKind, TargetInfo } from '../types.js';
@@ -32,6 +33,8 @@ export interface TargetOptions {
   /** Embedded engine: its profile and time mode. */
   sim?: {
     profile?: string;
+    /** A resolved profile (e.g. calibrated); wins over `profile`. */
+    resolvedProfile?: SimProfile;
     timeMode?: 'live' | 'virtual';
     reasoning?: ReasoningMode;
     /** vLLM's --speculative-config JSON (speculative decoding). */
@@ -61,7 +64,7 @@ export interface PreparedTarget {
   /** What the RunMeta records about the target. */
   info: TargetInfo;
   /** Virtual time: the engine profile the run simulates in-process (no server, no socket). */
-  virtualProfile?: string;
+  virtualProfile?: SimProfile;
   /** Stops the embedded engine, if one was started. */
   close(): Promise<void>;
 }
@@ -179,7 +182,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
         'drop --url with --time virtual',
       );
     }
-    const profile = resolveProfile(opts.sim.profile);
+    const profile = opts.sim.resolvedProfile ?? resolveProfile(opts.sim.profile);
     return {
       baseUrl: 'virtual://embedded',
       model: opts.model ?? profile.model.servedName,
@@ -191,7 +194,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
         simProfile: profile.id,
         ...specOf(opts),
       },
-      virtualProfile: profile.id,
+      virtualProfile: profile,
       close: async () => undefined,
     };
   }
@@ -202,7 +205,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
       host: '127.0.0.1',
       port: 0,
       seed: opts.seed,
-      profile: opts.sim?.profile,
+      profile: opts.sim?.resolvedProfile ?? opts.sim?.profile,
       ...(opts.sim?.reasoning ? { reasoning: opts.sim.reasoning } : {}),
       ...(engine !== undefined ? { engine } : {}),
     });

@@ -30,6 +30,7 @@ import {
   type RequestSink,
   replyText,
   resolveProfile,
+  type SimProfile,
   sequenceBlockHashes,
   splitOutput,
   syntheticBlockHashes,
@@ -300,12 +301,12 @@ function specFigures(c: EngineCounters): Partial<ServerSummary> {
 /** The transport of a virtual run: the engine's clock, the in-process send, the engine's counters as the server block. */
 export function createVirtualTransport(
   config: BenchmarkConfig,
-  profile: string,
+  profile: string | SimProfile,
 ): { clock: VirtualClock; send: SendFn; server: () => ServerSummary } {
   const clock = new VirtualClock();
   const engine = embeddedEngineOptions(config.sim);
   const ve = new VirtualEngine(clock, {
-    profile: resolveProfile(profile),
+    profile: typeof profile === 'object' ? profile : resolveProfile(profile),
     seed: config.seed,
     ...(engine !== undefined ? { engine } : {}),
   });
