@@ -106,3 +106,29 @@ export function storeOpenError(path: string, e: unknown): GoodputError {
     'check the path and its permissions',
   );
 }
+
+/**
+ * A write that failed: the disk is full, an I/O error, the file became read-only. E_IO (exit 7,
+ * as `run` says when its results cannot be written) naming the store, what was not written, and
+ * that the rounds written before are kept (each write is its own transaction).
+ */
+export function storeWriteError(path: string, what: string, e: unknown): GoodputError {
+  if (e instanceof GoodputError) return e;
+  const code = String((e as { code?: unknown }).code ?? '');
+  const message = e instanceof Error ? e.message : String(e);
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new GoodputError(
+      'E_STORE',
+      `the store ${path} is damaged (${message}): ${what} was not stored`,
+      'keep it aside for the record and pass --store with a new file; watch starts a new history there',
+    );
+  }
+  const full = code === 'SQLITE_FULL' || /ENOSPC|disk is full/i.test(message);
+  return new GoodputError(
+    'E_IO',
+    `the store ${path} could not be written (${code || 'error'}: ${message}): ${what} was not stored; the rounds stored before it are kept`,
+    full
+      ? "free space on the store's disk (or give --store a path on another disk) and start watch again: it continues the history"
+      : "check the store's disk and permissions, then start watch again: it continues the history",
+  );
+}

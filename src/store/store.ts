@@ -14,7 +14,8 @@ import { GoodputError } from '../errors.js';
 import { mergeGpuAggregates } from '../server-metrics/index.js';
 import type { RequestErrorCode } from '../types.js';
 import { readVarint, StoreHistogram, writeVarint } from './histogram.js';
-import { checkForeignTables, checkStorePath, storeOpenError } from './open.js';
+import { lockStore, type StoreLock } from './lock.js';
+import { checkForeignTables, checkStorePath, storeOpenError, storeWriteError } from './open.js';
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
 import {
   type RoundGpuFigures,
@@ -94,10 +95,29 @@ export class WatchStore {
   readonly db: Database.Database;
   readonly path: string;
   private readonly targetIds = new Map<string, number>();
+  /** The write lock (a store opened for writing): one watch writes a store. */
+  private lock: StoreLock | undefined;
 
   private constructor(db: Database.Database, path: string) {
     this.db = db;
     this.path = path;
+  }
+
+  /** A stale lock of a process that is gone, taken over at open (to say so). */
+  get tookOverLockOf(): { pid: number; host: string; since: string } | undefined {
+    return this.lock?.tookOver;
+  }
+
+  /**
+   * Runs a write; an SQLite failure (disk full, I/O error, read-only file) becomes E_IO naming
+   * the store, what was not written, and that what was written before is kept.
+   */
+  private write<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw storeWriteError(this.path, what, e);
+    }
   }
 
   /**
@@ -107,13 +127,16 @@ export class WatchStore {
   static open(path: string, options: OpenStoreOptions = {}): WatchStore {
     const readonly = options.readonly === true;
     checkStorePath(path, readonly);
+    const lock = readonly ? undefined : lockStore(path);
     let db: Database.Database;
     try {
       db = new Database(path, { readonly, fileMustExist: readonly });
     } catch (e) {
+      lock?.release();
       throw storeOpenError(path, e);
     }
     const store = new WatchStore(db, path);
+    store.lock = lock;
     try {
       db.pragma('busy_timeout = 5000');
       const version = store.version();
@@ -127,6 +150,7 @@ export class WatchStore {
       }
     } catch (e) {
       db.close();
+      lock?.release();
       throw storeOpenError(path, e);
     }
     return store;
@@ -177,21 +201,37 @@ export class WatchStore {
     })();
   }
 
-  /** The id of a target, registering it (name, URL without credentials, model) on first use. */
+  /**
+   * The id of a target, registering it (name, URL without credentials, model) on first use. A
+   * name the store holds for another URL or model is refused: its rounds would mix two
+   * histories under one name.
+   */
   targetId(name: string, url = '', model = ''): number {
     const known = this.targetIds.get(name);
     if (known !== undefined) return known;
-    const row = this.db.prepare('SELECT id FROM targets WHERE name = ?').get(name) as
-      | { id: number }
+    const row = this.db.prepare('SELECT id, url, model FROM targets WHERE name = ?').get(name) as
+      | { id: number; url: string; model: string }
       | undefined;
     let id = row?.id;
-    if (id === undefined) {
-      id = Number(
-        this.db.prepare('INSERT INTO targets (name, url, model) VALUES (?, ?, ?)').run(name, url, model)
-          .lastInsertRowid,
+    if (row && url !== '' && row.url !== '' && (row.url !== url || row.model !== model)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `the store ${this.path} holds target '${name}' for ${row.url} (model ${row.model}); this one is ${url} (model ${model}): their rounds would mix two histories`,
+        'give this target its own name (watch --name NAME, or name: in --targets), or another --store',
       );
-    } else if (url !== '') {
-      this.db.prepare('UPDATE targets SET url = ?, model = ? WHERE id = ?').run(url, model, id);
+    }
+    if (id === undefined) {
+      id = this.write(`target ${name}`, () =>
+        Number(
+          this.db.prepare('INSERT INTO targets (name, url, model) VALUES (?, ?, ?)').run(name, url, model)
+            .lastInsertRowid,
+        ),
+      );
+    } else if (url !== '' && row?.url === '') {
+      const rowId = id;
+      this.write(`target ${name}`, () =>
+        this.db.prepare('UPDATE targets SET url = ?, model = ? WHERE id = ?').run(url, model, rowId),
+      );
     }
     this.targetIds.set(name, id);
     return id;
@@ -211,6 +251,10 @@ export class WatchStore {
     const id = this.targetId(r.target);
     const errors = Object.keys(r.errors).length > 0 ? JSON.stringify(r.errors) : null;
     const server = r.server && Object.keys(r.server).length > 0 ? JSON.stringify(r.server) : null;
+    this.write(`round ${r.round} of ${r.target}`, () => this.insertRound(id, r, errors, server));
+  }
+
+  private insertRound(id: number, r: StoredRound, errors: string | null, server: string | null): void {
     this.db
       .prepare(
         `INSERT OR REPLACE INTO rounds (target_id, started_at, round, duration_ms, valid, invalid_reason, attempted,
@@ -275,20 +319,23 @@ export class WatchStore {
 
   /** Records a triggered rollback. */
   addRollback(r: StoredRollback): void {
-    this.db
-      .prepare(
-        'INSERT INTO rollbacks (target_id, at, round, adr_id, rule, evidence, command, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        this.targetId(r.target),
-        Math.round(r.at),
-        r.round,
-        r.adrId ?? null,
-        r.rule,
-        JSON.stringify(r.evidence),
-        r.command ?? null,
-        r.exitCode ?? null,
-      );
+    const id = this.targetId(r.target);
+    this.write(`the rollback of ${r.target} at round ${r.round}`, () =>
+      this.db
+        .prepare(
+          'INSERT INTO rollbacks (target_id, at, round, adr_id, rule, evidence, command, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          id,
+          Math.round(r.at),
+          r.round,
+          r.adrId ?? null,
+          r.rule,
+          JSON.stringify(r.evidence),
+          r.command ?? null,
+          r.exitCode ?? null,
+        ),
+    );
   }
 
   /** Rollbacks, oldest first. */
@@ -316,11 +363,13 @@ export class WatchStore {
 
   /** Updates the exit code of the latest rollback of a target (the command ends after it was recorded). */
   setRollbackExitCode(target: string, exitCode: number): void {
-    this.db
-      .prepare(
-        'UPDATE rollbacks SET exit_code = ? WHERE id = (SELECT MAX(id) FROM rollbacks WHERE target_id = (SELECT id FROM targets WHERE name = ?))',
-      )
-      .run(exitCode, target);
+    this.write(`the rollback command's exit code of ${target}`, () =>
+      this.db
+        .prepare(
+          'UPDATE rollbacks SET exit_code = ? WHERE id = (SELECT MAX(id) FROM rollbacks WHERE target_id = (SELECT id FROM targets WHERE name = ?))',
+        )
+        .run(exitCode, target),
+    );
   }
 
   /** The saved watch state of a target (JSON), for resuming after a restart. */
@@ -332,17 +381,22 @@ export class WatchStore {
   }
 
   saveState(target: string, state: unknown): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO watch_state (target_id, state) VALUES (?, ?)')
-      .run(this.targetId(target), JSON.stringify(state));
+    const id = this.targetId(target);
+    this.write(`the watch state of ${target}`, () =>
+      this.db
+        .prepare('INSERT OR REPLACE INTO watch_state (target_id, state) VALUES (?, ?)')
+        .run(id, JSON.stringify(state)),
+    );
   }
 
   /** Deletes rounds and rollbacks older than `before` (ms epoch); returns the rounds deleted. */
   prune(before: number): number {
     const t = Math.floor(before);
-    const n = this.db.prepare('DELETE FROM rounds WHERE started_at < ?').run(t).changes;
-    this.db.prepare('DELETE FROM rollbacks WHERE at < ?').run(t);
-    return n;
+    return this.write('the pruning of old rounds', () => {
+      const n = this.db.prepare('DELETE FROM rounds WHERE started_at < ?').run(t).changes;
+      this.db.prepare('DELETE FROM rollbacks WHERE at < ?').run(t);
+      return n;
+    });
   }
 
   /**
@@ -437,6 +491,7 @@ export class WatchStore {
 
   close(): void {
     if (this.db.open) this.db.close();
+    this.lock?.release();
   }
 }
 

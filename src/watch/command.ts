@@ -23,7 +23,7 @@ import { DEFAULT_STORE_FILE } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
 import { loadDataset } from '../workload/index.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
-import { readTargetsFile, type WatchTarget } from './targets.js';
+import { defaultTargetName, readTargetsFile, type WatchTarget } from './targets.js';
 import { runWatch, unboundedBudget, type WatchConfig } from './watcher.js';
 
 /** Requests per round when --requests is not given. */
@@ -116,6 +116,14 @@ const WATCH_OPTIONS: OptionSpec[] = [
     group: 'Watch',
     valueName: 'FILE',
     description: 'SQLite history file (WAL mode; readable while watch writes)',
+  },
+  {
+    name: 'name',
+    type: 'string',
+    group: 'Watch',
+    valueName: 'NAME',
+    description:
+      "The target's name in the store, the exporter and alerts (default: the URL's host and path); a store keeps one history per name",
   },
   {
     name: 'retain',
@@ -228,6 +236,8 @@ export const watchCommand: CommandSpec = {
     if (typeof o.targets === 'string') {
       if (given.has('url'))
         throw usage('--targets and --url cannot be used together', 'list every target in the file');
+      if (given.has('name'))
+        throw usage('--targets and --name cannot be used together', 'name each target in the file (name:)');
       targets = await readTargetsFile(resolvePath(ctx.cwd, o.targets), ctx.env);
       for (const t of targets) {
         if (Object.keys(t.slo).length === 0) t.slo = base.slo;
@@ -235,7 +245,8 @@ export const watchCommand: CommandSpec = {
           t.gpuMetricsUrl = base.gpuMetricsUrl;
       }
     } else {
-      const t: WatchTarget = { name: base.url ? new URL(base.url).host : 'embedded', slo: base.slo };
+      const name = typeof o.name === 'string' ? o.name : base.url ? defaultTargetName(base.url) : 'embedded';
+      const t: WatchTarget = { name, slo: base.slo };
       if (base.url !== undefined) t.url = base.url;
       if (base.model !== undefined) t.model = base.model;
       if (base.apiKey !== undefined) t.apiKey = base.apiKey;

@@ -122,7 +122,7 @@ export function parseTargetsText(
   }
   const seen = new Set<string>();
   return parsed.data.targets.map((t, i) => {
-    const name = t.name ?? new URL(t.url).host;
+    const name = t.name ?? defaultTargetName(t.url);
     if (seen.has(name)) throw fileError(path, `targets[${i}].name '${name}' is used twice`);
     seen.add(name);
     const out: WatchTarget = { name, url: t.url, slo: {} };
@@ -157,6 +157,20 @@ export function parseTargetsText(
     }
     return out;
   });
+}
+
+/**
+ * A target's name when none is given: the URL's host and path (without a trailing `/` or
+ * `/v1`), so that two deployments behind one gateway (http://gw/llama, http://gw/qwen) are two
+ * targets; keyed by host:port alone, their rounds went into one history.
+ *
+ * @example
+ * defaultTargetName('http://gw:8000/llama/v1/'); // 'gw:8000/llama'
+ */
+export function defaultTargetName(url: string): string {
+  const u = new URL(url);
+  const path = u.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return `${u.host}${path}`;
 }
 
 /** Reads and parses a targets file. */

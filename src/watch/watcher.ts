@@ -184,6 +184,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     if (unbounded) throw unbounded;
   }
   const store = WatchStore.open(config.storePath);
+  const stale = store.tookOverLockOf;
+  if (stale)
+    log(`store: took over the lock of watch pid ${stale.pid} (since ${stale.since}), which no longer runs`);
   const targets: PreparedTarget[] = [];
   let exporter: WatchExporter | undefined;
   const clients: Client[] = [];
