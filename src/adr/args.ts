@@ -5,6 +5,8 @@
  * @module
  */
 
+import { canonicalFlag, type EngineId } from '../engines/index.js';
+
 /**
  * Splits a command line into words like a POSIX shell would for plain cases: single and
  * double quotes, backslash escapes, `\`-newline continuations and `#` comments.
@@ -70,11 +72,26 @@ export function tokenizeCommandLine(text: string): string[] {
 /** What a token list says about one flag: its last value (`true` for a bare flag). */
 export type FlagValues = Map<string, string | true>;
 
-/** Normalises "enable-x", "-x", "--x" to "--x" (long) and keeps a single-dash short flag. */
+/**
+ * Normalises "enable-x" to "--enable-x" and keeps a flag written with its dashes as it is:
+ * "--x", "-x", and single-dash short flags of several letters (llama.cpp's "-np", "-ub").
+ */
 export function normaliseFlag(flag: string): string {
-  if (flag.startsWith('--')) return flag;
-  if (flag.startsWith('-') && flag.length === 2) return flag;
-  return `--${flag.replace(/^-+/, '')}`;
+  if (flag.startsWith('-')) return flag;
+  return `--${flag}`;
+}
+
+/**
+ * The tokens with every flag in its engine's long spelling (`-np 4` → `--parallel 4`,
+ * `--max_num_seqs=8` → `--max-num-seqs=8`, engines/flags.ts), so that flagsOf keeps the last
+ * occurrence whatever spelling each used.
+ */
+export function canonicalTokens(tokens: readonly string[], engine?: EngineId): string[] {
+  return tokens.map((t) => {
+    if (!/^--?[A-Za-z]/.test(t)) return t;
+    const eq = t.indexOf('=');
+    return eq > 0 ? `${canonicalFlag(t.slice(0, eq), engine)}${t.slice(eq)}` : canonicalFlag(t, engine);
+  });
 }
 
 /**

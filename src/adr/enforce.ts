@@ -1,13 +1,16 @@
 /**
  * `adr enforce` core: a serving configuration against an ADR's rules. Each violation names
- * the rule, the ADR id and where in the configuration it was checked.
+ * the rule, the ADR id and where in the configuration it was checked. A flag an engine spells
+ * two ways holds under either (llama.cpp's `-np 4` is `--parallel 4`; the engine is told by the
+ * command's program words, else every engine's table that knows the spelling).
  *
  * @module
  */
 
 import { basename } from 'node:path';
+import { engineOfCommand } from '../engines/index.js';
 import { GoodputError } from '../errors.js';
-import { flagsOf } from './args.js';
+import { canonicalTokens, flagsOf } from './args.js';
 import type { AdrDocument } from './document.js';
 import { latestAcceptedAdr, readAdr, readTextFile } from './files.js';
 import { checkRules, type RuleViolation } from './rules.js';
@@ -33,7 +36,9 @@ export function enforceRules(adr: AdrDocument, configs: ServingArgs[], configNam
   const targets = servingTargets(configs, rules);
   const violations: EnforceViolation[] = [];
   for (const target of targets) {
-    for (const v of checkRules(rules, flagsOf(target.tokens)))
+    // Each engine spells some flags two ways (llama.cpp -np / --parallel): compare long forms.
+    const engine = engineOfCommand(target.tokens);
+    for (const v of checkRules(rules, flagsOf(canonicalTokens(target.tokens, engine)), engine))
       violations.push({ ...v, adrId: id, source: target.source });
   }
   const where = (v: EnforceViolation) =>

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { canonicalFlag, type EngineId } from '../engines/index.js';
 import { GoodputError } from '../errors.js';
 import { type FlagValues, flagsOf, normaliseFlag, tokenizeCommandLine } from './args.js';
 import { type AdrRule, formatRule } from './schema.js';
@@ -84,11 +85,15 @@ function lookup(flags: FlagValues, flag: string): string | true | undefined {
   return flags.get(flag);
 }
 
-/** Checks each rule against a configuration's flags; one violation per rule that fails. */
-export function checkRules(rules: readonly AdrRule[], flags: FlagValues): RuleViolation[] {
+/**
+ * Checks each rule against a configuration's flags; one violation per rule that fails. With
+ * `engine` (the flags then in canonical spelling, `canonicalTokens`), a rule's flag is looked up
+ * in the engine's long spelling too: a rule on `-np` holds `--parallel 4` for llama.cpp.
+ */
+export function checkRules(rules: readonly AdrRule[], flags: FlagValues, engine?: EngineId): RuleViolation[] {
   const out: RuleViolation[] = [];
   for (const rule of rules) {
-    const found = lookup(flags, rule.flag);
+    const found = lookup(flags, engine === undefined ? rule.flag : canonicalFlag(rule.flag, engine));
     const isOff = found === undefined || (found !== true && FALSE_WORDS.has(found.toLowerCase()));
     if (rule.absent) {
       if (!isOff) out.push({ rule, found, problem: `${rule.flag} must not be set, found ${show(found)}` });

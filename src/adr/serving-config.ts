@@ -6,9 +6,10 @@
  * @module
  */
 
+import { canonicalFlag, engineOfCommand } from '../engines/index.js';
 import { GoodputError } from '../errors.js';
 import { parseYamlBounded } from '../util/index.js';
-import { flagsOf, tokenizeCommandLine } from './args.js';
+import { canonicalTokens, flagsOf, tokenizeCommandLine } from './args.js';
 import type { AdrRule } from './schema.js';
 
 /** One argument list found in a configuration, with where it was found. */
@@ -113,10 +114,13 @@ export function parseServingConfig(text: string, fileName: string): ServingArgs[
  * has flags, all of them. A sidecar without the engine's flags is left out.
  */
 export function servingTargets(all: ServingArgs[], rules: readonly AdrRule[]): ServingArgs[] {
-  const ruleFlags = new Set(rules.map((r) => r.flag));
-  const mentions = all.filter((a) =>
-    [...flagsOf(a.tokens).keys()].some((f) => ruleFlags.has(f) || ruleFlags.has(f.replace(/^--no-/, '--'))),
-  );
+  const mentions = all.filter((a) => {
+    const engine = engineOfCommand(a.tokens);
+    const ruleFlags = new Set(rules.map((r) => canonicalFlag(r.flag, engine)));
+    return [...flagsOf(canonicalTokens(a.tokens, engine)).keys()].some(
+      (f) => ruleFlags.has(f) || ruleFlags.has(f.replace(/^--no-/, '--')),
+    );
+  });
   if (mentions.length > 0) return mentions;
   const withFlags = all.filter((a) => flagsOf(a.tokens).size > 0);
   return withFlags.length > 0 ? withFlags : all;
