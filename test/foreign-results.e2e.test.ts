@@ -6,10 +6,16 @@
  * goodput run refusing them with a hint.
  */
 
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { AIPERF_EXPORT, GENAI_PERF_EXPORT, GUIDELLM_SWEEP } from './fixtures/foreign-results.js';
+import {
+  AIPERF_EXPORT,
+  GENAI_PERF_EXPORT,
+  GUIDELLM_SWEEP,
+  VLLM_CURRENT,
+} from './fixtures/foreign-results.js';
 import { resultFilesWorkspace } from './helpers/cli.js';
 
 const {
@@ -36,6 +42,14 @@ describe('gate --from another tool', () => {
     expect(pass.stdout).toContain('[GATE PASS] p99(ttft): value 342.3 ms');
     const fail = await cli(['gate', '--from', aiperf, 'p99(ttft)<300']);
     expect(fail.code, fail.stderr).toBe(ExitCode.THRESHOLD_BREACH);
+  });
+
+  it('a vLLM file stating an impossible p99 TTFT (−5 ms) does not pass a gate on it: not measured', async () => {
+    const file = join(work, 'impossible-vllm.json');
+    writeFileSync(file, JSON.stringify({ ...VLLM_CURRENT, p99_ttft_ms: -5, request_throughput: -10 }));
+    const r = await cli(['gate', '--from', file, 'p99(ttft)<350']);
+    expect(r.code, r.stderr).toBe(ExitCode.THRESHOLD_BREACH);
+    expect(r.stdout).toMatch(/\[GATE FAIL\] p99\(ttft\).*not measured/);
   });
 
   it('GenAI-Perf: its per-request inter_token_latency is TPOT', async () => {

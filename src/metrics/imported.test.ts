@@ -8,7 +8,8 @@ import {
 } from '../../test/fixtures/foreign-results.js';
 import { METRICS, metric } from './catalogue.js';
 import { toMs } from './import-common.js';
-import { importedValue, importResult, pickBenchmark } from './imported.js';
+import { importedValue, importResult, impossibleFigure, pickBenchmark } from './imported.js';
+import type { MetricDef } from './metric-def.js';
 
 const FILE = { path: 'x.json', sha256: 'a'.repeat(64) };
 
@@ -34,6 +35,31 @@ describe('importResult: vLLM', () => {
     const [r] = importResult('vllm', { mean_ttft_ms: 10, failed: 2 }, FILE);
     expect(r?.figures.failed).toBeUndefined();
     expect(r?.missing).toContain('failed');
+  });
+});
+
+describe('importResult: impossible figures', () => {
+  it('a negative latency or throughput, or a ratio above 1, is not measured, and said so', () => {
+    const [r] = importResult(
+      'vllm',
+      { p99_ttft_ms: -5, mean_ttft_ms: 12, request_throughput: -10, output_throughput: 80, completed: 4 },
+      FILE,
+    );
+    expect(r?.figures).toEqual({ ttft_mean: 12, output_throughput: 80, completed: 4 });
+    expect(r?.missing).toEqual(expect.arrayContaining(['ttft_p99', 'request_throughput']));
+    expect(r?.notes.join('\n')).toMatch(/-5 is negative\) is impossible: not measured/);
+    expect(r?.notes.join('\n')).toMatch(/-10 is negative\) is impossible/);
+  });
+  it.each([
+    ['ms', -0.001, /negative/],
+    ['ratio', 1.5, /above 1/],
+    ['ratio', 1, undefined],
+    ['req/s', 0, undefined],
+    ['count', Number.NaN, /not a number/],
+  ] as const)('%s %d → %s', (unit, value, why) => {
+    const got = impossibleFigure({ unit } as MetricDef, value);
+    if (why === undefined) expect(got).toBeUndefined();
+    else expect(got).toMatch(why);
   });
 });
 

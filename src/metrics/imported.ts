@@ -66,11 +66,36 @@ const READERS: Record<ImportTool, (value: unknown) => ImportedFigures[]> = {
 };
 
 /**
+ * Why a stated figure cannot be, else undefined: the rule the live client applies to a
+ * server's counts (IMPOSSIBLE_VALUE). Latencies, rates, counts, watts and sizes are never
+ * negative; ratios lie in [0, 1].
+ */
+export function impossibleFigure(def: MetricDef, value: number): string | undefined {
+  if (!Number.isFinite(value)) return `${value} is not a number`;
+  if (value < 0) return `${value} is negative`;
+  if (def.unit === 'ratio' && value > 1) return `${value} is above 1`;
+  return undefined;
+}
+
+/** A benchmark's figures with the impossible ones left out (not measured), each named in a note. */
+function withoutImpossible(b: ImportedFigures): ImportedFigures {
+  const figures: Record<string, number> = {};
+  const notes = [...b.notes];
+  for (const [id, value] of Object.entries(b.figures)) {
+    const def = METRICS.find((m) => m.id === id);
+    const why = def ? impossibleFigure(def, value) : undefined;
+    if (why === undefined) figures[id] = value;
+    else notes.push(`${def!.label} as stated (${why}) is impossible: not measured`);
+  }
+  return { ...b, figures, notes };
+}
+
+/**
  * Every benchmark of another tool's result as an ImportedSummary: one for a vLLM, AIPerf or
  * GenAI-Perf file, one per benchmark of a guidellm file (a sweep holds several).
  */
 export function importResult(tool: ImportTool, value: unknown, file: ImportFile): ImportedSummary[] {
-  const benches = READERS[tool](value);
+  const benches = READERS[tool](value).map(withoutImpossible);
   return benches.map((b, i) => {
     const source: ImportSource = { tool, path: file.path, sha256: file.sha256 };
     if (benches.length > 1 || b.label !== undefined) {
