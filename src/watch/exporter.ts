@@ -11,7 +11,10 @@
  * `increase()` see the first error rather than a series appearing out of nowhere. Gauges of
  * a measurement (attainment, lag, last round, server figures, round metrics) stay absent
  * until a round measures them: there is no honest zero for them, and a 0 attainment would
- * fire an alert before the first round.
+ * fire an alert before the first round. A server figure the engine does not report (llama.cpp
+ * and TGI have no preemption counter, TGI no KV usage) never gets a series: its absence says
+ * "not reported", where a 0 would say "none happened". The preemption counter appears at the
+ * first round whose server publishes one.
  *
  * @module
  */
@@ -162,7 +165,7 @@ export class WatchExporter {
     });
     this.preemptions = new Counter({
       name: 'goodput_server_preemptions_total',
-      help: 'Preemptions counted by the server during probing rounds, when scraped',
+      help: 'Preemptions counted by the server during probing rounds; absent when the engine publishes no preemption counter',
       labelNames: labels,
       registers,
     });
@@ -233,8 +236,9 @@ export class WatchExporter {
     this.lastRound.set(labels, r.endedAt / 1000);
     if (r.server?.kvUsage !== undefined) this.kvUsage.set(labels, r.server.kvUsage);
     if (r.server?.waiting !== undefined) this.waiting.set(labels, r.server.waiting);
-    if (r.server?.preemptions !== undefined && r.server.preemptions > 0)
-      this.preemptions.inc(labels, r.server.preemptions);
+    // The series exists once the engine is seen to publish a preemption counter (0 included),
+    // never for one that has none (llama.cpp, TGI, SGLang): a false zero would read as healthy.
+    if (r.server?.preemptions !== undefined) this.preemptions.inc(labels, r.server.preemptions);
     const gpuFailures = r.server?.gpu?.scrapeFailures;
     if (gpuFailures !== undefined && gpuFailures > 0) this.gpuScrapeFailures.inc(labels, gpuFailures);
   }
@@ -251,7 +255,6 @@ export class WatchExporter {
     for (const outcome of OUTCOMES) this.requests.inc({ ...labels, outcome }, 0);
     for (const code of Object.keys(REQUEST_ERRORS)) this.errors.inc({ ...labels, code }, 0);
     for (const valid of ['true', 'false']) this.rounds.inc({ ...labels, valid }, 0);
-    this.preemptions.inc(labels, 0);
     if (opts.gpu) this.gpuScrapeFailures.inc(labels, 0);
     for (const h of Object.values(this.latency)) h.zero(labels);
   }

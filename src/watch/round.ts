@@ -86,7 +86,11 @@ export interface RoundResult {
   values: Record<StoredLatency, number[]>;
 }
 
-function serverFigures(
+/**
+ * A round's server figures from the scrapes before and after it: the gauges of the last one,
+ * the preemptions between the two. A figure the engine does not publish is left out.
+ */
+export function serverFigures(
   before: Pick<ServerSample, 'values'> | undefined,
   after: Pick<ServerSample, 'values'> | undefined,
 ): RoundServerFigures | undefined {
