@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
 import type {
   GpuSample,
@@ -18,6 +18,7 @@ import type {
 } from '../types.js';
 import { runPaths } from './files.js';
 import { type JsonlReadOptions, readJsonl } from './jsonl.js';
+import { readResultFile } from './read-file.js';
 import {
   ImportedSummarySchema,
   RequestRecordSchema,
@@ -100,10 +101,8 @@ export async function readRunSource(arg: string): Promise<RunSource> {
   const { path: dirOrSummary, benchmark } = splitSelector(arg);
   const paths = runPaths(dirOrSummary);
   const path = paths.summary;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch {
+  const bytes = await readResultFile(path);
+  if (bytes === undefined) {
     if (existsSync(paths.requests)) {
       throw new GoodputError(
         'E_RESULT',

@@ -6,11 +6,11 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { GoodputError } from '../errors.js';
 import { SCHEMA_VERSION, type SweepResult } from '../types.js';
 import { SWEEP_FILE } from './files.js';
+import { readResultFile } from './read-file.js';
 import { findingSchema, sloSchema } from './schema.js';
 
 export { SWEEP_FILE };
@@ -106,15 +106,13 @@ export function parseSweepResult(value: unknown, path: string): SweepResult {
 
 /** Reads and validates a sweep.json. */
 export async function readSweepResult(path: string): Promise<SweepResult> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
+  const bytes = await readResultFile(path);
+  if (bytes === undefined) {
     throw new GoodputError(
       'E_RESULT',
-      `cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      `cannot read ${path}: ENOENT (no such file)`,
       'pass a sweep directory written by goodput sweep --out DIR',
     );
   }
-  return parseSweepResult(parseJsonFile(text, path, RERUN), path);
+  return parseSweepResult(parseJsonFile(bytes.toString('utf8'), path, RERUN), path);
 }
