@@ -24,6 +24,8 @@ import { type RunningServer, ServeFailure, startServer } from './serve.js';
 import { EXPERIMENT_FILE, initialState, readState, reconcileForResume, writeState } from './state.js';
 import type { ConfigurationSpec, ExperimentSpec } from './types.js';
 
+type ServeStart = NonNullable<NonNullable<ExperimentConfiguration['serve']>['starts']>[number];
+
 export interface ExperimentIo {
   /** Notes and one line per run. */
   stderr?: { write(chunk: string): unknown; isTTY?: boolean };
@@ -223,6 +225,7 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
     await c?.server.stop();
   };
   const signal = io.signal;
+  let failed = false;
   try {
     for (let s = 0; s < slots.length; s++) {
       const { ci, run } = slots[s]!;
@@ -238,6 +241,7 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
           await stopCurrent();
         if (!current) {
           const template = c.target.serve;
+          let start: ServeStart | undefined;
           try {
             const server = await startServer({
               configuration: conf.name,
@@ -247,18 +251,33 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
               logPath: join(dir, conf.log ?? join('logs', `${conf.slug}.log`)),
               ...(signal ? { signal } : {}),
               onCommand: (argv, p, health) => {
+                const starts = conf.serve?.starts ?? [];
                 conf.serve = {
                   argv,
                   cwd: template.cwd,
                   envNames: Object.keys(template.env),
                   health,
                   port: p,
+                  starts,
                 };
                 const files = configFileHashes(argv, template.cwd);
                 if (files.length > 0) conf.configFiles = files;
                 save();
               },
+              onSpawn: (pid) => {
+                start = { pid, startedAt: new Date().toISOString() };
+                conf.serve?.starts?.push(start);
+                save();
+              },
+              onStop: (how, ms) => {
+                if (!start) return;
+                start.stoppedAt = new Date().toISOString();
+                start.stopMs = Math.round(ms);
+                start.stop = how;
+                save();
+              },
             });
+            if (start) start.startupMs = Math.round(server.startupMs);
             current = { ci, server };
             fresh = true;
             say(
@@ -349,12 +368,20 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
       if (current && (spec.restart === 'per-run' || next?.ci !== ci)) await stopCurrent();
       if (next && spec.cooldownMs > 0) await sleep(spec.cooldownMs, signal);
     }
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
     await stopCurrent().catch(() => undefined);
     for (const conf of state.configurations) settle(conf);
     const left = state.configurations.some((conf) => conf.runs.some((r) => r.status === 'pending'));
     state.status = left || signal?.aborted ? 'interrupted' : 'done';
-    save();
+    try {
+      save();
+    } catch (e) {
+      // The error that stopped the experiment, if any, is the one to report.
+      if (!failed) throw e;
+    }
   }
   return { state, dir, notes };
 }

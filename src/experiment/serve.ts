@@ -128,6 +128,10 @@ export interface StartServerOptions {
   dir: string;
   logPath: string;
   signal?: AbortSignal;
+  /** Sees the pid as soon as the server is spawned (before its health answers). */
+  onSpawn?: (pid: number) => void;
+  /** Sees how the server was stopped (after a failed start too). */
+  onStop?: (how: 'gone' | 'signal' | 'killed', ms: number) => void;
   /** Sees the argv and port before the spawn (recorded in experiment.json). */
   onCommand?: (argv: string[], port: number, health: string, url: string) => void;
 }
@@ -178,6 +182,7 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   }
   writePidFile(opts.dir, { ...base, pid, pgid: pid, ...startTimeOf(pid) });
   trackGroup(pid);
+  opts.onSpawn?.(pid);
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -188,8 +193,10 @@ export async function startServer(opts: StartServerOptions): Promise<RunningServ
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= (async () => {
-      await stopGroup(pid, t.stopSignal, t.graceMs);
+      const s0 = performance.now();
+      const how = await stopGroup(pid, t.stopSignal, t.graceMs);
       removePidFile(opts.dir);
+      opts.onStop?.(how, performance.now() - s0);
     })();
     return stopped;
   };

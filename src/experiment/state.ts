@@ -99,14 +99,23 @@ export function writeState(dir: string, state: ExperimentFile): void {
   state.updatedAt = new Date().toISOString();
   const path = join(dir, EXPERIMENT_FILE);
   const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new GoodputError(
+      'E_IO',
+      `cannot write ${path} (${code}): the experiment is stopped, its servers too`,
+      'free disk space or fix the folder’s permissions, then continue with --resume (finished runs are kept)',
+    );
   }
-  renameSync(tmp, path);
 }
 
 /** Reads experiment.json back (E_RESULT naming the file when it is not one). */

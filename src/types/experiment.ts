@@ -61,7 +61,27 @@ export interface ExperimentConfiguration {
   /** target 'url': the base URL (redacted). */
   url?: string;
   /** target 'serve': the exact command run (after substitution), its folder and env names. */
-  serve?: { argv: string[]; cwd: string; envNames: string[]; health: string; port: number };
+  serve?: {
+    argv: string[];
+    cwd: string;
+    envNames: string[];
+    health: string;
+    port: number;
+    /**
+     * Every start of the server, in order: its pid (the leader of its own process group), how
+     * long it took to answer health, and how it was stopped ('signal': the stop signal was
+     * enough; 'killed': SIGKILL after the grace period; 'gone': it had exited). Added by the
+     * executor for the overhead per configuration and to check that no server outlives the experiment.
+     */
+    starts?: Array<{
+      pid: number;
+      startedAt: string;
+      startupMs?: number;
+      stoppedAt?: string;
+      stopMs?: number;
+      stop?: 'signal' | 'killed' | 'gone';
+    }>;
+  };
   /** target 'embedded': the simulated engine's flags (vLLM spelling, e.g. `--max-num-batched-tokens`). */
   engineArgs?: string[];
   /** Config files the serve template names, with their sha256. */
