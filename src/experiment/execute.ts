@@ -225,7 +225,7 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
     await c?.server.stop();
   };
   const signal = io.signal;
-  let failed = false;
+  let lastSave: unknown;
   try {
     for (let s = 0; s < slots.length; s++) {
       const { ci, run } = slots[s]!;
@@ -368,9 +368,6 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
       if (current && (spec.restart === 'per-run' || next?.ci !== ci)) await stopCurrent();
       if (next && spec.cooldownMs > 0) await sleep(spec.cooldownMs, signal);
     }
-  } catch (e) {
-    failed = true;
-    throw e;
   } finally {
     await stopCurrent().catch(() => undefined);
     for (const conf of state.configurations) settle(conf);
@@ -379,9 +376,10 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
     try {
       save();
     } catch (e) {
-      // The error that stopped the experiment, if any, is the one to report.
-      if (!failed) throw e;
+      // Thrown below when nothing else stopped the experiment (else that error is the one to report).
+      lastSave = e;
     }
   }
+  if (lastSave !== undefined) throw lastSave;
   return { state, dir, notes };
 }
