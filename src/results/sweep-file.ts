@@ -43,6 +43,9 @@ const pointSchema = z.object({
   attainment: num,
   requestGoodput: num,
   passes: z.boolean(),
+  caveats: z
+    .array(z.object({ id: z.string(), severity: z.enum(['warn', 'info']), text: z.string() }))
+    .optional(),
 });
 
 export const SweepResultSchema = z.object({
@@ -63,6 +66,7 @@ export const SweepResultSchema = z.object({
       requestThroughput: num,
       meanE2elMs: num,
       method: z.literal('kneedle: max of normalised throughput minus normalised mean E2EL'),
+      caveats: z.array(z.string()).optional(),
     })
     .optional(),
   capacity: z
@@ -72,6 +76,7 @@ export const SweepResultSchema = z.object({
       attainment: num,
       firstFailingLoad: num.optional(),
       resolved: z.boolean(),
+      caveats: z.array(z.string()).optional(),
     })
     .optional(),
   stoppedEarly: z.string().optional(),

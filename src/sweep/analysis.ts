@@ -15,10 +15,14 @@
  * load that misses it (the search assumes attainment falls as load rises); the gap between
  * the last passing and the first failing load is then bisected.
  *
+ * A point keeps its run's caveats (metrics/caveats.ts); the knee carries the ids of its point's,
+ * the capacity those of the last passing and the first failing point, so that a figure read from
+ * a point the client limited says so.
+ *
  * @module
  */
 
-import { metric } from '../metrics/index.js';
+import { metric, runCaveats } from '../metrics/index.js';
 import {
   type Capacity,
   type Knee,
@@ -51,6 +55,7 @@ export function pointFromSummary(
     }),
   ) as Pick<SweepPointSummary, (typeof SWEEP_POINT_FIGURES)[number][0]>;
   const attainment = metric('attainment').read(summary);
+  const caveats = runCaveats(summary);
   return {
     phase,
     mode,
@@ -61,7 +66,14 @@ export function pointFromSummary(
     failed: summary.counts.failed,
     ...figures,
     passes: attainment !== undefined && attainment >= minAttainment,
+    ...(caveats.length > 0 ? { caveats } : {}),
   };
+}
+
+/** The caveat ids of the points a derived figure was read from, each once; undefined when none. */
+export function caveatIdsOf(...points: Array<SweepPointSummary | undefined>): string[] | undefined {
+  const ids = [...new Set(points.flatMap((p) => p?.caveats?.map((c) => c.id) ?? []))];
+  return ids.length > 0 ? ids : undefined;
 }
 
 /** 1, 2, 4, … up to max (max itself included when it is not a power of two). */
@@ -132,12 +144,14 @@ export function findKnee(points: readonly SweepPointSummary[]): Knee | undefined
   if (best < 0 || bestGap < 0.1 || best === pts.length - 1 || !(yhi >= MIN_LATENCY_RISE * ylo))
     return undefined;
   const p = pts[best]!;
+  const caveats = caveatIdsOf(p);
   return {
     load: p.load,
     mode: p.mode,
     requestThroughput: p.requestThroughput,
     meanE2elMs: p.meanE2elMs,
     method: 'kneedle: max of normalised throughput minus normalised mean E2EL',
+    ...(caveats ? { caveats } : {}),
   };
 }
 
@@ -179,5 +193,7 @@ export function capacityAtSlo(points: readonly SweepPointSummary[], mode: SweepM
     resolved: fail !== undefined && bisectNext(mode, pass.load, fail.load) === undefined,
   };
   if (fail) cap.firstFailingLoad = fail.load;
+  const caveats = caveatIdsOf(pass, fail);
+  if (caveats) cap.caveats = caveats;
   return cap;
 }

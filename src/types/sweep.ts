@@ -7,7 +7,7 @@
 
 import type { SCHEMA_VERSION } from './request.js';
 import type { Slo } from './run.js';
-import type { Finding } from './summary.js';
+import type { Finding, RunCaveat } from './summary.js';
 
 export type SweepMode = 'concurrency' | 'rate';
 
@@ -41,6 +41,8 @@ export interface SweepPointSummary {
   requestGoodput: number;
   /** attainment ≥ the sweep's minimum attainment. */
   passes: boolean;
+  /** The point's run caveats (client-bound, connections short…); absent when it has none (and in older sweeps). */
+  caveats?: RunCaveat[];
 }
 
 export interface Knee {
@@ -49,6 +51,8 @@ export interface Knee {
   requestThroughput: number;
   meanE2elMs: number;
   method: 'kneedle: max of normalised throughput minus normalised mean E2EL';
+  /** Caveat ids of the point it was read from (absent: none). */
+  caveats?: string[];
 }
 
 export interface Capacity {
@@ -60,6 +64,8 @@ export interface Capacity {
   firstFailingLoad?: number;
   /** True when the search narrowed the gap to its resolution. */
   resolved: boolean;
+  /** Caveat ids of the points it was read from, the last passing and the first failing one (absent: none). */
+  caveats?: string[];
 }
 
 /** sweep.json */

@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { importedRunName, pickedRuns } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
 import type { CommandContext, CommandSpec } from '../../flags/index.js';
+import { runCaveats } from '../../metrics/index.js';
 import {
   outputFileError,
   readRecords,
@@ -244,6 +245,7 @@ async function writeData(
                   runId: r.summary.meta.runId,
                   model: r.summary.meta.model,
                   metrics: summaryMetrics(r.summary),
+                  caveats: runCaveats(r.summary),
                 })),
                 ...imported.map((r) => ({
                   label: r.label,

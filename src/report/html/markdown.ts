@@ -74,6 +74,7 @@ export function renderReportMarkdown(input: HtmlReportInput): string {
       out.push(`Saturation at ${mdCell(s.loadLabel)} ${fmtNum(s.saturationLoad)}.`);
     if (s.capacityAtSloLoad !== undefined)
       out.push(`Capacity at SLO: ${mdCell(s.loadLabel)} ${fmtNum(s.capacityAtSloLoad)}.`);
+    if (s.caveats?.length) out.push('', '**Caveats**', '', ...s.caveats.map((c) => `- ⚠ ${mdCell(c)}`));
     out.push('');
   }
 

@@ -68,6 +68,8 @@ export interface SweepView {
   capacityAtSloLoad?: number;
   /** Extra notes read from the sweep file (e.g. why the sweep stopped). */
   notes: string[];
+  /** The points' caveats and where the saturation point and capacity come from caveated points. */
+  caveats?: string[];
 }
 
 /** A comparison of every run against the first (the baseline). */

@@ -6,6 +6,7 @@
  */
 
 import { REQUEST_ERRORS } from '../../errors.js';
+import { runCaveats } from '../../metrics/index.js';
 import type { RunSummary } from '../../types.js';
 import { escapeHtml as e, fmtMs, fmtNum, fmtPct, headlines, runFacts } from './format.js';
 import type { ComparisonView, ReportRun, SweepView } from './model.js';
@@ -62,18 +63,22 @@ function swatch(i: number): string {
   return `<span class="swatch" style="background:${runColor(i)}"></span>`;
 }
 
+/** A run's or a sweep's caveats as one list (empty when there are none). */
+function caveatBlock(items: ReadonlyArray<{ text: string; warn: boolean }>): string {
+  if (items.length === 0) return '';
+  const li = items.map((c) => `<li class="${c.warn ? 'warn' : 'info'}">${e(c.text)}</li>`).join('');
+  return `<div class="caveats"><strong>Caveats</strong><ul>${li}</ul></div>`;
+}
+
 /** The facts of each run (target, model, workload, load, sampling, seed, tool, date). */
 export function factsSection(runs: ReportRun[]): string {
   const cards = runs.map((run, i) => {
     const rows = runFacts(run.summary)
       .map(([k, v]) => `<tr><th>${e(k)}</th><td>${e(v)}</td></tr>`)
       .join('');
-    const flags = [
-      run.summary.interrupted ? '<span class="badge warn">interrupted: partial run</span>' : '',
-      run.summary.load.clientBound
-        ? `<span class="badge warn"${run.summary.load.clientBoundReason ? ` title="${e(run.summary.load.clientBoundReason)}"` : ''}>client-bound: numbers may understate the server</span>`
-        : '',
-    ].join('');
+    const flags = caveatBlock(
+      runCaveats(run.summary).map((c) => ({ text: c.text, warn: c.severity === 'warn' })),
+    );
     return `<div class="card facts"><h3>${swatch(i)}${e(run.label)}</h3>${flags}<table>${rows}</table></div>`;
   });
   return `<section id="runs"><h2>Run${runs.length > 1 ? 's' : ''}</h2><div class="grid">${cards.join('')}</div></section>`;
@@ -206,5 +211,6 @@ export function sweepNotes(sweep: SweepView | undefined): string {
     facts.push(`capacity at SLO: ${sweep.loadLabel} ${fmtNum(sweep.capacityAtSloLoad)}`);
   }
   facts.push(...sweep.notes);
-  return facts.length > 0 ? `<p class="muted">${e(facts.join(' · '))}</p>` : '';
+  const caveats = caveatBlock((sweep.caveats ?? []).map((text) => ({ text, warn: true })));
+  return (facts.length > 0 ? `<p class="muted">${e(facts.join(' · '))}</p>` : '') + caveats;
 }

@@ -42,6 +42,9 @@ td.worse, .verdict.worse { color:var(--bad); font-weight:600; }
 .swatch { display:inline-block; width:10px; height:10px; border-radius:2px; margin-right:6px; vertical-align:baseline; }
 .badge { display:inline-block; font-size:12px; padding:1px 8px; border-radius:10px; margin:0 6px 8px 0; }
 .badge.warn { background:#fef3c7; color:#92400e; }
+.caveats { background:#fef3c7; color:#92400e; border-radius:6px; padding:6px 10px; margin:0 0 8px; font-size:13px; }
+.caveats ul { margin:4px 0 0; padding-left:18px; }
+.caveats li.info { color:#555; }
 .finding { background:var(--card); border:1px solid var(--line); border-left:4px solid #f59e0b; border-radius:6px; padding:10px 14px; margin-bottom:10px; }
 .finding-head { margin-bottom:4px; }
 .finding .kind { font-size:12px; color:var(--muted); text-transform:uppercase; letter-spacing:.03em; margin-right:6px; }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { metric } from '../../metrics/index.js';
+import { caveatedPointPhrase, metric } from '../../metrics/index.js';
 import {
   type RunSummary,
   SWEEP_POINT_FIGURES,
@@ -74,5 +74,21 @@ export function sweepView(
     };
   if (sweep.knee) view.saturationLoad = sweep.knee.load;
   if (sweep.capacity) view.capacityAtSloLoad = sweep.capacity.load;
+  const caveats = sweepCaveats(sweep);
+  if (caveats.length > 0) view.caveats = caveats;
   return view;
+}
+
+/** Where the knee and capacity come from caveated points, then each point's caveats in load order. */
+function sweepCaveats(sweep: SweepResult): string[] {
+  const out: string[] = [];
+  if (sweep.knee?.caveats?.length)
+    out.push(`the saturation point comes from ${caveatedPointPhrase(sweep.knee.caveats)}`);
+  if (sweep.capacity?.caveats?.length)
+    out.push(`capacity at SLO comes from ${caveatedPointPhrase(sweep.capacity.caveats)}`);
+  const points = [...(sweep.anchors ?? []), ...sweep.points].sort((a, b) => a.load - b.load);
+  for (const p of points) {
+    for (const c of p.caveats ?? []) out.push(`${p.mode} ${fmtLoad(p.load)}: ${c.id}: ${c.text}`);
+  }
+  return out;
 }
