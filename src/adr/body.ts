@@ -8,6 +8,7 @@
 import { formatChange, type RunInput } from '../compare/index.js';
 import { formatThreshold, gateSpecThresholds } from '../gate/index.js';
 import type { RunSummary } from '../types.js';
+import { markdownCode } from '../util/index.js';
 import { experimentVerdict, type NewAdrInput } from './build.js';
 import { decisionSection } from './decision.js';
 import { type AdrFrontMatter, formatRule } from './schema.js';
@@ -41,11 +42,11 @@ function loadText(s: RunSummary): string {
     .join(' or ');
   const prompts =
     workload.kind === 'dataset'
-      ? `prompts from dataset ${workload.dataset?.path ?? ''} (${workload.dataset?.entries ?? '?'} entries)`
+      ? `prompts from dataset ${markdownCode(workload.dataset?.path ?? '')} (${workload.dataset?.entries ?? '?'} entries)`
       : `synthetic prompts of ${workload.promptTokens} tokens${workload.promptTokensRange ? ` ±${workload.promptTokensRange * 100}%` : ''}${workload.systemPromptTokens ? ` after a ${workload.systemPromptTokens}-token system prompt` : ''}`;
   return (
     `Load: ${shape}, ${stop || 'until stopped'} (warmup ${load.warmup}); ${prompts}, ` +
-    `up to ${workload.maxTokens} output tokens; model \`${model}\`; temperature ${sampling.temperature}.`
+    `up to ${workload.maxTokens} output tokens; model ${markdownCode(model)}; temperature ${sampling.temperature}.`
   );
 }
 

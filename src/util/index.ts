@@ -26,6 +26,7 @@ export {
   editDistance,
   escapeHtml,
   markdownCell,
+  markdownCode,
   markdownText,
   oneLine,
 } from './text.js';

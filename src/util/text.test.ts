@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, editDistance, oneLine } from './text.js';
+import { closestName, editDistance, markdownCode, oneLine } from './text.js';
 
 /** Plain recursive Levenshtein as the reference. */
 function referenceDistance(a: string, b: string): number {
@@ -37,5 +37,26 @@ describe('oneLine', () => {
     expect(out.endsWith('é→')).toBe(true);
     expect(oneLine('p99(ttft)<350\ngroups: []')).toBe('p99(ttft)<350\\ngroups: []');
     expect(oneLine('plain: text # ok')).toBe('plain: text # ok');
+  });
+});
+
+describe('markdownCode', () => {
+  it.each([
+    ['plain', '`plain`'],
+    ['a`b', '``a`b``'],
+    ['``x', '``` ``x ```'],
+    ['x`', '`` x` ``'],
+    ['', '` `'],
+    ['<img src=x onerror=alert(1)>', '`<img src=x onerror=alert(1)>`'],
+    ['two\nlines', '`two\\nlines`'],
+  ])('%j → %s', (text, span) => {
+    expect(markdownCode(text)).toBe(span);
+  });
+  it('the span is never ended early: its fence is longer than any run of backticks inside', () => {
+    const text = 'a ` b `` c ``` d';
+    const span = markdownCode(text);
+    const fence = /^`+/.exec(span)![0];
+    expect(fence).toBe('````');
+    expect(span.slice(fence.length, -fence.length)).toBe(text);
   });
 });

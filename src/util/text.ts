@@ -94,6 +94,24 @@ export function markdownCell(text: string): string {
     .replace(/\r?\n|\r/g, ' ');
 }
 
+/**
+ * A Markdown code span holding `text` as it is, whatever it holds: fenced with one backtick
+ * more than its longest run of backticks, padded when it starts or ends with one, on one line.
+ * Inside a code span `<img onerror=…>` is text, not HTML; a model id with a backtick ended the
+ * span and put raw HTML into the ADR.
+ *
+ * @example
+ * markdownCode('a`b<i>'); // '``a`b<i>``'
+ */
+export function markdownCode(text: string): string {
+  const body = oneLine(terminalSafe(text));
+  let longest = 0;
+  for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = body.startsWith('`') || body.endsWith('`') || body === '' ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
 const LINE_BREAKERS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
 const SHORT_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
 
