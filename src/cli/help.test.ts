@@ -3,14 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../../test/helpers/cli.js';
 import { ExitCode } from '../errors.js';
-import { BENCHMARK_OPTIONS, type CommandSpec } from '../flags/index.js';
+import { BENCHMARK_OPTIONS, type CommandSpec, parseArgv } from '../flags/index.js';
 import { COMMANDS } from './commands/index.js';
 import { runCommand } from './commands/run.js';
 import { runCli } from './dispatch.js';
+import { examplesOf } from './examples.js';
 import {
   groupOptions,
   optionSignature,
   renderCommandHelp,
+  renderExamples,
   renderOptionsMarkdown,
   renderRootHelp,
 } from './help.js';
@@ -138,5 +140,54 @@ describe('help', () => {
         rows(renderOptionsMarkdown(opts)).join('\n'),
       );
     }
+  });
+});
+
+describe('examples in every help', () => {
+  /** Every command and subcommand as `--help` shows it: its path, spec and prefix. */
+  async function allHelps(): Promise<Array<{ path: string; spec: CommandSpec; prefix: string }>> {
+    const out: Array<{ path: string; spec: CommandSpec; prefix: string }> = [];
+    for (const entry of COMMANDS) {
+      const spec = await entry.load();
+      out.push({ path: spec.name, spec, prefix: 'goodput' });
+      for (const sub of spec.subcommands ?? [])
+        out.push({ path: `${spec.name} ${sub.name}`, spec: sub, prefix: `goodput ${spec.name}` });
+    }
+    return out;
+  }
+
+  it('each command and subcommand shows examples that parse with its own options, no line past 110', async () => {
+    const helps = await allHelps();
+    expect(helps.length).toBeGreaterThan(20);
+    for (const { path, spec, prefix } of helps) {
+      const examples = examplesOf(path);
+      expect(examples.length, `${path} has no example`).toBeGreaterThan(0);
+      const text = renderCommandHelp(spec, prefix);
+      const block = text.slice(text.indexOf('\nExamples:\n'));
+      expect(text.indexOf('\nExamples:\n'), path).toBeGreaterThan(0);
+      for (const ex of examples) {
+        expect(ex.command.startsWith(`goodput ${path}`), ex.command).toBe(true);
+        expect(block).toContain(`# ${ex.what}`);
+        // The example is one a user can type: its words parse with the command's own table.
+        const words = ex.command
+          .match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g)!
+          .map((w) => w.replace(/^(["'])(.*)\1$/, '$2'));
+        const argv = words.slice(1 + path.split(' ').length);
+        expect(() => parseArgv(spec, argv), ex.command).not.toThrow();
+      }
+      for (const line of text.split('\n')) expect(line.length, `${path}: ${line}`).toBeLessThanOrEqual(110);
+    }
+  });
+
+  it('a long example is cut before a flag, with a shell continuation', () => {
+    const lines = renderExamples(
+      [{ command: `goodput run ${'--requests 100 '.repeat(10).trim()} --title "two words"`, what: 'long' }],
+      60,
+    );
+    expect(lines[0]).toBe('  # long');
+    for (const l of lines.slice(1, -1)) expect(l).toMatch(/ \\$/);
+    for (const l of lines.slice(2)) expect(l).toMatch(/^ {6}--/);
+    expect(lines.at(-1)).toContain('--title "two words"');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(60);
   });
 });

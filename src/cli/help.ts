@@ -7,6 +7,7 @@
 
 // The spec file alone (types and the built-in flags): root help and --version load no parser.
 import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec } from '../flags/spec.js';
+import { type CommandExample, examplesOf } from './examples.js';
 
 const INDENT = '  ';
 
@@ -108,8 +109,13 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
         : ' <subcommand>'
       : '';
   out.push(`Usage: ${prefix} ${spec.name}${sub} [options]${positional ? ` ${positional}` : ''}`, '');
-  out.push(spec.summary);
-  if (spec.description) out.push('', spec.description);
+  out.push(...wrap(spec.summary, 110));
+  // Paragraphs as written, each line wrapped: a long description stays readable in a terminal.
+  if (spec.description)
+    out.push('', ...spec.description.split('\n').flatMap((l) => (l === '' ? [''] : wrap(l, 110))));
+  const path = `${prefix} ${spec.name}`.replace(/^goodput /, '');
+  const examples = examplesOf(path);
+  if (examples.length > 0) out.push('', 'Examples:', ...renderExamples(examples));
   if (spec.subcommands && spec.subcommands.length > 0) {
     out.push('', 'Subcommands:');
     out.push(...columns(spec.subcommands.map((s) => [s.name, s.summary])));
@@ -135,6 +141,42 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** A command line cut into what must stay on one line: a quoted word whole, a flag with its value. */
+function commandUnits(command: string): string[] {
+  const words = command.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [];
+  const units: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const next = words[i + 1];
+    if (w.startsWith('-') && w !== '--' && next !== undefined && !next.startsWith('-')) {
+      units.push(`${w} ${next}`);
+      i++;
+    } else units.push(w);
+  }
+  return units;
+}
+
+/**
+ * Examples as a shell would take them: `# what it does`, then the command, cut before a flag
+ * with ` \` continuations so that no line passes `width`; a blank line between two.
+ */
+export function renderExamples(examples: readonly CommandExample[], width = 110): string[] {
+  const out: string[] = [];
+  for (const [i, ex] of examples.entries()) {
+    if (i > 0) out.push('');
+    out.push(`${INDENT}# ${ex.what}`);
+    let line = '';
+    for (const unit of commandUnits(ex.command)) {
+      if (line !== '' && line.length + 1 + unit.length + 2 > width) {
+        out.push(`${line} \\`);
+        line = `${INDENT}    ${unit}`;
+      } else line = line === '' ? `${INDENT}${unit}` : `${line} ${unit}`;
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 /** The top-level help: what goodput is and the list of commands. */
