@@ -5,8 +5,9 @@
  * @module
  */
 
-import { importedValue, labelWithUnit, latencyTitle, metric } from '../../metrics/index.js';
+import { importedValue, latencyTitle, metric } from '../../metrics/index.js';
 import type { ImportedSummary } from '../../types.js';
+import { compact, roundSig } from './compact.js';
 import type { XY } from './lttb.js';
 import {
   CDF_LATENCIES,
@@ -16,20 +17,35 @@ import {
   type SweepView,
 } from './model.js';
 import { runColor } from './sections.js';
+import { paretoChart, sweepChart } from './sweep-charts.js';
+import { turnCharts } from './turns.js';
 
 export interface ChartSeries {
   label: string;
   color: string;
+  /** y = NaN (null in the page) is a gap: the line breaks there when `gaps` is set. */
   data: XY;
-  /** 0 = left axis, 1 = right axis. */
-  axis?: 0 | 1;
+  /** 0 = left axis, 1 = right axis, 2 = a second right axis of its own scale. */
+  axis?: 0 | 1 | 2;
   style?: 'line' | 'points' | 'dashed' | 'step';
+  /** The line breaks at the data's gaps (y = NaN) instead of joining across them. */
+  gaps?: boolean;
 }
 
+/** A vertical line at x, labelled (saturation, capacity, an SLO on a CDF, a rollback). */
 export interface ChartMarker {
   x: number;
   label: string;
   color: string;
+}
+
+/** A horizontal line at y on an axis (an SLO or an ADR gate's limit), labelled. */
+export interface ChartLimit {
+  y: number;
+  label: string;
+  color: string;
+  /** The axis the value is on (0 left, 1 right, 2 second right); default 0. */
+  axis?: 0 | 1 | 2;
 }
 
 export interface ChartSpec {
@@ -37,10 +53,12 @@ export interface ChartSpec {
   id: string;
   title: string;
   /** Which section the chart goes in. */
-  group: 'cdf' | 'scatter' | 'timeline' | 'sweep' | 'trend';
+  group: 'cdf' | 'scatter' | 'turns' | 'timeline' | 'sweep' | 'trend';
   xLabel: string;
   yLabel: string;
   y2Label?: string;
+  /** Label of the second right axis (series with `axis: 2`: a figure of another magnitude). */
+  y3Label?: string;
   xLog?: boolean;
   /** x is a wall-clock time in seconds since the epoch: ticks and legend in UTC. */
   xTime?: boolean;
@@ -53,32 +71,17 @@ export interface ChartSpec {
   y2Range?: [number, number];
   series: ChartSeries[];
   markers: ChartMarker[];
+  /** Horizontal limit lines; each axis's range takes its limits in. */
+  limits?: ChartLimit[];
 }
+
+export { compact, roundSig } from './compact.js';
 
 const SLO_KEY: Partial<Record<CdfLatency, 'ttftMs' | 'tpotMs' | 'e2elMs'>> = {
   ttft: 'ttftMs',
   tpot: 'tpotMs',
   e2el: 'e2elMs',
 };
-
-/** Rounds to `digits` significant digits, so that the embedded JSON stays small. */
-export function roundSig(v: number, digits = 5): number {
-  if (v === 0 || !Number.isFinite(v)) return v;
-  const scale = 10 ** (digits - 1 - Math.floor(Math.log10(Math.abs(v))));
-  return Math.round(v * scale) / scale;
-}
-
-function compact(xy: XY, keep: (x: number) => boolean = () => true): XY {
-  const out: XY = { x: [], y: [] };
-  for (let i = 0; i < xy.x.length; i++) {
-    const x = xy.x[i]!;
-    const y = xy.y[i]!;
-    if (!Number.isFinite(x) || !Number.isFinite(y) || !keep(x)) continue;
-    out.x.push(roundSig(x));
-    out.y.push(roundSig(y));
-  }
-  return out;
-}
 
 /** True when values span more than two decades: a log axis reads better. */
 export function wantsLogAxis(series: XY[]): boolean {
@@ -176,11 +179,13 @@ export function scatterChart(runs: ReportRun[]): ChartSpec[] {
       style: 'points',
     });
     // One run: the medians in near-black stand out from the cloud; several: each run's colour.
+    // Empty buckets are gaps in the line, never joined across.
     series.push({
       label: `${name}bucket median`,
       color: runs.length === 1 ? '#0f172a' : runColor(i),
-      data: compact(run.charts.scatter.medians),
+      data: compact(run.charts.scatter.medians, undefined, true),
       style: 'dashed',
+      gaps: true,
     });
   });
   const shown = series.filter(nonEmpty);
@@ -310,104 +315,6 @@ function gpuChart(
   };
 }
 
-/** The sweep chart's series: catalogue metric, colour, axis (0 throughput, 1 latency). */
-export const SWEEP_CHART_SERIES: ReadonlyArray<{ id: string; color: string; axis: 0 | 1 }> = [
-  { id: 'output_throughput', color: '#16a34a', axis: 0 },
-  { id: 'ttft_p99', color: '#2563eb', axis: 1 },
-  { id: 'tpot_p99', color: '#9333ea', axis: 1 },
-  { id: 'e2el_p99', color: '#ea580c', axis: 1 },
-];
-
-/** Sweep: throughput and p99 latency against load, saturation and capacity at SLO marked. */
-export function sweepChart(sweep: SweepView | undefined): ChartSpec[] {
-  if (!sweep || sweep.points.length === 0) return [];
-  const pts = sweep.points.slice().sort((a, b) => a.load - b.load);
-  const col = (id: string): XY => {
-    const out: XY = { x: [], y: [] };
-    for (const p of pts) {
-      const v = p.values[id];
-      if (v === undefined || !Number.isFinite(v)) continue;
-      out.x.push(p.load);
-      out.y.push(v);
-    }
-    return out;
-  };
-  const series: ChartSeries[] = SWEEP_CHART_SERIES.map(({ id, color, axis }) => ({
-    label: labelWithUnit(metric(id)),
-    color,
-    data: compact(col(id)),
-    ...(axis === 1 ? { axis } : {}),
-  }));
-  const markers: ChartMarker[] = [];
-  if (sweep.saturationLoad !== undefined) {
-    markers.push({ x: sweep.saturationLoad, label: 'saturation', color: '#dc2626' });
-  }
-  if (sweep.capacityAtSloLoad !== undefined) {
-    markers.push({ x: sweep.capacityAtSloLoad, label: 'capacity at SLO', color: '#16a34a' });
-  }
-  return [
-    {
-      id: 'chart-sweep',
-      title: 'Throughput and p99 latency against load',
-      group: 'sweep',
-      xLabel: sweep.loadLabel,
-      yLabel: labelWithUnit(metric('output_throughput')),
-      y2Label: 'p99 latency (ms)',
-      series: series.filter(nonEmpty),
-      markers,
-    },
-  ];
-}
-
-/**
- * Sweep: the Pareto curve of capacity planning, per-user output tokens/s (p50) against total
- * output tokens/s, one point per load level in load order, with the SLO a user must see as a line.
- */
-export function paretoChart(sweep: SweepView | undefined): ChartSpec[] {
-  if (!sweep) return [];
-  const pts = sweep.points
-    .slice()
-    .sort((a, b) => a.load - b.load)
-    .filter((p) => p.values.output_throughput !== undefined && p.values.user_tps_p50 !== undefined);
-  if (pts.length === 0) return [];
-  const curve: XY = {
-    x: pts.map((p) => p.values.output_throughput!),
-    y: pts.map((p) => p.values.user_tps_p50!),
-  };
-  const series: ChartSeries[] = [
-    {
-      label: `${labelWithUnit(metric('user_tps_p50'))}, one point per load`,
-      color: '#2563eb',
-      data: compact(curve),
-      style: 'dashed',
-    },
-  ];
-  if (sweep.userTpsSlo) {
-    const xs = curve.x;
-    const lo = Math.min(...xs);
-    const hi = Math.max(...xs);
-    series.push({
-      label: sweep.userTpsSlo.label,
-      color: '#dc2626',
-      data: compact({
-        x: lo === hi ? [lo * 0.9, hi * 1.1] : [lo, hi],
-        y: [sweep.userTpsSlo.value, sweep.userTpsSlo.value],
-      }),
-    });
-  }
-  return [
-    {
-      id: 'chart-pareto',
-      title: 'Per-user against total throughput (Pareto)',
-      group: 'sweep',
-      xLabel: `total ${labelWithUnit(metric('output_throughput')).toLowerCase()}`,
-      yLabel: labelWithUnit(metric('user_tps_p50')),
-      series,
-      markers: [],
-    },
-  ];
-}
-
 /** Every chart of the report, in page order. */
 export function allCharts(
   runs: ReportRun[],
@@ -419,6 +326,7 @@ export function allCharts(
     ...paretoChart(sweep),
     ...cdfCharts(runs, imported),
     ...scatterChart(runs),
+    ...turnCharts(runs),
     ...timelineCharts(runs),
   ];
 }

@@ -20,7 +20,9 @@ export function importedSection(imported: readonly ImportedReportRun[], offset: 
   if (imported.length === 0) return '';
   const cards = imported.map((run, j) => {
     const v = buildImportedView(run.summary, run.label);
-    const head = `<tr>${v.latency.header.map((h) => `<th>${e(h)}</th>`).join('')}</tr>`;
+    // Numbers are right-aligned in their column, and so is each number column's header: a
+    // left-aligned header over right-aligned numbers reads as the next column's.
+    const head = `<tr>${v.latency.header.map((h, i) => (i === 0 ? `<th>${e(h)}</th>` : `<th class="num" scope="col">${e(h)}</th>`)).join('')}</tr>`;
     const body = v.latency.rows
       .map(
         (r) =>
@@ -35,7 +37,7 @@ export function importedSection(imported: readonly ImportedReportRun[], offset: 
     return (
       `<div class="card facts imported"><h3><span class="swatch" style="background:${runColor(offset + j)}"></span>${e(v.title)}</h3>` +
       `<table>${rowsOf(v.context)}</table>` +
-      `<h4>Latency (ms), as stated</h4><table class="latency">${head}${body}</table>` +
+      `<h4>Latency (ms), as stated</h4><table class="latency"><thead>${head}</thead><tbody>${body}</tbody></table>` +
       `<h4>Throughput and requests</h4><table>${rowsOf(v.figures)}</table>${missing}${notes}</div>`
     );
   });

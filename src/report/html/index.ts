@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { allCharts, type ChartMarker, type ChartSeries, type ChartSpec } from './charts.js';
+export { allCharts, type ChartLimit, type ChartMarker, type ChartSeries, type ChartSpec } from './charts.js';
 export { buildComparison } from './compare-view.js';
 export { deltaComparison } from './comparison.js';
 export { lttb, type XY } from './lttb.js';

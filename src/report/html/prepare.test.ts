@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { summarizeRecords } from '../../metrics/index.js';
 import type { ServerSample } from '../../types.js';
 import {
+  addOutputTokens,
   cdfFromHistogram,
+  promptRanges,
   RunChartBuilder,
   requestLatencies,
   StrideSample,
   serverSeries,
 } from './prepare.js';
+import { TimeBuckets } from './series.js';
 import { syntheticMeta, syntheticRecord } from './testing.js';
 
 describe('requestLatencies', () => {
@@ -99,6 +102,64 @@ describe('RunChartBuilder', () => {
     expect(c.cdf.ttft.x.length).toBeLessThan(1200);
     expect(c.timeline.inFlight.x.length).toBeLessThanOrEqual(800);
     expect(c.scatter.points.x.length).toBeLessThan(4000);
+  });
+});
+
+describe('output tokens on the timeline (addOutputTokens)', () => {
+  /** One request streaming `chunks` chunks `gapMs` apart from `startMs`, `perChunk` tokens each. */
+  const stream = (startMs: number, chunks: number, gapMs: number, perChunk: number) => ({
+    chunkMs: Array.from({ length: chunks }, (_, k) => startMs + k * gapMs),
+    outputTokens: chunks * perChunk,
+  });
+  it.each([
+    // chunks 150 ms apart in 100 ms buckets: by chunk instant, every third bucket holds none
+    { name: 'chunks slower than the bucket width', r: stream(0, 21, 150, 3), width: 100 },
+    // chunks of 8 tokens every 250 ms (a server that batches its stream): 0, 0, 8 by instant
+    { name: 'several tokens per chunk', r: stream(0, 13, 250, 8), width: 100 },
+  ])(
+    'a steady stream gives a steady rate, no bucket at 0 between two that are not: $name',
+    ({ r, width }) => {
+      const tb = new TimeBuckets(width);
+      addOutputTokens(tb, r);
+      const totals = tb.totals();
+      expect(totals.reduce((a, b) => a + b, 0)).toBeCloseTo(r.outputTokens, 9);
+      // between the first and the last chunk every bucket holds the stream's rate
+      const perMs = r.outputTokens / r.chunkMs.length / (r.chunkMs[1]! - r.chunkMs[0]!);
+      const inner = totals.slice(1, Math.floor(r.chunkMs.at(-1)! / width));
+      expect(inner.length).toBeGreaterThan(5);
+      for (const v of inner) expect(v).toBeCloseTo(perMs * width, 9);
+      // the old reading, tokens at their chunk's instant, dipped to 0 here
+      const byInstant = new TimeBuckets(width);
+      for (const t of r.chunkMs) byInstant.addAt(t, r.outputTokens / r.chunkMs.length);
+      expect(byInstant.totals().slice(1, -1)).toContain(0);
+    },
+  );
+});
+
+describe('promptRanges', () => {
+  it.each([
+    {
+      name: 'sorted, as half-open ranges',
+      buckets: [
+        { minTokens: 512, maxTokens: 1024 },
+        { minTokens: 256, maxTokens: 512 },
+      ],
+      out: [
+        [256, 512],
+        [512, 1024],
+      ],
+    },
+    {
+      name: 'an empty or overlapping bucket is dropped',
+      buckets: [
+        { minTokens: 0, maxTokens: 0 },
+        { minTokens: 100, maxTokens: 300 },
+        { minTokens: 200, maxTokens: 400 },
+      ],
+      out: [[100, 300]],
+    },
+  ])('$name', ({ buckets, out }) => {
+    expect(promptRanges(buckets)).toEqual(out);
   });
 });
 

@@ -9,10 +9,19 @@
 
 import { LatencyHistogram } from '../../metrics/index.js';
 import { gpuAggregate, gpuKey } from '../../server-metrics/index.js';
-import type { GpuSample, RequestRecord, RunSummary, ServerSample } from '../../types.js';
+import type { GpuSample, PromptBucket, RequestRecord, RunSummary, ServerSample } from '../../types.js';
 import { lttb, type XY } from './lttb.js';
 import type { LatencySamples, RunChartData } from './model.js';
-import { bucketMedians, cdfPoints, LogHistogram, NumberColumn, TimeBuckets, thinScatter } from './series.js';
+import {
+  bucketMedians,
+  cdfPoints,
+  LogHistogram,
+  NumberColumn,
+  rangeMedians,
+  TimeBuckets,
+  thinScatter,
+  type XRange,
+} from './series.js';
 
 /** Points kept per series after downsampling. */
 export const CHART_POINTS = { cdf: 1000, timeline: 800, server: 800, scatter: 2500 };
@@ -103,10 +112,7 @@ export class RunChartBuilder {
     if (r.sentMs < this.firstSentMs) this.firstSentMs = r.sentMs;
     this.inFlight.addInterval(r.sentMs, r.endMs);
     if (r.outcome === 'error') this.errors.addAt(r.endMs);
-    if (r.chunkMs.length > 0 && r.outputTokens > 0) {
-      const perChunk = r.outputTokens / r.chunkMs.length;
-      for (const t of r.chunkMs) this.outputTokens.addAt(t, perChunk);
-    }
+    if (r.chunkMs.length > 0 && r.outputTokens > 0) addOutputTokens(this.outputTokens, r);
     const lat = requestLatencies(r);
     if (!lat) return;
     this.completed++;
@@ -191,17 +197,44 @@ export class RunChartBuilder {
     };
   }
 
-  /** The summary's prompt buckets when metrics computed them, else equal-width buckets here. */
+  /**
+   * Medians on the summary's prompt buckets when metrics computed several, else on equal-width
+   * buckets; either way from the requests themselves, so each median sits where its bucket's
+   * requests are, and empty buckets leave a gap.
+   */
   private bucketMediansOf(xs: Float64Array, ys: Float64Array): XY {
-    const buckets = (this.summary.buckets ?? []).filter((b) => b.count > 0 && Number.isFinite(b.ttft?.p50));
-    if (buckets.length > 1) {
-      return {
-        x: buckets.map((b) => (b.minTokens + b.maxTokens) / 2),
-        y: buckets.map((b) => b.ttft.p50),
-      };
-    }
-    return bucketMedians(xs, ys, 10);
+    const ranges = promptRanges(this.summary.buckets ?? []);
+    return ranges.length > 1 ? rangeMedians(xs, ys, ranges) : bucketMedians(xs, ys, 10);
   }
+}
+
+/**
+ * A request's output tokens on the timeline as a rate: each chunk's tokens spread evenly over
+ * the gap since the chunk before it (the time the server took to make them), the first chunk's
+ * at its instant. So a bucket holds the tokens produced during it, not the tokens whose chunk
+ * happened to land in it: with few tokens per bucket or chunks that carry several tokens, the
+ * per-instant count swings between 0 and a peak from one bucket to the next while the rate does not.
+ */
+export function addOutputTokens(
+  buckets: TimeBuckets,
+  r: Pick<RequestRecord, 'chunkMs' | 'outputTokens'>,
+): void {
+  const perChunk = r.outputTokens / r.chunkMs.length;
+  buckets.addAt(r.chunkMs[0]!, perChunk);
+  for (let k = 1; k < r.chunkMs.length; k++) buckets.addSpread(r.chunkMs[k - 1]!, r.chunkMs[k]!, perChunk);
+}
+
+/** The summary's prompt-length buckets as x ranges, ascending (overlaps dropped). */
+export function promptRanges(
+  buckets: ReadonlyArray<Pick<PromptBucket, 'minTokens' | 'maxTokens'>>,
+): XRange[] {
+  const out: XRange[] = [];
+  for (const b of buckets.slice().sort((p, q) => p.minTokens - q.minTokens)) {
+    if (!(b.maxTokens > b.minTokens)) continue;
+    if (out.length > 0 && b.minTokens < out[out.length - 1]![1]) continue;
+    out.push([b.minTokens, b.maxTokens]);
+  }
+  return out;
 }
 
 /** Percentiles at which a CDF is read from a histogram: every 0.5% plus a dense tail. */

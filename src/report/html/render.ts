@@ -20,6 +20,7 @@ import {
   sweepNotes,
 } from './sections.js';
 import { REPORT_CSS } from './styles.js';
+import { turnsSection } from './turns.js';
 
 export function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
   return specs
@@ -93,6 +94,7 @@ ${diagnosisSection(runs)}
 ${sweepPart}
 ${cdfPart}
 ${scatterPart}
+${turnsSection(runs, chartCards(specs, 'turns'))}
 ${timelinePart}
 ${runs.length > 0 ? latencyTableSection(runs) : ''}
 ${runs.length > 0 ? errorsSection(runs) : '<section id="errors"><h2>Errors</h2><p class="muted">Other tools\' summary files state no errors by code.</p></section>'}

@@ -5,8 +5,10 @@ import {
   LogHistogram,
   medianOfSorted,
   NumberColumn,
+  rangeMedians,
   TimeBuckets,
   thinScatter,
+  type XRange,
 } from './series.js';
 
 function seeded(seed: number): () => number {
@@ -174,13 +176,70 @@ describe('bucketMedians and medianOfSorted', () => {
   ])('median of $sorted is $median', ({ sorted, median }) => {
     expect(medianOfSorted(sorted)).toBe(median);
   });
-  it('gives one median per non-empty equal-width bucket', () => {
+  it('gives one median per non-empty equal-width bucket, a gap where empty buckets lie between', () => {
     // x in two clusters: 0..9 (y = 2x) and 90..99 (y = 1000 + x)
     const xs = [...Array.from({ length: 10 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 90 + i)];
     const ys = xs.map((x) => (x < 50 ? 2 * x : 1000 + x));
     const out = bucketMedians(xs, ys, 10);
-    expect(out.x).toEqual([4.5, 94.5]);
-    expect(out.y).toEqual([9, 1094.5]);
+    expect(out.x).toEqual([4.5, 9.9, 94.5]);
+    expect(out.y).toEqual([9, Number.NaN, 1094.5]);
+  });
+  it('one bucket for equal x values', () => {
+    expect(bucketMedians([5, 5, 5], [1, 2, 9])).toEqual({ x: [5], y: [2] });
+  });
+});
+
+describe('rangeMedians', () => {
+  const ranges: XRange[] = [
+    [0, 100],
+    [100, 200],
+    [200, 400],
+    [512, 1024],
+  ];
+  it.each([
+    {
+      name: 'adjacent non-empty ranges join: no gap',
+      xs: [10, 20, 30, 150, 160],
+      ys: [1, 2, 3, 10, 30],
+      out: { x: [20, 155], y: [2, 20] },
+    },
+    {
+      name: 'an empty range between two: a gap at the end of the earlier one',
+      xs: [10, 20, 300, 310],
+      ys: [1, 3, 7, 9],
+      out: { x: [15, 100, 305], y: [2, Number.NaN, 8] },
+    },
+    {
+      name: 'ranges that do not touch (400 to 512 is no range): a gap between',
+      xs: [300, 600, 700],
+      ys: [5, 6, 8],
+      out: { x: [300, 400, 650], y: [5, Number.NaN, 7] },
+    },
+    {
+      name: 'points outside every range are ignored; the median sits where the points are, not mid-range',
+      xs: [-5, 450, 520, 530, 2000],
+      ys: [99, 99, 4, 6, 99],
+      out: { x: [525], y: [5] },
+    },
+    { name: 'no points', xs: [], ys: [], out: { x: [], y: [] } },
+  ])('$name', ({ xs, ys, out }) => {
+    expect(rangeMedians(xs, ys, ranges)).toEqual(out);
+  });
+});
+
+describe('TimeBuckets.addSpread', () => {
+  it.each([
+    { name: 'inside one bucket', spreads: [[10, 30, 4]], totals: [4] },
+    { name: 'over two buckets, by overlap', spreads: [[50, 150, 10]], totals: [5, 5] },
+    { name: 'over four buckets', spreads: [[75, 375, 30]], totals: [2.5, 10, 10, 7.5] },
+    { name: 'an empty interval lands at its instant', spreads: [[120, 120, 3]], totals: [0, 3] },
+  ])('$name', ({ spreads, totals }) => {
+    const tb = new TimeBuckets(100);
+    for (const [a, b, v] of spreads) tb.addSpread(a!, b!, v!);
+    tb.totals().forEach((v, i) => {
+      expect(v).toBeCloseTo(totals[i]!, 9);
+    });
+    expect(tb.totals()).toHaveLength(totals.length);
   });
 });
 

@@ -112,8 +112,10 @@ export class LogHistogram {
 
 /**
  * Fixed-width time buckets that grow as later times arrive. `addAt` adds a value at an instant
- * (tokens, errors); `addInterval` adds time-weighted occupancy (a request in flight from a to b),
- * so that `mean(i)` is the average number in flight over bucket i. O(1) per call.
+ * (errors); `addInterval` adds time-weighted occupancy (a request in flight from a to b), so that
+ * bucket i's total is the average number in flight over it; `addSpread` spreads an amount evenly
+ * over an interval (tokens over the time it took to produce them), each bucket getting its
+ * overlap's share. O(1) per call.
  */
 export class TimeBuckets {
   private sums = new Float64Array(256);
@@ -149,21 +151,28 @@ export class TimeBuckets {
     this.sums[b]! += value;
   }
 
-  addInterval(fromMs: number, toMs: number): void {
+  /** Occupancy: `weight` × the share of each bucket that [fromMs, toMs) covers. */
+  addInterval(fromMs: number, toMs: number, weight = 1): void {
     if (!(toMs > fromMs)) return;
     const w = this.widthMs;
     const a = this.bucketOf(fromMs);
     const b = this.bucketOf(toMs);
     this.ensure(b);
     if (a === b) {
-      this.sums[a]! += (toMs - fromMs) / w;
+      this.sums[a]! += (weight * (toMs - fromMs)) / w;
       return;
     }
-    this.sums[a]! += ((a + 1) * w - fromMs) / w;
-    this.sums[b]! += (toMs - b * w) / w;
+    this.sums[a]! += (weight * ((a + 1) * w - fromMs)) / w;
+    this.sums[b]! += (weight * (toMs - b * w)) / w;
     // Buckets a+1 … b-1 are covered whole.
-    this.cover[a + 1]! += 1;
-    this.cover[b]! -= 1;
+    this.cover[a + 1]! += weight;
+    this.cover[b]! -= weight;
+  }
+
+  /** `amount` spread evenly over [fromMs, toMs); at `toMs` alone when the interval is empty. */
+  addSpread(fromMs: number, toMs: number, amount: number): void {
+    if (toMs > fromMs) this.addInterval(fromMs, toMs, (amount * this.widthMs) / (toMs - fromMs));
+    else this.addAt(toMs, amount);
   }
 
   /** Number of buckets that hold data (up to the last one touched). */
@@ -232,9 +241,61 @@ export function medianOfSorted(sorted: ArrayLike<number>): number {
   return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** A half-open range of x: [lo, hi). */
+export type XRange = readonly [lo: number, hi: number];
+
 /**
- * Medians of `ys` over `buckets` equal-width ranges of `xs`: x = centre of the bucket's values
- * (their median x), y = median y. Empty buckets are skipped.
+ * Medians of `ys` per x range (`ranges` ascending, not overlapping): x = the median x of the
+ * range's points, y = their median y, so that a median is drawn where the data are. A range
+ * with no point gets no median; where empty ranges (or a hole between ranges) lie between two
+ * medians, a gap (y = NaN at the end of the earlier range, drawn as a break in the line) sits
+ * between them, so the line never suggests data
+ * where there are none. Points outside every range are ignored.
+ */
+export function rangeMedians(xs: ArrayLike<number>, ys: ArrayLike<number>, ranges: readonly XRange[]): XY {
+  const n = Math.min(xs.length, ys.length);
+  const groupsX: number[][] = ranges.map(() => []);
+  const groupsY: number[][] = ranges.map(() => []);
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    const b = rangeIndex(ranges, x);
+    if (b < 0) continue;
+    groupsX[b]!.push(x);
+    groupsY[b]!.push(ys[i]!);
+  }
+  const out: XY = { x: [], y: [] };
+  let previous = -1;
+  for (let b = 0; b < ranges.length; b++) {
+    if (groupsY[b]!.length === 0) continue;
+    // An empty range between, or a hole between two ranges that do not touch: a gap.
+    if (previous >= 0 && (b > previous + 1 || ranges[previous]![1] < ranges[b]![0])) {
+      out.x.push(ranges[previous]![1]);
+      out.y.push(Number.NaN);
+    }
+    out.x.push(medianOfSorted(groupsX[b]!.sort((p, q) => p - q)));
+    out.y.push(medianOfSorted(groupsY[b]!.sort((p, q) => p - q)));
+    previous = b;
+  }
+  return out;
+}
+
+/** Index of the range holding x (binary search), or -1. */
+function rangeIndex(ranges: readonly XRange[], x: number): number {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = ranges[mid]!;
+    if (x < a) hi = mid - 1;
+    else if (x >= b) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/**
+ * Medians of `ys` over `buckets` equal-width ranges of `xs` (see {@link rangeMedians}: the
+ * median of each non-empty range, a gap where empty ranges lie between two of them).
  */
 export function bucketMedians(xs: ArrayLike<number>, ys: ArrayLike<number>, buckets = 10): XY {
   const n = Math.min(xs.length, ys.length);
@@ -246,18 +307,11 @@ export function bucketMedians(xs: ArrayLike<number>, ys: ArrayLike<number>, buck
     x1 = Math.max(x1, xs[i]!);
   }
   const width = (x1 - x0) / buckets;
-  const groupsX: number[][] = Array.from({ length: buckets }, () => []);
-  const groupsY: number[][] = Array.from({ length: buckets }, () => []);
-  for (let i = 0; i < n; i++) {
-    const b = width > 0 ? Math.min(buckets - 1, Math.floor((xs[i]! - x0) / width)) : 0;
-    groupsX[b]!.push(xs[i]!);
-    groupsY[b]!.push(ys[i]!);
-  }
-  const out: XY = { x: [], y: [] };
-  for (let b = 0; b < buckets; b++) {
-    if (groupsY[b]!.length === 0) continue;
-    out.x.push(medianOfSorted(groupsX[b]!.sort((p, q) => p - q)));
-    out.y.push(medianOfSorted(groupsY[b]!.sort((p, q) => p - q)));
-  }
-  return out;
+  if (!(width > 0)) return rangeMedians(xs, ys, [[x0, Number.POSITIVE_INFINITY]]);
+  const ranges: XRange[] = Array.from({ length: buckets }, (_, b) => [
+    x0 + b * width,
+    // the last range takes in the maximum
+    b === buckets - 1 ? Number.POSITIVE_INFINITY : x0 + (b + 1) * width,
+  ]);
+  return rangeMedians(xs, ys, ranges);
 }

@@ -24,6 +24,7 @@ section { margin-bottom:8px; }
 .facts table { border-collapse:collapse; width:100%; }
 .facts th { text-align:left; color:var(--muted); font-weight:500; padding:3px 12px 3px 0; vertical-align:top; white-space:nowrap; width:1%; }
 .facts td { padding:3px 0; word-break:break-word; }
+.facts table.latency th.num, .facts table.latency td.num { text-align:right; width:auto; padding:3px 0 3px 12px; }
 .tiles { display:grid; grid-template-columns:repeat(auto-fit,minmax(118px,1fr)); gap:10px; margin-top:20px; }
 .tile { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
 .tile-label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.03em; }
@@ -55,6 +56,7 @@ table.errors td:nth-child(n+3) { max-width:340px; }
 .uplot { font-family:inherit; }
 .uplot .u-legend { font-size:12px; }
 .uplot .u-legend .u-marker { width:10px; height:10px; }
+.chart-label { position:absolute; white-space:nowrap; font-size:11px; line-height:14px; padding:0 3px; background:rgba(255,255,255,.85); border-radius:2px; pointer-events:none; }
 footer { color:var(--muted); font-size:12px; margin-top:32px; }
 @media print { header.page { background:none; color:var(--fg); } .card, .tile { break-inside:avoid; } }
 @media (max-width: 900px) { .charts { grid-template-columns:minmax(0,1fr); } main { padding:8px 12px 32px; } }
