@@ -5,18 +5,38 @@
  */
 
 import { resolve as resolvePath } from 'node:path';
-import { parseDuration } from '../config/index.js';
+import { readAdr } from '../adr/index.js';
+import { parseDuration, parseSlo } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import { type CommandSpec, chosenFormat } from '../flags/index.js';
+import { gateSpecThresholds } from '../gate/index.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { writeOutputFile } from '../results/index.js';
 import { DEFAULT_STORE_FILE, WatchStore } from '../store/index.js';
 import { toolVersion } from '../util/index.js';
-import { renderHistoryCsv, renderHistoryHtml, renderHistoryJson, renderHistoryTable } from './history.js';
+import {
+  type HistoryLimits,
+  renderHistoryCsv,
+  renderHistoryHtml,
+  renderHistoryJson,
+  renderHistoryTable,
+} from './history.js';
 
 /** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
 function durationMs(value: unknown, flag: string): number {
   return typeof value === 'number' ? value : parseDuration(String(value), flag);
+}
+
+/** The trend page's limit lines from --adr (gate thresholds, the workload's SLO) and --slo (which wins). */
+async function historyLimits(cwd: string, adr: unknown, slo: unknown): Promise<HistoryLimits> {
+  const limits: HistoryLimits = {};
+  if (typeof adr === 'string') {
+    const fm = (await readAdr(resolvePath(cwd, adr))).frontMatter;
+    if (fm.gate) limits.gate = { adr: fm.id, thresholds: gateSpecThresholds(fm.gate) };
+    if (fm.workload?.slo) limits.slo = fm.workload.slo;
+  }
+  if (typeof slo === 'string') limits.slo = parseSlo(slo, '--slo');
+  return limits;
 }
 
 export const historyCommand: CommandSpec = {
@@ -58,6 +78,19 @@ export const historyCommand: CommandSpec = {
     { name: 'json', type: 'boolean', description: 'Same as --format json' },
     { name: 'report', type: 'boolean', description: 'Write an HTML trend page (with -o)' },
     {
+      name: 'adr',
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        "--report: draw this ADR's gate thresholds (and its workload's SLO) as limit lines on the charts",
+    },
+    {
+      name: 'slo',
+      type: 'string',
+      valueName: 'SLO',
+      description: "--report: draw these SLOs as limit lines, e.g. ttft=500,tpot=100 [default: the ADR's]",
+    },
+    {
       name: 'out',
       type: 'string',
       short: 'o',
@@ -94,12 +127,14 @@ export const historyCommand: CommandSpec = {
       const windows = store.windows(windowMs, query);
       const rollbacks = store.rollbacks(query.target).filter((r) => r.at >= query.since);
       if (o.report === true) {
+        const limits = await historyLimits(ctx.cwd, o.adr, o.slo);
         const out = resolvePath(ctx.cwd, typeof o.out === 'string' ? o.out : 'trend.html');
         await writeOutputFile(
           out,
           renderHistoryHtml(windows, rollbacks, await loadChartAssets(), {
             windowMs,
             version: toolVersion(),
+            limits,
           }),
           { flag: '-o', suggest: 'trend.html' },
         );

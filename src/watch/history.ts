@@ -7,9 +7,11 @@
  * @module
  */
 
+import { formatThreshold, type Threshold } from '../gate/index.js';
 import { latencyMetricOf, latencyTitle, metric } from '../metrics/index.js';
 import {
   type ChartAssets,
+  type ChartLimit,
   type ChartMarker,
   type ChartSeries,
   type ChartSpec,
@@ -20,7 +22,7 @@ import {
 } from '../report/html/index.js';
 import { withGpu } from '../server-metrics/index.js';
 import { STORED_LATENCIES, type StoredRollback, type WindowFigures } from '../store/index.js';
-import type { RunSummary } from '../types.js';
+import type { RunSummary, Slo } from '../types.js';
 import { csvLine, escapeHtml } from '../util/index.js';
 
 function fmt(ms: number, count: number): string {
@@ -148,13 +150,47 @@ function latencySeries(
   return { label: latencyMetricOf(name, stat)?.label ?? `${name} ${stat}`, color, data };
 }
 
-/** The charts of one target: TTFT and TPOT p50/p99 (ms), SLO attainment (%), rollbacks marked. */
+/** Limits a trend page draws as horizontal lines: the SLO, and an ADR's gate thresholds. */
+export interface HistoryLimits {
+  slo?: Slo;
+  /** The ADR's gate as thresholds (gate/'s `gateSpecThresholds`), and the ADR's id for the labels. */
+  gate?: { adr: string; thresholds: readonly Threshold[] };
+}
+
+const SLO_OF: Record<'ttft' | 'tpot', 'ttftMs' | 'tpotMs'> = { ttft: 'ttftMs', tpot: 'tpotMs' };
+
+/**
+ * The limit lines of a trend chart: on a latency chart the SLO of that latency and every ADR
+ * gate threshold on it (the limit of its own statistic, p99 or another); on the attainment
+ * chart the ADR's least attainment, in %.
+ */
+export function trendLimits(chart: 'ttft' | 'tpot' | 'attainment', limits: HistoryLimits = {}): ChartLimit[] {
+  const out: ChartLimit[] = [];
+  if (chart !== 'attainment') {
+    const slo = limits.slo?.[SLO_OF[chart]];
+    if (slo !== undefined)
+      out.push({ y: slo, label: `SLO: ${chart.toUpperCase()} ≤ ${slo} ms`, color: '#475569' });
+  }
+  for (const t of limits.gate?.thresholds ?? []) {
+    const on = chart === 'attainment' ? t.metric.id === 'attainment' : t.metric.latency?.text === chart;
+    if (!on) continue;
+    out.push({
+      y: chart === 'attainment' ? t.limit * 100 : t.limit,
+      label: `${limits.gate!.adr}: ${formatThreshold(t)}`,
+      color: '#dc2626',
+    });
+  }
+  return out;
+}
+
+/** The charts of one target: TTFT and TPOT p50/p99 (ms), SLO attainment (%), rollbacks marked, limits drawn. */
 function targetCharts(
   t: string,
   i: number,
   ws: WindowFigures[],
   rollbacks: StoredRollback[],
   windowMs: number,
+  limits: HistoryLimits | undefined,
 ): ChartSpec[] {
   // The data's own time range: from the first window's start to the last window's end.
   const xRange: [number, number] = [
@@ -185,14 +221,29 @@ function targetCharts(
     gpuUtil.y.push(util * 100);
   }
   const charts: ChartSpec[] = [
-    { ...base, id: `trend-${i}-ttft`, title: `${latencyTitle('ttft')}`, yLabel: 'ms', series: lat('ttft') },
-    { ...base, id: `trend-${i}-tpot`, title: `${latencyTitle('tpot')}`, yLabel: 'ms', series: lat('tpot') },
+    {
+      ...base,
+      id: `trend-${i}-ttft`,
+      title: `${latencyTitle('ttft')}`,
+      yLabel: 'ms',
+      series: lat('ttft'),
+      limits: trendLimits('ttft', limits),
+    },
+    {
+      ...base,
+      id: `trend-${i}-tpot`,
+      title: `${latencyTitle('tpot')}`,
+      yLabel: 'ms',
+      series: lat('tpot'),
+      limits: trendLimits('tpot', limits),
+    },
     {
       ...base,
       id: `trend-${i}-attainment`,
       title: 'SLO attainment',
       yLabel: 'attainment (%)',
       yRange: [0, 100],
+      limits: trendLimits('attainment', limits),
       series: [{ label: 'attainment', color: '#16a34a', data: attain, ...style }],
     },
   ];
@@ -211,13 +262,13 @@ function targetCharts(
 /**
  * A self-contained trend page in the report's style: per target, TTFT and TPOT p50/p99 and
  * SLO attainment per window over the data's own time range (UTC throughout), rollbacks
- * marked, then the windows table.
+ * marked, the SLO and an ADR's gate thresholds drawn as limit lines when given, then the windows table.
  */
 export function renderHistoryHtml(
   windows: WindowFigures[],
   rollbacks: StoredRollback[],
   assets: ChartAssets,
-  opts: { windowMs: number; version: string; generatedAt?: string },
+  opts: { windowMs: number; version: string; generatedAt?: string; limits?: HistoryLimits },
 ): string {
   const targets = [...new Set(windows.map((w) => w.target))];
   const sections: TrendSection[] = targets.map((t, i) => {
@@ -226,7 +277,7 @@ export function renderHistoryHtml(
       id: `target-${i}`,
       heading: t,
       note: `${ws.length} window(s) of ${fmtWindow(opts.windowMs)}, ${utcMinute(ws[0]!.start)} to ${utcMinute(ws.at(-1)!.start + opts.windowMs)} UTC; each point is a window's figure at its middle.`,
-      charts: targetCharts(t, i, ws, rollbacks, opts.windowMs),
+      charts: targetCharts(t, i, ws, rollbacks, opts.windowMs, opts.limits),
     };
   });
   const table =
