@@ -105,10 +105,11 @@ export function markdownCell(text: string): string {
  */
 export function markdownCode(text: string): string {
   const body = oneLine(terminalSafe(text));
+  if (body === '') return '` `';
   let longest = 0;
   for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const fence = '`'.repeat(longest + 1);
-  const pad = body.startsWith('`') || body.endsWith('`') || body === '' ? ' ' : '';
+  const pad = body.startsWith('`') || body.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${body}${pad}${fence}`;
 }
 
