@@ -7,8 +7,14 @@
  */
 
 import { GoodputError } from '../errors.js';
-import { importedValue, metric, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
-import { type ImportedSummary, type ImportTool, type RunSummary, SCHEMA_VERSION } from '../types.js';
+import { importedValue, metric, resultNoun, runCaveats, TOOL_DESCRIPTIONS } from '../metrics/index.js';
+import {
+  type ImportedSummary,
+  type ImportTool,
+  type RunCaveat,
+  type RunSummary,
+  SCHEMA_VERSION,
+} from '../types.js';
 import type { RunSpread } from './across-runs.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
@@ -98,6 +104,8 @@ export interface RunRef {
   /** The other tool's own date or start time, as its file states it. */
   sourceDate?: string;
   labels?: Record<string, string>;
+  /** The run's caveats (client-bound, connections short…), when it has any: its figures may not be the server's. */
+  caveats?: RunCaveat[];
 }
 
 export interface RunComparison {
@@ -160,6 +168,8 @@ function refOf(run: CompareInput): RunRef {
   };
   if (run.path !== undefined) ref.path = run.path;
   if (run.summary.meta.labels) ref.labels = run.summary.meta.labels;
+  const caveats = runCaveats(run.summary);
+  if (caveats.length > 0) ref.caveats = caveats;
   return ref;
 }
 

@@ -72,6 +72,10 @@ function whyLines(c: CompareReport['comparisons'][number], prefix: string): stri
 
 function notes(report: CompareReport, bullet: string): string[] {
   const lines: string[] = [];
+  // Each run's caveats first: a verdict on figures the client limited is about the client.
+  for (const run of [report.baseline, ...report.comparisons.map((c) => c.candidate)]) {
+    for (const c of run.caveats ?? []) lines.push(`${bullet}caveat, ${run.name}: ${c.text}`);
+  }
   for (const c of report.comparisons) {
     for (const n of c.notes ?? []) lines.push(`${bullet}${n}`);
     const prefix = report.comparisons.length > 1 ? `${c.candidate.name}: ` : '';
