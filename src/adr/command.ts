@@ -16,6 +16,7 @@ import { serializeAdr } from './document.js';
 import { enforceFile } from './enforce.js';
 import { DEFAULT_ADR_DIR, listAdrFiles, readTextFile } from './files.js';
 import { lintAdrs } from './lint.js';
+import { newAdrFromExperiment } from './new-experiment-command.js';
 import { parseRuleText } from './rules.js';
 import { ADR_STATUSES, type AdrStatus, formatRule } from './schema.js';
 
@@ -79,6 +80,13 @@ const newCommand: CommandSpec = {
       type: 'string',
       valueName: 'RUN',
       description: 'Result directory of the baseline (required)',
+    },
+    {
+      name: 'experiment',
+      type: 'string',
+      valueName: 'DIR',
+      description:
+        'Write the ADR of an experiment folder (goodput experiment): every configuration in the matrix, the winner, rules from its flags, the gate from its interval across runs (headroom 0.1)',
     },
     {
       name: 'candidate',
@@ -161,6 +169,13 @@ const newCommand: CommandSpec = {
   ],
   async run(ctx) {
     const o = ctx.args.options;
+    if (typeof o.experiment === 'string')
+      return newAdrFromExperiment(
+        ctx,
+        o.experiment,
+        await adrDir(ctx),
+        parseDate(o.date as string | undefined),
+      );
     const title = requireString(
       ctx,
       'title',

@@ -13,6 +13,8 @@ import { type AdrDocument, parseAdr } from './document.js';
 import { gateHasThreshold } from './schema.js';
 
 export const NO_CONCLUSION = 'no executable rule: this tuning reached no conclusion';
+export const EXPERIMENT_NO_CONCLUSION =
+  'experiment.winner is null: the experiment reached no conclusion (rerun it with more runs, or record the decision by hand)';
 
 export interface LintResult {
   path: string;
@@ -46,6 +48,8 @@ export function lintAdrText(text: string, path: string): LintResult {
   if (fm.status === 'accepted' && (fm.rules?.length ?? 0) === 0 && !gateHasThreshold(fm.gate)) {
     problems.push(NO_CONCLUSION);
   }
+  // An experiment that found no winner decided nothing, whatever the status says.
+  if (fm.experiment && fm.experiment.winner === null) problems.push(EXPERIMENT_NO_CONCLUSION);
   return { path, doc, problems };
 }
 

@@ -104,6 +104,17 @@ export const AdrWorkloadSchema = z.strictObject({
 });
 export type AdrWorkload = z.infer<typeof AdrWorkloadSchema>;
 
+/** The experiment an ADR was written from (`adr new --experiment`). */
+export const ExperimentRefSchema = z.strictObject({
+  path: z.string(),
+  name: z.string(),
+  /** The winning configuration; null when the experiment reached no conclusion. */
+  winner: z.string().nullable(),
+  /** The catalogue metric the winner was chosen on. */
+  objective: z.string(),
+  runsPerConfiguration: z.number().int().min(1),
+});
+
 /** Front matter is strict at every level we own: an unknown (often misspelt) key is an error, never ignored. */
 export const AdrFrontMatterSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -119,6 +130,8 @@ export const AdrFrontMatterSchema = z.strictObject({
   runs: z
     .strictObject({ baseline: z.string(), candidates: z.array(z.string()), chosen: z.string().optional() })
     .optional(),
+  /** Written by `adr new --experiment`: the experiment folder and its winner (null: no conclusion, refused by lint). */
+  experiment: ExperimentRefSchema.optional(),
 });
 export type AdrFrontMatter = z.infer<typeof AdrFrontMatterSchema>;
 

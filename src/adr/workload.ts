@@ -6,6 +6,9 @@
  */
 
 import type { BenchmarkConfig } from '../runner/index.js';
+
+type EngineOptions = NonNullable<NonNullable<BenchmarkConfig['sim']>['engine']>;
+
 import type { RunMeta } from '../types.js';
 import type { AdrWorkload } from './schema.js';
 
@@ -74,6 +77,11 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   if (config.model === undefined) next.model = w.model;
   if (config.url === undefined && w.target?.simProfile !== undefined) {
     next.sim = { ...config.sim, profile: String(w.target.simProfile) };
+  }
+  // An experiment's ADR on the embedded engine records the winner's engine flags (adr/experiment.ts).
+  const simEngine = w.target?.simEngine;
+  if (config.url === undefined && typeof simEngine === 'object' && simEngine !== null) {
+    next.sim = { ...next.sim, engine: { ...(simEngine as EngineOptions), ...next.sim?.engine } };
   }
   if (config.url === undefined && typeof w.target?.simSpeculativeConfig === 'string') {
     next.sim = { ...next.sim, speculativeConfig: w.target.simSpeculativeConfig };

@@ -20,6 +20,12 @@ import {
 import { readTextFileBounded, toolVersion } from '../util/index.js';
 import { runExperiment } from './execute.js';
 import { type PlanOverrides, parsePlanText, planExperiment } from './plan.js';
+import {
+  ANALYSIS_OPTIONS,
+  isExperimentFolder,
+  printAnalysisAfterRuns,
+  reportExperiment,
+} from './report-command.js';
 import { renderExperimentSummary } from './summary.js';
 
 const X = 'Experiment';
@@ -224,11 +230,19 @@ export const experimentCommand: CommandSpec = {
     'Writes DIR/experiment.json, DIR/runs/<configuration>/run-<k>/ and DIR/logs/<configuration>.log.',
     'Run flags given here override the plan’s run: section. Ctrl-C stops, exits 130; --resume continues.',
   ].join('\n'),
-  positionals: [{ name: 'PLAN', description: 'The experiment plan (YAML)', required: true }],
-  options: [...EXPERIMENT_OPTIONS, ...RUN_OPTIONS],
+  positionals: [
+    {
+      name: 'PLAN',
+      description:
+        'The experiment plan (YAML); or an experiment folder, whose metrics matrix is printed again',
+      required: true,
+    },
+  ],
+  options: [...EXPERIMENT_OPTIONS, ...ANALYSIS_OPTIONS, ...RUN_OPTIONS],
   async run(ctx) {
     const o = ctx.args.options;
     const file = resolvePath(ctx.cwd, ctx.args.positionals[0]!);
+    if (await isExperimentFolder(file)) return reportExperiment(ctx, file);
     const read = await readTextFileBounded(file, { maxBytes: 1024 * 1024 });
     if (!read.ok)
       throw new GoodputError(
@@ -266,7 +280,7 @@ export const experimentCommand: CommandSpec = {
       },
     );
     if (o.json === true) ctx.stdout.write(`${JSON.stringify(result.state, null, 2)}\n`);
-    else ctx.stdout.write(renderExperimentSummary(result.state, result.dir));
+    else await printAnalysisAfterRuns(ctx, result.dir, renderExperimentSummary(result.state, result.dir));
     if (ctx.signal.aborted || result.state.status === 'interrupted') {
       if (!quiet)
         ctx.stderr.write(

@@ -15,6 +15,7 @@ import { describeIssues, parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { ServeParamValue } from '../types.js';
 import { parseYamlBounded } from '../util/index.js';
+import { objectiveOf } from './analysis/index.js';
 import { embeddedConfiguration } from './embedded.js';
 import { placeholders, splitCommand } from './template.js';
 import type { CacheResetSpec, ConfigurationSpec, ExperimentSpec, ServeTemplate } from './types.js';
@@ -67,6 +68,13 @@ export const PlanSchema = z.strictObject({
     .union([z.enum(['auto', 'vllm', 'sglang', 'llama.cpp', 'none']), z.strictObject({ command: Command })])
     .optional(),
   run: RunFlags.optional(),
+  /** What the winner is chosen on (the analysis: experiment/analysis/winner.ts): a catalogue id or { metric, guard }. */
+  objective: z
+    .union([
+      z.string().min(1),
+      z.strictObject({ metric: z.string().min(1), guard: z.array(z.string()).optional() }),
+    ])
+    .optional(),
 });
 export type Plan = z.infer<typeof PlanSchema>;
 
@@ -210,6 +218,7 @@ export function planExperiment(
     ...plan,
     ...Object.fromEntries(Object.entries(o).filter(([k, v]) => k !== 'cooldownMs' && v !== undefined)),
   };
+  objectiveOf(p); // a mistaken objective: is refused now, not after every run
   const name = p.name ?? basename(opts.file, extname(opts.file));
   const shared = p.serve !== undefined ? serveTemplate(p.serve, 'serve', opts.baseDir) : undefined;
   const entries: Array<{

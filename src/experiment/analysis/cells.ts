@@ -23,6 +23,13 @@ import type { RunSummary } from '../../types.js';
 import { readMetric } from './metrics.js';
 import type { AcrossDifference, AcrossVerdict, MatrixCell, WithinRunTally } from './types.js';
 
+/**
+ * Bootstrap resamples of the within-run compare: enough for a verdict tally beside the
+ * across-run one (compare's own default, 2000, took seconds per experiment for a column that
+ * decides nothing).
+ */
+export const WITHIN_RUN_RESAMPLES = 300;
+
 /** One measured run of a configuration. */
 export interface AnalysedRun {
   repeat: number;
@@ -115,7 +122,7 @@ export function withinRunTallies(
     if (!base) continue;
     const report = compareRuns([base.input, cand.input], {
       allowDifferent: true,
-      resamples: options.resamples ?? 1000,
+      resamples: options.resamples ?? WITHIN_RUN_RESAMPLES,
     });
     for (const d of report.comparisons[0]?.deltas ?? []) {
       const t = tallies.get(d.key) ?? { pairs: 0, better: 0, worse: 0, unchanged: 0, untested: 0 };

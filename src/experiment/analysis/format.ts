@@ -29,8 +29,8 @@ export function formatDifference(d: AcrossDifference, unit: MetricUnit): string 
     return `${main} [${signed(d.ci[0] * 100, digits)}, ${signed(d.ci[1] * 100, digits)}]`;
   }
   if (d.diff === undefined || !Number.isFinite(d.diff)) return '—';
-  const digits = unit === 'ratio' ? 3 : 1;
-  return `${signed(d.diff, digits)}${unit === 'ratio' || unit === 'count' ? '' : ` ${unit}`}`;
+  if (unit === 'ratio') return `${signed(d.diff * 100, 1)} pp`;
+  return `${signed(d.diff, 1)}${unit === 'count' ? '' : ` ${unit}`}`;
 }
 
 /** "TTFT p99 −38% [−45, −30]". */

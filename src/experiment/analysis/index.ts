@@ -9,7 +9,13 @@
  * @module
  */
 
-export { type AnalysedRun, acrossDifference, matrixCells, withinRunTallies } from './cells.js';
+export {
+  type AnalysedRun,
+  acrossDifference,
+  matrixCells,
+  WITHIN_RUN_RESAMPLES,
+  withinRunTallies,
+} from './cells.js';
 export { EXPERIMENT_CSV_COLUMNS, renderExperimentCsv, renderExperimentJson } from './export.js';
 export { describeChange, formatDifference, formatSpread } from './format.js';
 export { type AnalyzeOptions, analyzeExperiment, EXPERIMENT_FILE, readExperimentFile } from './load.js';

@@ -52,7 +52,7 @@ export async function readExperimentFile(dir: string): Promise<ExperimentFile> {
 }
 
 export interface AnalyzeOptions {
-  /** Bootstrap resamples of the within-run compare (default 1000). */
+  /** Bootstrap resamples of the within-run compare (default WITHIN_RUN_RESAMPLES, 300). */
   resamples?: number;
 }
 

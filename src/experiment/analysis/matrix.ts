@@ -8,7 +8,7 @@
 
 import { metric } from '../../metrics/index.js';
 import type { ExperimentConfiguration, ExperimentFile, Finding } from '../../types.js';
-import { type AnalysedRun, matrixCells, withinRunTallies } from './cells.js';
+import { type AnalysedRun, matrixCells, WITHIN_RUN_RESAMPLES, withinRunTallies } from './cells.js';
 import { MATRIX_IDS, matrixMetric, readMetric } from './metrics.js';
 import { readConfiguration } from './reading.js';
 import type { ConfigurationAnalysis, ExperimentAnalysis, FindingTally } from './types.js';
@@ -21,7 +21,7 @@ export interface AnalysisInput {
   /** Runs that finished but could not be read (folder → why), kept as failed runs. */
   unreadable?: ReadonlyMap<string, string>;
   dir?: string;
-  /** Bootstrap resamples of the within-run compare (default 1000). */
+  /** Bootstrap resamples of the within-run compare (default WITHIN_RUN_RESAMPLES, 300). */
   resamples?: number;
 }
 
@@ -148,6 +148,7 @@ export function buildAnalysis(input: AnalysisInput): ExperimentAnalysis {
     runsPerConfiguration: experiment.runsPerConfiguration,
     order: { ...experiment.order },
     objective,
+    withinRunResamples: input.resamples ?? WITHIN_RUN_RESAMPLES,
     metrics: measured.map(matrixMetric),
     configurations: rows,
     winner,

@@ -57,9 +57,8 @@ function readingLines(a: ExperimentAnalysis): string[] {
 }
 
 function winnerLine(a: ExperimentAnalysis): string {
-  return a.winner.name !== undefined
-    ? `Winner: ${a.winner.label} (${a.winner.name}): ${a.winner.reason}.`
-    : `Winner: ${a.winner.reason}.`;
+  const row = a.configurations.find((r) => r.name === a.winner.name);
+  return row ? `Winner: ${rowName(a, row)}: ${a.winner.reason}.` : `Winner: ${a.winner.reason}.`;
 }
 
 /** The matrix as a terminal table, the reading, the winner and the notes. */
@@ -170,7 +169,7 @@ export function renderExperimentMarkdown(a: ExperimentAnalysis, options: { detai
     out.push(...markdownTable(DETAIL_HEADER, detailRows(a), (i) => (i < 2 || i >= 7 ? '---' : '---:')));
     out.push(
       '',
-      "Within-run: `goodput compare`'s bootstrap of run k against the baseline's run k (one run vs one run: blind to drift between runs).",
+      `Within-run: \`goodput compare\`'s bootstrap (${a.withinRunResamples} resamples) of run k against the baseline's run k (one run vs one run: blind to drift between runs).`,
       '',
       '</details>',
     );

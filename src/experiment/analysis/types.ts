@@ -146,6 +146,8 @@ export interface ExperimentAnalysis {
   runsPerConfiguration: number;
   order: { mode: string; seed?: number };
   objective: Objective;
+  /** Bootstrap resamples of the within-run compare. */
+  withinRunResamples: number;
   /** The matrix's metrics that some configuration measured, in display order. */
   metrics: MatrixMetric[];
   configurations: ConfigurationAnalysis[];

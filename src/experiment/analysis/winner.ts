@@ -145,9 +145,10 @@ export function chooseWinner(rows: readonly ConfigurationAnalysis[], objective: 
     const best = better.reduce((a, b) =>
       sign * ((b.cells[id]?.spread.mean ?? 0) - (a.cells[id]?.spread.mean ?? 0)) > 0 ? b : a,
     );
+    const others = objective.guarded.filter((g) => g !== id);
     const guard =
-      objective.guarded.length > 0
-        ? `, and not significantly worse on ${objective.guarded.map((g) => matrixMetric(g).label).join(', ')}`
+      others.length > 0
+        ? `, and not significantly worse on ${others.map((g) => matrixMetric(g).label).join(', ')}`
         : '';
     return {
       name: best.name,

@@ -1,0 +1,101 @@
+/**
+ * The experiment's analysis on the command line: `goodput experiment DIR` (an experiment
+ * folder instead of a plan) prints its metrics matrix again, and `goodput experiment PLAN`
+ * prints it when the runs are done; both write it beside experiment.json (analysis.json,
+ * analysis.md, analysis.csv) for `report` and for people. `--format` chooses the printout.
+ *
+ * @module
+ */
+
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExitCode, isGoodputError } from '../errors.js';
+import {
+  analyzeExperiment,
+  EXPERIMENT_FILE,
+  type ExperimentAnalysis,
+  renderExperimentCsv,
+  renderExperimentJson,
+  renderExperimentMarkdown,
+  renderExperimentTable,
+} from '../experiment/analysis/index.js';
+import type { CommandContext, OptionSpec } from '../flags/index.js';
+import { writeOutputFile } from '../results/index.js';
+
+export const ANALYSIS_FORMATS = ['table', 'markdown', 'json', 'csv'] as const;
+type AnalysisFormat = (typeof ANALYSIS_FORMATS)[number];
+
+/** The files the analysis writes into the experiment folder. */
+export const ANALYSIS_FILES = {
+  json: 'analysis.json',
+  markdown: 'analysis.md',
+  csv: 'analysis.csv',
+} as const;
+
+export const ANALYSIS_OPTIONS: OptionSpec[] = [
+  {
+    name: 'format',
+    type: 'string',
+    group: 'Experiment',
+    choices: ANALYSIS_FORMATS,
+    default: 'table',
+    description:
+      'How the metrics matrix is printed: at the end of the experiment, or for an experiment folder given instead of a plan',
+  },
+];
+
+/** True when `path` is a folder holding experiment.json (then the command reports it instead of running a plan). */
+export async function isExperimentFolder(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isDirectory()) return false;
+    return (await stat(join(path, EXPERIMENT_FILE))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function render(a: ExperimentAnalysis, format: AnalysisFormat): string {
+  if (format === 'json') return renderExperimentJson(a);
+  if (format === 'csv') return renderExperimentCsv(a);
+  if (format === 'markdown') return renderExperimentMarkdown(a);
+  return renderExperimentTable(a);
+}
+
+/** Analyses the folder and writes analysis.json / .md / .csv into it. */
+export async function writeExperimentAnalysis(dir: string): Promise<ExperimentAnalysis> {
+  const analysis = await analyzeExperiment(dir);
+  await writeOutputFile(join(dir, ANALYSIS_FILES.json), renderExperimentJson(analysis), { flag: '--out' });
+  await writeOutputFile(join(dir, ANALYSIS_FILES.markdown), renderExperimentMarkdown(analysis), {
+    flag: '--out',
+  });
+  await writeOutputFile(join(dir, ANALYSIS_FILES.csv), renderExperimentCsv(analysis), { flag: '--out' });
+  return analysis;
+}
+
+/** `goodput experiment DIR`: the matrix of an experiment folder, printed in --format. */
+export async function reportExperiment(ctx: CommandContext, dir: string): Promise<ExitCode> {
+  const analysis = await writeExperimentAnalysis(dir);
+  ctx.stdout.write(render(analysis, ctx.args.options.format as AnalysisFormat));
+  return ExitCode.OK;
+}
+
+/**
+ * After the runs: the matrix in --format (a table follows the executor's summary; JSON, CSV
+ * and Markdown stand alone on stdout). An analysis that fails is a warning: the runs are kept.
+ */
+export async function printAnalysisAfterRuns(
+  ctx: CommandContext,
+  dir: string,
+  summary: string,
+): Promise<void> {
+  const format = ctx.args.options.format as AnalysisFormat;
+  try {
+    const analysis = await writeExperimentAnalysis(dir);
+    if (format === 'table') ctx.stdout.write(`${summary}\n${renderExperimentTable(analysis)}`);
+    else ctx.stdout.write(render(analysis, format));
+  } catch (e) {
+    if (!isGoodputError(e)) throw e;
+    ctx.stdout.write(summary);
+    ctx.stderr.write(`warning: the experiment's analysis failed: ${e.message}\nhint: ${e.hint}\n`);
+  }
+}
