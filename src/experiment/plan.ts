@@ -299,6 +299,14 @@ export function planExperiment(
       : typeof p.cache_reset === 'string'
         ? ({ kind: p.cache_reset } as CacheResetSpec)
         : { kind: 'command', argv: command(p.cache_reset.command, 'cache_reset.command') };
+  if (cacheReset.kind === 'command') {
+    const unknown = cacheReset.argv.flatMap(placeholders).find((n) => n !== 'url' && n !== 'port');
+    if (unknown !== undefined)
+      throw configError(
+        `cache_reset.command: {${unknown}} has no value`,
+        'the reset command may use {url} (the server) and {port}',
+      );
+  }
   const hash = createHash('sha256').update(opts.text);
   if (Object.keys(o).length > 0) hash.update(`\n${JSON.stringify(o)}`);
   return {
