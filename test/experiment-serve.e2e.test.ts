@@ -14,7 +14,7 @@ import { BIN, ensureBuilt, readRunSummary, runBin, UNPRIVILEGED } from './helper
 
 const work = mkdtempSync(join(tmpdir(), 'goodput-experiment-serve-'));
 chmodSync(work, 0o777); // the error case runs goodput as nobody
-beforeAll(() => ensureBuilt());
+beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A plan of 2 configurations × `runs` runs of a tiny live load on subprocess simulators. */

@@ -21,6 +21,7 @@ import { resetCache } from './cache-reset.js';
 import { configFileHashes } from './config-files.js';
 import { sweepPidFile } from './pid-file.js';
 import { type RunningServer, ServeFailure, startServer } from './serve.js';
+import { sleepUnlessAborted as sleep } from './sleep.js';
 import { EXPERIMENT_FILE, initialState, readState, reconcileForResume, writeState } from './state.js';
 import type { ConfigurationSpec, ExperimentSpec } from './types.js';
 
@@ -48,20 +49,6 @@ export interface ExperimentResult {
   /** What the user should know (a swept orphan server, failed configurations). */
   notes: string[];
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 
 /** The state to run from: a fresh one, or the interrupted one of `--resume`. */
 function openState(spec: ExperimentSpec, io: ExperimentIo, note: (t: string) => void): ExperimentFile {

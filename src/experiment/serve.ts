@@ -15,6 +15,7 @@ import { request } from 'undici';
 import type { ServeParamValue } from '../types.js';
 import { removePidFile, writePidFile } from './pid-file.js';
 import { processStartTime, stopGroup, trackGroup } from './process-group.js';
+import { sleepUnlessAborted as sleep } from './sleep.js';
 import { substitute } from './template.js';
 import type { ServeTemplate } from './types.js';
 
@@ -91,21 +92,9 @@ function hintFromLog(tail: string, logPath: string): string {
   return `see the server's log: ${logPath}`;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-
-async function healthy(url: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-  const deadline = AbortSignal.timeout(Math.max(1, timeoutMs));
+async function healthy(url: string, within: number, signal?: AbortSignal): Promise<boolean> {
+  const timeoutMs = Math.max(1, Math.round(within));
+  const deadline = AbortSignal.timeout(timeoutMs);
   try {
     const res = await request(url, {
       method: 'GET',
