@@ -247,6 +247,11 @@ describe('the run report in Chromium', () => {
     expect(r.head.slice(0, 5)).toEqual(['turn', 'requests', 'ok', 'prompt tokens (mean)', 'TTFT p50']);
     expect(r.rows).toHaveLength(summary.turns!.length);
     expect(r.rows.map((row) => row[0])).toEqual(summary.turns!.map((t) => String(t.turn)));
+    // E2EL by turn: short prompts (odd turns here) 150 + 600 ms, long ones 300 + 600 ms
+    expect(r.head.slice(7)).toEqual(['E2EL p50', 'E2EL p99']);
+    expect(r.rows.map((row) => Number.parseFloat(row[7]!))).toEqual(
+      summary.turns!.map((t) => (t.turn % 2 === 1 ? 750 : 900)),
+    );
   });
 
   it("imported: every number sits under its own header, and is the file's value for that key", async () => {

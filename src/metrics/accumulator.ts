@@ -118,7 +118,7 @@ export class RunAccumulator {
     const m = requestMetrics(record);
     if (record.turn !== undefined) {
       s.turns ??= new TurnStats();
-      s.turns.add(record.turn, promptTokens, record.outcome === 'success', m.ttftMs);
+      s.turns.add(record.turn, promptTokens, record.outcome === 'success', m.ttftMs, m.e2elMs);
     }
     if (this.openLoop) {
       s.dispatchLag.record(m.queueWaitMs);

@@ -13,14 +13,14 @@ describe('TurnStats.mergeRows', () => {
     const a = new TurnStats();
     const b = new TurnStats();
     const all = new TurnStats();
-    const records: Array<[number, number, boolean, number | undefined]> = [
-      [1, 100, true, 40],
-      [1, 120, true, 55],
-      [2, 300, true, 12],
-      [2, 280, false, undefined],
-      [3, 500, true, 9],
-      [1, 90, true, 61],
-      [3, 530, true, 11],
+    const records: Array<[number, number, boolean, number | undefined, number | undefined]> = [
+      [1, 100, true, 40, 400],
+      [1, 120, true, 55, 420],
+      [2, 300, true, 12, 310],
+      [2, 280, false, undefined, undefined],
+      [3, 500, true, 9, 290],
+      [1, 90, true, 61, 380],
+      [3, 530, true, 11, 305],
     ];
     records.forEach((r, i) => {
       (i % 2 === 0 ? a : b).add(...r);
@@ -30,9 +30,14 @@ describe('TurnStats.mergeRows', () => {
     for (const part of [a, b]) merged.mergeRows(part.toRows(), part.laterRow(), decode);
     // The same figures; the histograms hold the same values (their encodings may differ in layout).
     const plain = (r: ReturnType<TurnStats['toRows']>[number] | undefined) => {
-      const { ttftHistogram, ...rest } = r!;
+      const { ttftHistogram, e2elHistogram, ...rest } = r!;
       const h = decode(ttftHistogram, rest.ttft);
-      return { ...rest, decoded: [50, 90, 99].map((p) => h.percentile(p)) };
+      const e = decode(e2elHistogram, rest.e2el);
+      return {
+        ...rest,
+        decoded: [50, 90, 99].map((p) => h.percentile(p)),
+        e2elDecoded: [50, 90, 99].map((p) => e.percentile(p)),
+      };
     };
     expect(merged.toRows().map(plain)).toEqual(all.toRows().map(plain));
     expect(plain(merged.laterRow())).toEqual(plain(all.laterRow()));
@@ -41,6 +46,21 @@ describe('TurnStats.mergeRows', () => {
       [2, 2, 1],
       [3, 2, 2],
     ]);
+  });
+
+  test('E2EL by turn: of the successful requests only, and absent after merging a row that has none', () => {
+    const a = new TurnStats();
+    a.add(1, 10, true, 5, 200);
+    a.add(1, 10, true, 7, 300);
+    a.add(1, 10, false, undefined, undefined);
+    const [row] = a.toRows();
+    expect(row!.e2el).toMatchObject({ count: 2, min: 200, max: 300 });
+    // a summary written before rows had E2EL: the merged row shows none rather than a part
+    const { e2el: _e2el, e2elHistogram: _h, ...older } = row!;
+    const merged = new TurnStats();
+    merged.mergeRows([row!, older], undefined, decode);
+    expect(merged.toRows()[0]!.e2el).toBeUndefined();
+    expect(merged.toRows()[0]!.completed).toBe(4);
   });
 
   test('a row with TTFTs but no histogram cannot be merged exactly', () => {

@@ -1,6 +1,6 @@
 /**
- * Per-turn figures of a multi-turn run: TTFT and prompt tokens by turn index, so a report can
- * show how the first token comes sooner on later turns when the server's prefix cache holds
+ * Per-turn figures of a multi-turn run: TTFT, E2EL and prompt tokens by turn index, so a report
+ * can show how the first token comes sooner on later turns when the server's prefix cache holds
  * the conversation so far (shown beside the server's prefix-cache hit rate). Turns after
  * MAX_TURN_ROWS share the last row (`andLater`), so memory stays bounded whatever the data.
  *
@@ -22,6 +22,9 @@ class TurnState {
   promptTokens = 0;
   maxPromptTokens = 0;
   readonly ttft = new LatencyHistogram();
+  readonly e2el = new LatencyHistogram();
+  /** A merged row some of whose requests have no E2EL (a summary written before rows had one): none shown. */
+  e2elIncomplete = false;
 }
 
 /** Accumulates measured session turns (records with a `turn`). */
@@ -30,8 +33,14 @@ export class TurnStats {
   /** Every turn after the first, pooled (turn 1 against the rest: the prefix-cache effect). */
   private readonly later = new TurnState();
 
-  /** One measured record of turn `turn` (1-based); `ttftMs` when it succeeded. */
-  add(turn: number, promptTokens: number, success: boolean, ttftMs: number | undefined): void {
+  /** One measured record of turn `turn` (1-based); `ttftMs` and `e2elMs` when it succeeded. */
+  add(
+    turn: number,
+    promptTokens: number,
+    success: boolean,
+    ttftMs: number | undefined,
+    e2elMs?: number,
+  ): void {
     const key = Math.min(Math.max(1, Math.floor(turn)), MAX_TURN_ROWS);
     let row = this.rows.get(key);
     if (!row) {
@@ -45,6 +54,7 @@ export class TurnStats {
       r.promptTokens += promptTokens;
       if (promptTokens > r.maxPromptTokens) r.maxPromptTokens = promptTokens;
       if (ttftMs !== undefined) r.ttft.record(ttftMs);
+      if (e2elMs !== undefined) r.e2el.record(e2elMs);
     }
   }
 
@@ -70,6 +80,9 @@ export class TurnStats {
       row.promptTokens += r.promptTokens.mean * r.completed;
       row.maxPromptTokens = Math.max(row.maxPromptTokens, r.promptTokens.max);
       row.ttft.merge(decode(r.ttftHistogram, r.ttft, `turn ${r.turn}${r.andLater ? '+' : ''} TTFT`));
+      if (r.e2el)
+        row.e2el.merge(decode(r.e2elHistogram, r.e2el, `turn ${r.turn}${r.andLater ? '+' : ''} E2EL`));
+      else if (r.completed > 0) row.e2elIncomplete = true;
     };
     for (const r of rows) {
       const key = Math.min(Math.max(1, Math.floor(r.turn)), MAX_TURN_ROWS);
@@ -96,6 +109,8 @@ function toRow(turn: number, s: TurnState, andLater: boolean): TurnRow {
     completed: s.completed,
     ttft: s.ttft.stats(),
     ...(s.ttft.count > 0 ? { ttftHistogram: s.ttft.encode() } : {}),
+    ...(s.e2elIncomplete ? {} : { e2el: s.e2el.stats() }),
+    ...(!s.e2elIncomplete && s.e2el.count > 0 ? { e2elHistogram: s.e2el.encode() } : {}),
     promptTokens: { mean: s.completed > 0 ? s.promptTokens / s.completed : 0, max: s.maxPromptTokens },
   };
   if (andLater) row.andLater = true;

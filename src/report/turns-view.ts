@@ -1,6 +1,6 @@
 /**
- * The multi-turn part of a run report: how sessions were run, and TTFT and prompt tokens by
- * turn index beside the server's prefix-cache hit rate, so the prefix-cache effect (later
+ * The multi-turn part of a run report: how sessions were run, and TTFT, E2EL and prompt tokens
+ * by turn index beside the server's prefix-cache hit rate, so the prefix-cache effect (later
  * turns start sooner when the server keeps the conversation's blocks) shows at a glance.
  *
  * @module
@@ -57,7 +57,17 @@ export function turnsView(s: RunSummary): { table: ViewTable; notes: Array<[stri
   const first = s.turns.find((t) => t.turn === 1);
   const base = first && first.ttft.count > 0 ? first.ttft.p50 : undefined;
   const table: ViewTable = {
-    header: ['turn', 'requests', 'ok', 'prompt tokens (mean)', 'TTFT p50', 'TTFT p99', 'TTFT p50 ÷ turn 1'],
+    header: [
+      'turn',
+      'requests',
+      'ok',
+      'prompt tokens (mean)',
+      'TTFT p50',
+      'TTFT p99',
+      'TTFT p50 ÷ turn 1',
+      'E2EL p50',
+      'E2EL p99',
+    ],
     rows: s.turns.map((t) => [
       `${t.turn}${t.andLater ? '+' : ''}`,
       fmtInt(t.requests),
@@ -66,8 +76,10 @@ export function turnsView(s: RunSummary): { table: ViewTable; notes: Array<[stri
       t.ttft.count > 0 ? fmtMs(t.ttft.p50) : '—',
       t.ttft.count > 0 ? fmtMs(t.ttft.p99) : '—',
       base !== undefined && base > 0 && t.ttft.count > 0 ? `×${(t.ttft.p50 / base).toFixed(2)}` : '—',
+      t.e2el && t.e2el.count > 0 ? fmtMs(t.e2el.p50) : '—',
+      t.e2el && t.e2el.count > 0 ? fmtMs(t.e2el.p99) : '—',
     ]),
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   };
   const notes: Array<[string, string]> = [];
   const firstP50 = metric('ttft_p50_first_turn').read(s);

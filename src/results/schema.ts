@@ -237,6 +237,8 @@ const turnRow = z.object({
   completed: int,
   ttft: latencyStats,
   ttftHistogram: z.string().optional(),
+  e2el: latencyStats.optional(),
+  e2elHistogram: z.string().optional(),
   promptTokens: z.object({ mean: num, max: num }),
 });
 

@@ -338,6 +338,9 @@ export interface TurnRow {
   ttft: LatencyStats;
   /** The same TTFTs as a histogram (encoded), so `goodput merge` of shards or runs merges the row exactly. */
   ttftHistogram?: string;
+  /** E2EL of the successful ones (absent in summaries written before rows had it). */
+  e2el?: LatencyStats;
+  e2elHistogram?: string;
   /** Prompt tokens (the whole history) of the successful ones. */
   promptTokens: { mean: number; max: number };
 }
