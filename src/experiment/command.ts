@@ -26,6 +26,7 @@ import {
   printAnalysisAfterRuns,
   reportExperiment,
 } from './report-command.js';
+import { runSearchExperiment, SEARCH_OPTIONS } from './search/search-command.js';
 import { renderExperimentSummary } from './summary.js';
 
 const X = 'Experiment';
@@ -135,7 +136,7 @@ const NOT_IN_RUN: Record<string, string> = {
   progress: 'the experiment prints one line per run',
 };
 
-const OWN = new Set(EXPERIMENT_OPTIONS.map((o) => o.name));
+const OWN = new Set([...EXPERIMENT_OPTIONS, ...SEARCH_OPTIONS].map((o) => o.name));
 const RUN_OPTIONS = BENCHMARK_OPTIONS.filter(
   (o) =>
     !OWN.has(o.name) &&
@@ -238,7 +239,7 @@ export const experimentCommand: CommandSpec = {
       required: true,
     },
   ],
-  options: [...EXPERIMENT_OPTIONS, ...ANALYSIS_OPTIONS, ...RUN_OPTIONS],
+  options: [...EXPERIMENT_OPTIONS, ...ANALYSIS_OPTIONS, ...SEARCH_OPTIONS, ...RUN_OPTIONS],
   async run(ctx) {
     const o = ctx.args.options;
     const file = resolvePath(ctx.cwd, ctx.args.positionals[0]!);
@@ -263,6 +264,7 @@ export const experimentCommand: CommandSpec = {
     const measurement = await resolveBenchmarkConfig(runArgs, ctx.env, ctx.cwd);
     const quiet = o.quiet === true;
     if (!quiet) for (const w of measurement.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
+    if (typeof o.search === 'string') return runSearchExperiment(ctx, spec, measurement, quiet);
     if (!quiet)
       ctx.stderr.write(
         `experiment ${spec.name}: ${spec.configurations.length} configuration(s) × ${spec.runs} run(s), ${spec.order.mode}${spec.order.seed !== undefined ? ` (seed ${spec.order.seed})` : ''}${spec.virtual ? ', virtual time' : ''} → ${spec.dir}\n`,
