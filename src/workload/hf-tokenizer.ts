@@ -21,6 +21,8 @@ import { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import { GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
 import {
+  countInPieces,
+  encodeInPieces,
   type PromptParts,
   type PromptPieces,
   promptText,
@@ -151,7 +153,8 @@ export function createHfTokenizer(input: HfTokenizerInput): Tokenizer {
     );
   }
   const plain = { add_special_tokens: false };
-  const count = (text: string) => (text === '' ? 0 : hf.encode(text, plain).ids.length);
+  const count = (text: string) =>
+    text === '' ? 0 : countInPieces(text, (t) => hf.encode(t, plain).ids.length);
   const template =
     input.chatTemplate === undefined ? undefined : compileChatTemplate(input.chatTemplate, input.file.path);
   const specials: Record<string, string> = {};
@@ -187,7 +190,7 @@ export function createHfTokenizer(input: HfTokenizerInput): Tokenizer {
     file: input.file,
     vocabSize,
     count,
-    encode: (text) => hf.encode(text, plain).ids,
+    encode: (text) => encodeInPieces(text, (t) => hf.encode(t, plain).ids),
     decode: (ids) => (ids.length === 0 ? '' : hf.decode([...ids])),
     countPrompt(item: PromptParts): number {
       if (item.messages) {

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { countPromptTokens, createTokenizer, promptText } from './tokenizer.js';
+import {
+  countInPieces,
+  countPromptTokens,
+  createTokenizer,
+  MAX_WORD_CHARS,
+  promptText,
+} from './tokenizer.js';
 
 describe('createTokenizer', () => {
   const tok = createTokenizer();
@@ -76,5 +82,38 @@ describe('countPromptTokens', () => {
       tok.encode('Once upon a time').length,
     );
     expect(countPromptTokens({}, tok)).toBe(0);
+  });
+});
+
+describe('long words are encoded in pieces (BPE is quadratic in a word)', () => {
+  const tok = createTokenizer();
+  test('text of ordinary words counts exactly as the encoding does', () => {
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(50);
+    expect(tok.count(text)).toBe(tok.encode(text).length);
+    expect(tok.decode(tok.encode(text))).toBe(text);
+  });
+  test('a word past MAX_WORD_CHARS is counted piece by piece, and its pieces decode back to it', () => {
+    const word = 'ab'.repeat(MAX_WORD_CHARS * 4);
+    const text = `before ${word} after`;
+    const ids = tok.encode(text);
+    expect(tok.count(text)).toBe(ids.length);
+    expect(tok.decode(ids)).toBe(text);
+    let pieces = tok.count('before ') + tok.count(' after');
+    for (let i = 0; i < word.length; i += MAX_WORD_CHARS)
+      pieces += tok.count(word.slice(i, i + MAX_WORD_CHARS));
+    expect(tok.count(text)).toBe(pieces);
+  });
+  test('a 256 KiB word reaches the encoder in pieces of at most MAX_WORD_CHARS (it took minutes whole)', () => {
+    const word = 'xq'.repeat(128 * 1024);
+    let longest = 0;
+    let chars = 0;
+    const n = countInPieces(`one ${word} two`, (t) => {
+      longest = Math.max(longest, t.length);
+      chars += t.length;
+      return tok.count(t);
+    });
+    expect(longest).toBeLessThanOrEqual(MAX_WORD_CHARS);
+    expect(chars).toBe(word.length + 8);
+    expect(n).toBeGreaterThan(word.length / MAX_WORD_CHARS);
   });
 });

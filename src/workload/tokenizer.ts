@@ -105,6 +105,58 @@ function loadEncoding(name: TokenizerName): EncodingModule {
 }
 
 /**
+ * The longest run of non-space characters a tokenizer encodes whole. BPE merges within one
+ * pre-tokenized word take time quadratic in its length: a reply that is one 256 KiB word took
+ * minutes to count (1 MiB: ~15 min) and blocked the event loop, signals included. Longer runs
+ * are encoded in pieces of this many characters: their count is then an estimate (a few tokens
+ * per piece at most), still exact for every text with ordinary words.
+ */
+export const MAX_WORD_CHARS = 128;
+
+/**
+ * The pieces `text` is encoded in: the text between runs of more than MAX_WORD_CHARS non-space
+ * characters, and each such run cut every MAX_WORD_CHARS characters. Undefined when there is
+ * no such run (the text is encoded whole). A plain scan: `\S{129,}` costs irregexp time
+ * quadratic in the run, the very thing this avoids.
+ */
+function pieces(text: string): string[] | undefined {
+  if (text.length <= MAX_WORD_CHARS) return undefined;
+  let out: string[] | undefined;
+  let at = 0;
+  const runs = /\S+/g;
+  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) {
+    if (m[0].length <= MAX_WORD_CHARS) continue;
+    out ??= [];
+    if (m.index > at) out.push(text.slice(at, m.index));
+    for (let i = 0; i < m[0].length; i += MAX_WORD_CHARS) out.push(m[0].slice(i, i + MAX_WORD_CHARS));
+    at = m.index + m[0].length;
+  }
+  if (out && at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/**
+ * Encodes `text` with `encode`, cutting runs of more than MAX_WORD_CHARS non-space characters
+ * into pieces of that length, so that time stays linear in the text's length.
+ */
+export function encodeInPieces(text: string, encode: (t: string) => number[]): number[] {
+  const parts = pieces(text);
+  if (parts === undefined) return encode(text);
+  const out: number[] = [];
+  for (const part of parts) for (const id of encode(part)) out.push(id);
+  return out;
+}
+
+/** {@link encodeInPieces} for a count. */
+export function countInPieces(text: string, count: (t: string) => number): number {
+  const parts = pieces(text);
+  if (parts === undefined) return count(text);
+  let n = 0;
+  for (const part of parts) n += count(part);
+  return n;
+}
+
+/**
  * Returns the tokenizer for an encoding (cached: one instance per name).
  *
  * @example
@@ -124,8 +176,8 @@ export function createTokenizer(name: string = DEFAULT_TOKENIZER): Tokenizer {
   const encoding = loadEncoding(name as TokenizerName);
   const tokenizer: Tokenizer = {
     name,
-    count: (text) => encoding.countTokens(text, PLAIN_TEXT),
-    encode: (text) => encoding.encode(text, PLAIN_TEXT),
+    count: (text) => countInPieces(text, (t) => encoding.countTokens(t, PLAIN_TEXT)),
+    encode: (text) => encodeInPieces(text, (t) => encoding.encode(t, PLAIN_TEXT)),
     decode: (ids) => decodeAlone(encoding, ids),
   };
   cache.set(name, tokenizer);
