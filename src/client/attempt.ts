@@ -11,7 +11,7 @@
 
 import type { Dispatcher } from 'undici';
 import { codeForHttpStatus } from '../errors.js';
-import type { ApiKind, Clock, Ms, Outcome, RequestError, RequestErrorCode } from '../types.js';
+import type { ApiKind, Clock, Ms, Outcome, RequestError, RequestErrorCode, ServerTimings } from '../types.js';
 import type { Redactor } from '../util/index.js';
 import {
   classifyNetworkError,
@@ -28,6 +28,7 @@ import {
   responsesBodyParts,
   responsesStep,
   responsesUsage,
+  serverTimings,
   type Usage,
 } from './events.js';
 import { SseParser } from './sse.js';
@@ -113,6 +114,8 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   error: RequestError | undefined;
   outcome: Outcome = 'success';
   usage: Usage | undefined;
+  /** llama.cpp's per-request timings, when the server sent them (the last ones win). */
+  timings: ServerTimings | undefined;
   finishReason: string | undefined;
   connectMs: number | undefined;
   /** The request was written to a socket. */
@@ -287,6 +290,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
       }
       this.usage = usage as Usage;
     }
+    this.timings = serverTimings(event) ?? this.timings;
     const choices = event.choices as Record<string, unknown>[] | undefined;
     if (!Array.isArray(choices) || choices.length === 0) {
       if (usage === null || typeof usage !== 'object') this.emptyChoiceEvents++;
@@ -417,6 +421,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
       return endError('STREAM_ERROR_OBJECT', this.cut(messageIn(doc) ?? text));
     }
     const api = this.ctx.api;
+    this.timings = serverTimings(doc);
     if (doc.usage && typeof doc.usage === 'object') {
       const raw = doc.usage as Record<string, unknown>;
       const usage = api === 'responses' ? responsesUsage(raw) : raw;

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { chatParts, embeddingsProblem, responsesBodyParts, responsesStep, responsesUsage } from './events.js';
+import {
+  chatParts,
+  embeddingsProblem,
+  responsesBodyParts,
+  responsesStep,
+  responsesUsage,
+  serverTimings,
+} from './events.js';
 
 describe('chatParts', () => {
   test.each([
@@ -114,5 +121,44 @@ describe('Responses usage, bodies and embeddings', () => {
     [{ data: [{ embedding: [1] }, { index: 1 }] }, 'data[1] has no embedding'],
   ])('embeddings %j → %s', (doc, want) => {
     expect(embeddingsProblem(doc as Record<string, unknown>)).toBe(want);
+  });
+});
+
+describe('serverTimings (llama.cpp)', () => {
+  const full = {
+    cache_n: 236,
+    prompt_n: 1,
+    prompt_ms: 30.958,
+    prompt_per_token_ms: 30.958,
+    prompt_per_second: 32.3,
+    predicted_n: 35,
+    predicted_ms: 661.064,
+    predicted_per_token_ms: 18.88,
+    predicted_per_second: 52.9,
+  };
+  test.each([
+    [
+      'every field',
+      { timings: full },
+      { promptTokens: 1, cachedTokens: 236, promptMs: 30.958, predictedTokens: 35, predictedMs: 661.064 },
+    ],
+    [
+      'the two token counts alone',
+      { timings: { cache_n: 0, prompt_n: 12 } },
+      { promptTokens: 12, cachedTokens: 0 },
+    ],
+    ['no timings', { usage: { prompt_tokens: 3 } }, undefined],
+    ['timings not an object', { timings: [1, 2] }, undefined],
+    ['cache_n missing', { timings: { prompt_n: 12 } }, undefined],
+    ['a count that is not a whole number', { timings: { cache_n: 1.5, prompt_n: 12 } }, undefined],
+    ['a negative count', { timings: { cache_n: -1, prompt_n: 12 } }, undefined],
+    ['an absurd count', { timings: { cache_n: 1e12, prompt_n: 12 } }, undefined],
+    [
+      'an insane time is left out',
+      { timings: { cache_n: 1, prompt_n: 2, prompt_ms: 'x', predicted_ms: -3 } },
+      { promptTokens: 2, cachedTokens: 1 },
+    ],
+  ])('%s', (_, event, expected) => {
+    expect(serverTimings(event as Record<string, unknown>)).toEqual(expected);
   });
 });

@@ -14,8 +14,13 @@
  * - failure: `response.failed` (its `response.error.message`) and `error` events;
  * - every other type (created, in_progress, output_item.*, content_part.*, *.done) carries no output.
  *
+ * llama.cpp adds `timings` (prompt tokens processed and cached, times) to its last chunk:
+ * `serverTimings` reads it.
+ *
  * @module
  */
+
+import type { ServerTimings } from '../types.js';
 
 /** The usage object of an OpenAI response, as far as the client reads it (chat/completions names). */
 export interface Usage {
@@ -161,4 +166,41 @@ export function embeddingsProblem(doc: Record<string, unknown>): string | undefi
     if (!(Array.isArray(e) || typeof e === 'string')) return `data[${i}] has no embedding`;
   }
   return undefined;
+}
+
+/** Largest token count or time (ms) a `timings` field may claim; beyond it the field is not read. */
+const MAX_TIMING = 1e9;
+
+function timing(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_TIMING ? v : undefined;
+}
+
+/**
+ * llama.cpp's `timings` object (tools/server: on the last streamed chunk, and on a
+ * non-streamed body): `prompt_n` tokens processed, `cache_n` tokens reused from the cache,
+ * `prompt_ms`, `predicted_n`, `predicted_ms`. Undefined when the event carries none, or when
+ * prompt_n or cache_n is not a token count; other fields are kept only when they are sane.
+ */
+export function serverTimings(event: Record<string, unknown>): ServerTimings | undefined {
+  const t = event.timings;
+  if (t === null || typeof t !== 'object' || Array.isArray(t)) return undefined;
+  const o = t as Record<string, unknown>;
+  const promptTokens = timing(o.prompt_n);
+  const cachedTokens = timing(o.cache_n);
+  if (
+    promptTokens === undefined ||
+    cachedTokens === undefined ||
+    !Number.isInteger(promptTokens) ||
+    !Number.isInteger(cachedTokens)
+  )
+    return undefined;
+  const out: ServerTimings = { promptTokens, cachedTokens };
+  const promptMs = timing(o.prompt_ms);
+  const predictedTokens = timing(o.predicted_n);
+  const predictedMs = timing(o.predicted_ms);
+  if (promptMs !== undefined) out.promptMs = promptMs;
+  if (predictedTokens !== undefined && Number.isInteger(predictedTokens))
+    out.predictedTokens = predictedTokens;
+  if (predictedMs !== undefined) out.predictedMs = predictedMs;
+  return out;
 }

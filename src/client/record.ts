@@ -74,6 +74,7 @@ export function toRecord(
   if (a.firstTokenMs !== undefined) record.firstTokenMs = a.firstTokenMs;
   if (a.httpStatus !== undefined) record.httpStatus = a.httpStatus;
   if (typeof usage?.prompt_tokens === 'number') record.serverPromptTokens = usage.prompt_tokens;
+  if (a.timings) record.serverTimings = a.timings;
   if (a.chunkReasoningChars) record.chunkReasoningChars = a.chunkReasoningChars;
   const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
   if (fromUsage && typeof reasoning === 'number') {

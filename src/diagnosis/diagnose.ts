@@ -34,13 +34,16 @@ export interface DiagnosisInput {
 
 /**
  * The engine that served the run: as its metrics named it (the summary's server section, else
- * the samples), else the embedded engine when the run used it; `unknown` otherwise.
+ * the samples), else the embedded engine when the run used it, else llama.cpp when its
+ * responses carried llama.cpp's timings; `unknown` otherwise.
  */
 export function runEngine(input: Pick<DiagnosisInput, 'samples' | 'summary' | 'engine'>): EngineId {
   if (input.engine !== undefined && input.engine !== 'unknown') return input.engine;
   const scraped = input.summary?.server?.engine ?? input.samples?.find((s) => s.engine !== 'unknown')?.engine;
   if (scraped !== undefined && scraped !== 'unknown') return scraped;
-  return input.summary?.meta?.target?.embedded ? 'goodput-sim' : 'unknown';
+  if (input.summary?.meta?.target?.embedded) return 'goodput-sim';
+  // Only llama.cpp's server sends per-response timings (prompt_n, cache_n).
+  return input.summary?.serverTimings ? 'llamacpp' : 'unknown';
 }
 
 /**

@@ -35,7 +35,9 @@ export const DECODE_TPOT_RATIO = 1.5;
 export const LATE_SEND_SHARE = 0.05;
 export const WASTED_SHARE = 0.02;
 
-export type SummaryView = Partial<Pick<RunSummary, 'load' | 'server' | 'goodput' | 'counts'>>;
+export type SummaryView = Partial<
+  Pick<RunSummary, 'load' | 'server' | 'goodput' | 'counts' | 'serverTimings'>
+>;
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -9,10 +9,11 @@
  */
 
 import { type EngineId, engineLabel } from '../engines/index.js';
+import { timingsPrefixCacheHitRate } from '../metrics/index.js';
 import type { RunSummary, ServerSeriesName } from '../types.js';
 
 /** The summary fields the lines read. */
-export type UnmeasuredView = Partial<Pick<RunSummary, 'server'>> & {
+export type UnmeasuredView = Partial<Pick<RunSummary, 'server' | 'serverTimings'>> & {
   meta?: { target?: { embedded?: boolean } };
 };
 
@@ -33,18 +34,22 @@ const FIGURES: ReadonlyArray<{ series: ServerSeriesName; name: string; feeds: st
  */
 export function unmeasuredLines(view: UnmeasuredView, engine?: EngineId): string[] {
   const server = view.server;
+  // Only llama.cpp's server sends per-response timings.
+  const known = engine ?? (view.serverTimings ? 'llamacpp' : undefined);
   if (!server || server.samples === 0) {
     // The embedded engine in virtual time has no /metrics to scrape: nothing a flag would add.
     if (view.meta?.target?.embedded) return [];
     const fix =
-      engine === 'llamacpp'
+      known === 'llamacpp'
         ? 'start llama-server with --metrics and give goodput --metrics-url http://HOST:PORT/metrics'
         : 'give --metrics-url http://HOST:PORT/metrics';
     return [`Not judged without server metrics (${fix}): queueing, KV pressure, decode-bound.`];
   }
-  const label = engineLabel(server.engine === 'unknown' ? engine : server.engine);
+  const label = engineLabel(server.engine === 'unknown' ? known : server.engine);
   const missing = FIGURES.filter((f) => server.series[f.series] === undefined);
-  if (server.prefixCacheHitRate === undefined && server.series.prefixCacheQueriesTotal === undefined) {
+  // llama.cpp's metrics have no prefix-cache counter, but its responses' timings give the rate.
+  const hitRate = server.prefixCacheHitRate ?? timingsPrefixCacheHitRate(view);
+  if (hitRate === undefined && server.series.prefixCacheQueriesTotal === undefined) {
     missing.push({ series: 'prefixCacheHitsTotal', name: 'prefix-cache hits', feeds: '' });
   }
   if (missing.length === 0) return [];

@@ -167,6 +167,12 @@ export class RunAccumulator {
       st.clientInputTokens += promptTokens;
       if (record.outputTokensSource === 'usage') st.outputTokens += outputTokens;
     }
+    if (record.serverTimings) {
+      const t = s.serverTimings;
+      t.requests++;
+      t.promptTokens += tokenCount(record.serverTimings.promptTokens);
+      t.cachedTokens += tokenCount(record.serverTimings.cachedTokens);
+    }
     s.usefulOutputTokens += outputTokens;
     const outcomes = sloOutcomes(record, m, s.slo);
     let good = true;

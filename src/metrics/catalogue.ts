@@ -15,7 +15,12 @@
  */
 
 import type { SummaryLatencyName } from '../types.js';
-import { errorRate, meanAnswerTokens, meanReasoningTokens } from './definitions.js';
+import {
+  errorRate,
+  meanAnswerTokens,
+  meanReasoningTokens,
+  timingsPrefixCacheHitRate,
+} from './definitions.js';
 import { type LatencyStatKey, type MetricDef, scalar } from './metric-def.js';
 import { SERVER_TELEMETRY_METRICS } from './server-telemetry.js';
 import { USER_METRICS } from './user-metrics.js';
@@ -255,7 +260,8 @@ const SCALARS: readonly MetricDef[] = [
     unit: 'ratio',
     better: 'higher',
     server: true,
-    read: (s) => s.server?.prefixCacheHitRate,
+    // The server's counters when it has them, else llama.cpp's per-response timings (definitions.ts).
+    read: (s) => s.server?.prefixCacheHitRate ?? timingsPrefixCacheHitRate(s),
   }),
   scalar({
     id: 'ttft_p50_first_turn',

@@ -26,6 +26,10 @@
  *   prompts (`clientInputTokens`), over the requests whose usage stated prompt_tokens. When the
  *   two disagree by more than 1 % on a prompt (`counts.promptTokenMismatch`) the run carries
  *   the `tokenizer-mismatch` caveat (caveats.ts), which gives both means per prompt.
+ * - **prefix-cache hit rate**: from the server's metrics, Δhits ÷ Δqueries (vLLM's counters;
+ *   SGLang's cached ÷ prompt tokens); for llama.cpp, whose metrics have no such counter, from
+ *   the `timings` of its responses: Σcache_n ÷ Σ(cache_n + prompt_n) over successful measured
+ *   requests (`timingsPrefixCacheHitRate`): prompt tokens reused over prompt tokens in all.
  *
  * @module
  */
@@ -100,4 +104,17 @@ export function meanAnswerTokens(
 ): number | undefined {
   if (!(s.completed > 0)) return undefined;
   return (s.reasoning?.answerTokens ?? s.total_output_tokens) / s.completed;
+}
+
+/**
+ * The prefix-cache hit rate llama.cpp's per-request timings give: prompt tokens it reused from
+ * its cache over all the prompt tokens of those requests. Undefined without timings.
+ *
+ * @example timingsPrefixCacheHitRate({ serverTimings: { requests: 2, promptTokens: 300, cachedTokens: 700 } }) // 0.7
+ */
+export function timingsPrefixCacheHitRate(s: Pick<RunSummary, 'serverTimings'>): number | undefined {
+  const t = s.serverTimings;
+  if (!t || t.requests === 0) return undefined;
+  const all = t.promptTokens + t.cachedTokens;
+  return all > 0 ? t.cachedTokens / all : undefined;
 }

@@ -44,6 +44,7 @@ export {
   judgedRequests,
   meanAnswerTokens,
   meanReasoningTokens,
+  timingsPrefixCacheHitRate,
   wastedOutputTokens,
 } from './definitions.js';
 export {

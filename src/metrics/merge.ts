@@ -120,6 +120,9 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     for (const key of ['requests', 'inputTokens', 'clientInputTokens', 'outputTokens'] as const) {
       state.serverTokens[key] += s.serverTokens?.[key] ?? 0;
     }
+    for (const key of ['requests', 'promptTokens', 'cachedTokens'] as const) {
+      state.serverTimings[key] += s.serverTimings?.[key] ?? 0;
+    }
     state.goodOutputTokens += s.goodput.goodOutputTokens ?? 0;
     for (const [name, v] of Object.entries(s.goodput.perSlo ?? {}) as Array<[SloName, SloAttainment]>) {
       state.sloGood[name] = (state.sloGood[name] ?? 0) + v.good;

@@ -18,6 +18,7 @@ import {
   type RunSummary,
   SCHEMA_VERSION,
   type ServerSummary,
+  type ServerTimingTotals,
   type ServerTokenTotals,
   SLO_NAMES,
   type Slo,
@@ -95,6 +96,8 @@ export interface RunState {
   reasoning: ReasoningSummary;
   /** The server's own token counts of successful requests whose usage stated them (kept when any did). */
   serverTokens: ServerTokenTotals;
+  /** llama.cpp's timings of successful requests that carried them (kept when any did). */
+  serverTimings: ServerTimingTotals;
   /** Output tokens of the good requests. */
   goodOutputTokens: number;
   /** Requests that met each SLO set, on its own. */
@@ -140,6 +143,7 @@ export function newRunState(slo: Slo, buckets?: PromptBuckets): RunState {
     goodRequests: 0,
     reasoning: { requests: 0, reasoningTokens: 0, answerTokens: 0, countedRequests: 0 },
     serverTokens: { requests: 0, inputTokens: 0, clientInputTokens: 0, outputTokens: 0 },
+    serverTimings: { requests: 0, promptTokens: 0, cachedTokens: 0 },
     goodOutputTokens: 0,
     sloGood: {},
     userRates: new UserRates(),
@@ -298,6 +302,7 @@ export function buildSummary(
   };
   if (state.reasoning.requests > 0) summary.reasoning = { ...state.reasoning };
   if (state.serverTokens.requests > 0) summary.serverTokens = { ...state.serverTokens };
+  if (state.serverTimings.requests > 0) summary.serverTimings = { ...state.serverTimings };
   const perUser = state.userRates.summary();
   if (perUser) summary.perUser = perUser;
   if (extras.server) summary.server = extras.server;

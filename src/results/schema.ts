@@ -97,6 +97,15 @@ export const RequestRecordSchema = z.object({
   httpStatus: int.optional(),
   promptTokens: int,
   serverPromptTokens: int.optional(),
+  serverTimings: z
+    .object({
+      promptTokens: int,
+      cachedTokens: int,
+      promptMs: num.optional(),
+      predictedTokens: int.optional(),
+      predictedMs: num.optional(),
+    })
+    .optional(),
   outputTokens: int,
   outputTokensSource: z.enum(['usage', 'counted']),
   reasoningTokens: int.optional(),
@@ -369,6 +378,7 @@ export const RunSummarySchema = z.object({
   serverTokens: z
     .object({ requests: int, inputTokens: num, clientInputTokens: num, outputTokens: num })
     .optional(),
+  serverTimings: z.object({ requests: int, promptTokens: num, cachedTokens: num }).optional(),
   reasoning: z
     .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
     .optional(),

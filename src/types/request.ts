@@ -140,6 +140,20 @@ export interface AttemptRecord {
  * What the client observed for one request: raw timestamps and counts, no derived metrics.
  * A failed request is a record with `outcome: 'error'`, never an exception.
  */
+/** What llama.cpp's server says of one request (`timings`: prompt_n, cache_n, prompt_ms, predicted_n, predicted_ms). */
+export interface ServerTimings {
+  /** prompt_n: prompt tokens the server processed for this request. */
+  promptTokens: number;
+  /** cache_n: prompt tokens it reused from its cache instead (prefix reuse). */
+  cachedTokens: number;
+  /** prompt_ms: time spent processing the prompt. */
+  promptMs?: number;
+  /** predicted_n: tokens generated. */
+  predictedTokens?: number;
+  /** predicted_ms: time spent generating them. */
+  predictedMs?: number;
+}
+
 export interface RequestRecord {
   id: string;
   index: number;
@@ -176,6 +190,12 @@ export interface RequestRecord {
   promptTokens: number;
   /** usage.prompt_tokens, when the server reported it. */
   serverPromptTokens?: number;
+  /**
+   * llama.cpp's `timings` (its last streamed chunk, or the body): prompt tokens it processed,
+   * prompt tokens it took from its cache (cache_n), and the times it spent, ms. Absent from
+   * other engines.
+   */
+  serverTimings?: ServerTimings;
   /** usage.completion_tokens when reported, else tokens counted by the client. */
   outputTokens: number;
   outputTokensSource: 'usage' | 'counted';

@@ -382,6 +382,17 @@ export interface ServerTokenTotals {
   outputTokens: number;
 }
 
+/**
+ * llama.cpp's per-request `timings` summed over the successful measured requests that carried
+ * them: prompt tokens the server processed (prompt_n) and prompt tokens it reused from its cache
+ * (cache_n). The prefix-cache figure of an engine whose metrics have no prefix-cache counters.
+ */
+export interface ServerTimingTotals {
+  requests: number;
+  promptTokens: number;
+  cachedTokens: number;
+}
+
 /** One caveat of a run (metrics/caveats.ts defines the kinds and detects them). */
 export interface RunCaveat {
   /** Stable id, e.g. 'client-bound'. */
@@ -433,6 +444,8 @@ export interface RunSummary extends VllmKeys {
   goodput: GoodputSummary;
   /** The server's own token totals, where its usage stated them (absent when it stated none, and in older summaries). */
   serverTokens?: ServerTokenTotals;
+  /** llama.cpp's per-request timings, summed (absent for other engines, and in older summaries). */
+  serverTimings?: ServerTimingTotals;
   /** Reasoning and answer tokens; absent when no successful request reasoned (and in older summaries). */
   reasoning?: ReasoningSummary;
   /** Output tokens/s as each user saw them (absent in summaries written before it was kept). */
