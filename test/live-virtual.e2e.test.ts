@@ -60,11 +60,11 @@ function keyPaths(x: unknown, prefix = ''): string[] {
 }
 
 /**
- * Keys only a live run can have: the connection warm-up (virtual time opens no socket) and
- * why the client was the bottleneck (set only when it was: a loaded machine, never a
- * simulated clock).
+ * Keys only a live run can have: the connection warm-up and figures (virtual time opens no
+ * socket) and why the client was the bottleneck (set only when it was: a loaded machine, never
+ * a simulated clock).
  */
-const LIVE_ONLY = /^load\.(connectionWarmup\.|clientBoundReason$)/;
+const LIVE_ONLY = /^load\.(connectionWarmup\.|connections\.|clientBoundReason$)/;
 
 /** What must agree between the two time modes: everything but the figures and what names the target. */
 function structure(s: RunSummary): string[] {

@@ -94,8 +94,9 @@ describe('--workers 2 (in process, from the sources)', () => {
     expect(rebuilt.summary.histograms).toEqual(s.histograms);
     const one = await runBenchmark(config({ load: { concurrency: 4, requests: 40, warmup: 4 } }), { cwd });
     expect(one.summary.meta.load.workers).toBeUndefined();
-    // (clientBoundReason and diagnosis are there only when something was found: a loaded machine.)
-    const optional = ['.meta.load.workers', '.load.clientBoundReason', '.diagnosis'];
+    // (clientBoundReason and diagnosis are there only when something was found: a loaded machine;
+    // the connection figures only when the client ran on the run's own thread.)
+    const optional = ['.meta.load.workers', '.load.clientBoundReason', '.diagnosis', '.load.connections'];
     const keys = (r: BenchmarkResult) =>
       new Set(shape(r.summary).filter((k) => !optional.some((o) => k.startsWith(o))));
     expect(keys(two)).toEqual(keys(one));

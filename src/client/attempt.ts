@@ -53,6 +53,8 @@ export interface AttemptContext {
   url: string;
   /** Connect time of the connection opened for the request being written now, if it was new. */
   takeConnectMs(): number | undefined;
+  /** Called at every response start (the connection tracker looks for newly answered connections). */
+  responded?: () => void;
 }
 
 const MODE_NONE = 0;
@@ -187,6 +189,7 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.responded = true;
     this.headersMs = roundMs(this.ctx.clock.now());
+    this.ctx.responded?.();
     this.httpStatus = statusCode;
     if (statusCode >= 200 && statusCode < 300) {
       const type = String(headers['content-type'] ?? '');

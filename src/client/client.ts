@@ -22,10 +22,12 @@ import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import {
   type Client,
   type ClientConfig,
+  IDLE_CONNECTION_MS,
   MAX_REPLY_CHARS,
   type SendOptions,
   WARMUP_BUDGET_MS,
 } from './config.js';
+import { ConnectionTracker } from './connections.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
 import { internalFailure, scrub, toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
@@ -66,6 +68,8 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     ...getHeaders,
   };
 
+  const perRequest = cfg.connectionMode === 'per-request';
+  const tracker = new ConnectionTracker(clock);
   // Connect time: undici calls the connector's callback and then, synchronously, writes the
   // first queued request on the new socket, so the attempt's onRequestStart can take it.
   let justConnectedMs: number | undefined;
@@ -79,6 +83,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
           return;
         }
         justConnectedMs = roundMs(clock.now() - t0);
+        tracker.add(socket!, justConnectedMs);
         try {
           callback(null, socket!);
         } finally {
@@ -89,27 +94,33 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   const poolOptions = {
     connections: cfg.connections ?? null,
     pipelining: 1,
-    keepAliveTimeout: 60_000,
+    // An idle connection is let go after 4 s (under the 5 s of llama.cpp, uvicorn and node, and
+    // sooner when the server says so): a server with one thread per connection gets it back.
+    keepAliveTimeout: IDLE_CONNECTION_MS,
     keepAliveMaxTimeout: 600_000,
     headersTimeout: 0,
     bodyTimeout: 0,
   };
   const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? resolveProxy(url));
-  const dispatcher: Dispatcher = proxy
-    ? new ProxyAgent({
-        uri: proxy,
-        ...poolOptions,
-        // Each origin's pool times the tunnel (TCP to the proxy + CONNECT + TLS) as its connect.
-        factory: (origin, opts) =>
-          new Pool(origin, {
-            ...opts,
-            connect: timed((opts as { connect: buildConnector.connector }).connect),
-          }),
-      })
-    : new Pool(url.origin, {
-        ...poolOptions,
-        connect: timed(buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) })),
-      });
+  const makeDispatcher = (): Dispatcher =>
+    proxy
+      ? new ProxyAgent({
+          uri: proxy,
+          ...poolOptions,
+          // Each origin's pool times the tunnel (TCP to the proxy + CONNECT + TLS) as its connect.
+          factory: (origin, opts) =>
+            new Pool(origin, {
+              ...opts,
+              connect: timed((opts as { connect: buildConnector.connector }).connect),
+            }),
+        })
+      : new Pool(url.origin, {
+          ...poolOptions,
+          connect: timed(
+            buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) }),
+          ),
+        });
+  let dispatcher = makeDispatcher();
   const redact = makeRedactor([cfg.apiKey, proxySecret(proxy), ...(cfg.secrets ?? [])]);
 
   const ctx: AttemptContext = {
@@ -119,6 +130,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     maxEventBytes: cfg.maxEventBytes ?? 4 * 1024 * 1024,
     redact,
     url: url.href,
+    responded: () => tracker.responded(),
     takeConnectMs() {
       const ms = justConnectedMs;
       justConnectedMs = undefined;
@@ -161,7 +173,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       }
       try {
         dispatcher.dispatch(
-          { origin: url.origin, method: 'POST', path, headers: postHeaders, body },
+          { origin: url.origin, method: 'POST', path, headers: postHeaders, body, reset: perRequest },
           attempt,
         );
       } catch (err) {
@@ -319,6 +331,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
               signal: stop.signal,
             })
             .then(async (res) => {
+              tracker.responded();
               await res.body.dump({ limit: 128 * 1024, signal: stop.signal });
               if (res.statusCode < 500) ok++;
             })
@@ -331,10 +344,19 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       opts.signal?.removeEventListener('abort', onAbort);
       if (ok < requested) reason ??= 'errors';
       else reason = undefined;
+      if (reason === 'budget' || reason === 'errors') {
+        // undici reopens the connection of every abandoned warm-up request, idle, and may later
+        // send on one that a server with few threads never serves: start the load on a fresh
+        // pool instead, whose connections open as the load needs them.
+        const abandoned = dispatcher;
+        dispatcher = makeDispatcher();
+        void abandoned.destroy().catch(() => undefined);
+      }
       const result: ConnectionWarmup = { requested, ok, ms: Math.round(performance.now() - started) };
       if (reason) result.reason = reason;
       return result;
     },
+    connectionStats: () => tracker.stats(),
     async close() {
       if (closed) return;
       closed = true;

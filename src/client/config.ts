@@ -5,6 +5,7 @@
  */
 
 import type { ApiKind, ConnectionWarmup, Ms, RequestRecord, Sampling, WorkItem } from '../types.js';
+import type { ConnectionStats } from './connections.js';
 
 export interface ClientConfig {
   /** Base URL, e.g. `http://host:8000` or `https://gw.example/api` (a trailing `/v1` is not doubled). */
@@ -21,6 +22,12 @@ export interface ClientConfig {
   maxRetries?: number;
   /** Connection pool size (the runner passes its concurrency). Default: unbounded. */
   connections?: number;
+  /**
+   * `pooled` (default): connections kept alive and reused, idle ones closed after
+   * IDLE_CONNECTION_MS. `per-request`: a new connection for every request, closed after it
+   * (`Connection: close`), as vLLM's benchmark client does.
+   */
+  connectionMode?: 'pooled' | 'per-request';
   sampling: Sampling;
   /** Counts output tokens when the server sent no usage; without it, one token per content chunk. */
   countTokens?: (text: string) => number;
@@ -63,6 +70,9 @@ export interface SendOptions {
 /** The longest reply text handed to `onReply`, in characters (a longer reply is cut). */
 export const MAX_REPLY_CHARS = 1024 * 1024;
 
+/** An idle pooled connection is closed after this long (ms), so a server with one thread per connection gets it back. */
+export const IDLE_CONNECTION_MS = 4_000;
+
 /** The longest a connection warm-up may take before the load starts without it (ms). */
 export const WARMUP_BUDGET_MS = 2_000;
 
@@ -83,6 +93,8 @@ export interface Client {
    * (default WARMUP_BUDGET_MS) or when the signal aborts, and says what happened. Never throws.
    */
   warmup(n: number, opts?: WarmupOptions): Promise<ConnectionWarmup>;
+  /** What the connections went through so far: open and served at once, waits for a first byte. */
+  connectionStats(): ConnectionStats;
   /** Close the connections (in-flight requests are aborted). */
   close(): Promise<void>;
 }

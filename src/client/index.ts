@@ -17,11 +17,13 @@ export { createClient } from './client.js';
 export {
   type Client,
   type ClientConfig,
+  IDLE_CONNECTION_MS,
   MAX_REPLY_CHARS,
   type SendOptions,
   WARMUP_BUDGET_MS,
   type WarmupOptions,
 } from './config.js';
+export { CONNECTION_WAIT_MS, type ConnectionStats } from './connections.js';
 export { type ListModelsOptions, listModels } from './models.js';
 export { proxyLabel, resolveProxy } from './proxy.js';
 export { endpointUrl, modelsUrl, requestBody } from './request.js';

@@ -18,6 +18,7 @@ import {
   type SummaryView,
   wastedWorkFinding,
 } from './rules.js';
+import { serverConnectionsFinding } from './rules-connections.js';
 import { schedulerBoundFinding } from './rules-gpu.js';
 
 export interface DiagnosisInput {
@@ -74,7 +75,11 @@ export function diagnose(input: DiagnosisInput): Finding[] {
     kvPressureFinding(slices, input.summary, engine),
     prefillFinding(observations, engine),
     decodeFinding(slices, engine),
-    clientBoundFinding(observations, input.summary, openLoop),
+    // Sends late because the server was slow to take connections are not the client's doing.
+    input.summary?.load?.connections?.serverLimited && !input.summary.load.clientBound
+      ? undefined
+      : clientBoundFinding(observations, input.summary, openLoop),
+    serverConnectionsFinding(input.summary),
     wastedWorkFinding(observations, input.summary),
     schedulerBoundFinding(samples, input.summary, engine),
     errorsFinding(observations),

@@ -32,5 +32,6 @@ export {
   WASTED_SHARE,
   wastedWorkFinding,
 } from './rules.js';
+export { serverConnectionsFinding } from './rules-connections.js';
 export { GPU_LOW_UTIL_PCT, QUEUE_FULL_SHARE, schedulerBoundFinding } from './rules-gpu.js';
 export { type UnmeasuredView, unmeasuredLines } from './unmeasured.js';

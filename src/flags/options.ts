@@ -382,6 +382,14 @@ export const LOAD_OPTIONS: OptionSpec[] = [
       'What the --stages targets are: requests in flight (closed loop) or requests per second (open loop) [default: concurrency]',
   },
   {
+    name: 'connections',
+    type: 'string',
+    valueName: 'MODE',
+    group: 'Load',
+    description:
+      "How the client uses connections: pooled (kept alive, opened for the load: the concurrency, or an open loop's expected in-flight; idle ones closed after 4 s), pooled:N (at most N), per-request (a new one per request, as vLLM's client) [default: pooled]",
+  },
+  {
     name: 'warmup',
     type: 'integer',
     valueName: 'N',

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
+  MAX_FLAG_CONCURRENCY,
   normalizeMetricsUrl,
   parseExtraBody,
   parseHeaders,
@@ -28,7 +29,7 @@ import {
   parseSpeculativeConfig,
   resolveProfile,
 } from '../sim/index.js';
-import type { LoadSpec } from '../types.js';
+import type { ConnectionSetting, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applySessionFlags } from './sessions.js';
 import type { ParsedArgs } from './spec.js';
@@ -85,6 +86,20 @@ async function readExtraBody(text: string, cwd: string): Promise<Record<string, 
     );
   }
   return parseExtraBody(read.text, `--extra-body ${text}`);
+}
+
+/** `--connections per-request|pooled[:N]`. */
+export function parseConnections(text: string): ConnectionSetting {
+  if (text === 'per-request' || text === 'pooled') return { mode: text };
+  const m = /^pooled:(\d+)$/.exec(text);
+  const n = m ? Number(m[1]) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_FLAG_CONCURRENCY)) {
+    throw usage(
+      `--connections expects per-request, pooled or pooled:N (N from 1 to ${MAX_FLAG_CONCURRENCY}), got '${text}'`,
+      "e.g. --connections per-request (a new connection per request, as vLLM's client) or --connections pooled:16",
+    );
+  }
+  return { mode: 'pooled', limit: n };
 }
 
 function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {
@@ -150,6 +165,7 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
   if (durationMs !== undefined) load.durationMs = durationMs;
   const ttft = num('ttftTimeout');
   if (ttft !== undefined) load.ttftTimeoutMs = ttft;
+  if (typeof o.connections === 'string') load.connections = parseConnections(o.connections);
   if (o.workers !== undefined) {
     const workers = resolveWorkerCount(o.workers as string, availableParallelism());
     if (workers > 1) load.workers = workers;

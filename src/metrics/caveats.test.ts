@@ -32,6 +32,25 @@ describe('runCaveats', () => {
       /8 of 16 connections ready/,
     ],
     [
+      'the server limited connections',
+      (s) => {
+        Object.assign(s.load, { peakInFlight: 8 });
+        s.load.connections = {
+          mode: 'pooled',
+          limit: 8,
+          warmed: 8,
+          sizing: '8 opened first for concurrency 8, at most 8',
+          peakOpen: 8,
+          peakServed: 4,
+          waited: 4,
+          longestWaitMs: 3000,
+          serverLimited: true,
+        };
+      },
+      'server-limited-connections',
+      /the server served 4 connections at once while 8 requests were in flight: requests waited for a connection, not for the GPU/,
+    ],
+    [
       'dropped sends',
       (s) => Object.assign(s.load, { dropped: 3 }),
       'dropped-sends',

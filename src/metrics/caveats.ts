@@ -99,6 +99,19 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
     },
   },
   {
+    id: 'server-limited-connections',
+    severity: 'warn',
+    point: 'where the server limited connections',
+    detect: (s) => {
+      const c = s.load.connections;
+      if (!c?.serverLimited) return undefined;
+      return (
+        `the server served ${c.peakServed} connections at once while ${s.load.peakInFlight} requests were in flight: ` +
+        'requests waited for a connection, not for the GPU, and the latencies include that wait'
+      );
+    },
+  },
+  {
     id: 'late-sends',
     severity: 'warn',
     point: 'whose sends were late',

@@ -219,6 +219,7 @@ export const RunMetaSchema = z.object({
     workers: int.optional(),
     stages: z.array(z.object({ durationMs: num, target: num })).optional(),
     stagesOf: z.enum(['rate', 'concurrency']).optional(),
+    connections: z.object({ mode: z.enum(['pooled', 'per-request']), limit: int.optional() }).optional(),
   }),
   slo: sloSchema,
   seed: z.number().int(),
@@ -304,6 +305,7 @@ export const findingSchema = z.object({
     'prefill-bound',
     'decode-bound',
     'client-bound',
+    'server-connections',
     'wasted-work',
     'scheduler-bound',
     'errors',
@@ -416,6 +418,19 @@ export const RunSummarySchema = z.object({
         ok: int,
         ms: num,
         reason: z.enum(['budget', 'aborted', 'errors']).optional(),
+      })
+      .optional(),
+    connections: z
+      .object({
+        mode: z.enum(['pooled', 'per-request']),
+        limit: int.optional(),
+        warmed: int,
+        sizing: z.string(),
+        peakOpen: int,
+        peakServed: int,
+        waited: int,
+        longestWaitMs: num,
+        serverLimited: z.boolean(),
       })
       .optional(),
     startSkewMs: num.optional(),

@@ -36,7 +36,8 @@ import {
 } from '../types.js';
 import { createRng, type Part, type Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
-import { createRunClient, warmConnections } from './live-client.js';
+import { connectionUse, describeServerConnections, HeadersTally } from './connection-use.js';
+import { type ConnectionPlan, createRunClient, planConnections, warmConnections } from './live-client.js';
 import { LATE_SEND_TOLERANCE_MS, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
 import { buildRunMeta, fanOut, type RecordSinkFn, runPipeline } from './pipeline.js';
@@ -83,7 +84,7 @@ export function describeConnectionWarmup(w: ConnectionWarmup): string | undefine
     aborted: 'the run was stopped',
     errors: 'GET /v1/models failed',
   }[w.reason];
-  return `connection warm-up: ${w.ok} of ${w.requested} connections ready (${why}); the others connect during the load, their set-up counted in TTFT`;
+  return `connection warm-up: ${w.ok} of ${w.requested} connections ready (${why}); the load starts on fresh connections, opened as it needs them`;
 }
 
 /** How requests reach the target: a live client over sockets, load workers, or the engine in-process. */
@@ -98,6 +99,8 @@ interface Transport {
   /** Live: the server metrics URL that answered, and its counters' baseline. */
   metrics?: Awaited<ReturnType<typeof chooseMetricsUrl>>;
   connectionWarmup?: ConnectionWarmup;
+  /** Live, one load thread: the client's connection plan (its connections are the client's). */
+  plan?: ConnectionPlan;
   /** Virtual: the engine's own counters, in place of scraped server metrics. */
   server?: () => ServerSummary;
 }
@@ -111,16 +114,17 @@ async function openLiveTransport(
   note: (text: string) => void,
 ): Promise<Transport> {
   const clock = new RunClock();
+  const plan = planConnections(config.load, config.sampling.maxTokens);
   const client = createRunClient(config, target, config.load, tokenizer, clock);
   try {
     // Server metrics: probe (and take the counters' baseline) before the clock starts.
     const metrics = await chooseMetricsUrl(config.serverMetrics, target.baseUrl);
     if (metrics.note) note(metrics.note);
-    const connectionWarmup = await warmConnections(client, config.load, io.signal);
+    const connectionWarmup = await warmConnections(client, plan, config.load, io.signal);
     const warmupNote = describeConnectionWarmup(connectionWarmup);
     if (warmupNote) note(warmupNote);
     clock.reset();
-    return { clock, send: (item, opts) => client.send(item, opts), client, metrics, connectionWarmup };
+    return { clock, send: (item, opts) => client.send(item, opts), client, metrics, connectionWarmup, plan };
   } catch (e) {
     await client.close().catch(() => undefined);
     throw e;
@@ -340,7 +344,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       note(
         `--start-at was ${(clock.now() - startAtMs).toFixed(0)} ms ago when the load was ready: it starts late (give a later instant)`,
       );
+    const headers = new HeadersTally();
     const sinks: Array<RecordSinkFn | undefined> = [
+      (record) => headers.add(record),
       (record) => out.write(record),
       (record) => accumulator.add(record),
       scraper && ((record) => scraper.observe(record)),
@@ -409,6 +415,18 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       serverGeneratedTokens,
     });
     if (transport.connectionWarmup) summary.load.connectionWarmup = transport.connectionWarmup;
+    if (transport.client && transport.plan) {
+      summary.load.connections = connectionUse({
+        plan: transport.plan,
+        stats: transport.client.connectionStats(),
+        ...(transport.connectionWarmup ? { warmup: transport.connectionWarmup } : {}),
+        peakInFlight: summary.load.peakInFlight,
+        headers,
+      });
+      const limited = describeServerConnections(summary.load.connections, transport.connectionWarmup);
+      if (limited)
+        note(`${limited}; raise the server's HTTP threads (llama.cpp: --threads-http) or lower the load`);
+    }
     if (shard && window.first <= window.last) {
       const at = (ms: number) => Math.round((ms - result.measuredStartMs) * 1000) / 1000;
       summary.load.shardWindow = { firstSendMs: at(window.first), lastEndMs: at(window.last) };

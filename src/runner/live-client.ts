@@ -10,11 +10,105 @@ import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js'
 import type { ConnectionWarmup, LoadClock, LoadSpec } from '../types.js';
 import type { Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
-import { DEFAULT_LOAD_WIDTH } from './load.js';
 
-/** Connections a load (or one worker's share of it) opens before the clock: its width. */
-export function loadWidth(load: LoadSpec): number {
-  return load.concurrency ?? load.maxConcurrency ?? DEFAULT_LOAD_WIDTH;
+/** Time to first token assumed (s) to size an open loop's warm-up before anything is measured. */
+export const TTFT_GUESS_S = 0.25;
+/** Time per output token assumed (s): a GPU engine decoding a moderate batch. */
+export const TPOT_GUESS_S = 0.02;
+/** Most connections opened before the clock. */
+export const MAX_WARM_CONNECTIONS = 256;
+/** An open loop whose rate is not known ahead (a trace replay): connections warmed. */
+const UNKNOWN_RATE_WARM = 8;
+
+/** How the client of a load uses connections: the pool's cap, the warm-up, and why, in words. */
+export interface ConnectionPlan {
+  mode: 'pooled' | 'per-request';
+  /** Most connections held at once; undefined: as many as the load needs (open loop). */
+  limit?: number;
+  /** Connections opened before the clock. */
+  warm: number;
+  sizing: string;
+}
+
+/** Requests a closed loop keeps in flight: its concurrency, or its highest stage. */
+function closedWidth(load: LoadSpec): number {
+  if (load.stages && load.stagesOf !== 'rate') {
+    return Math.max(1, ...load.stages.map((s) => Math.ceil(s.target)));
+  }
+  return Math.max(1, load.concurrency ?? 1);
+}
+
+/**
+ * Requests an open loop is expected to keep in flight, and why: the rate times a latency guessed
+ * from the output limit (TTFT_GUESS_S + max_tokens × TPOT_GUESS_S), with no headroom, within
+ * --max-concurrency; an unlimited rate sends everything at once. Low on purpose: a connection
+ * too many parks a thread of a server with few of them for as long as it stays open, while one
+ * too few costs one connect during the load, outside TTFT (a request's TTFT starts once it is
+ * written to a connection).
+ */
+function openInFlight(load: LoadSpec, maxTokens: number): { n: number; why: string } {
+  const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
+  const rate =
+    load.stages && load.stagesOf === 'rate'
+      ? Math.max(0, ...load.stages.map((s) => s.target))
+      : (load.sessions?.rate ?? load.rate);
+  if (rate === Number.POSITIVE_INFINITY) {
+    const n = Math.min(cap, load.requests ?? cap);
+    return Number.isFinite(n)
+      ? { n, why: 'every request at once' }
+      : { n: UNKNOWN_RATE_WARM, why: 'no rate known ahead' };
+  }
+  if (load.sessions?.concurrency !== undefined) {
+    return {
+      n: Math.min(cap, load.sessions.concurrency),
+      why: `${load.sessions.concurrency} sessions at once`,
+    };
+  }
+  if (rate === undefined || !(rate > 0)) {
+    return { n: Math.min(cap, UNKNOWN_RATE_WARM), why: 'no rate known ahead' };
+  }
+  const latencyS = TTFT_GUESS_S + maxTokens * TPOT_GUESS_S;
+  const n = Math.min(cap, Math.max(1, Math.ceil(rate * latencyS)));
+  return {
+    n,
+    why: `${rate}/s × ${latencyS.toFixed(2)} s expected latency (${TTFT_GUESS_S * 1000} ms + max_tokens ${maxTokens} × ${TPOT_GUESS_S * 1000} ms)`,
+  };
+}
+
+/**
+ * The connection plan of a load (the run's, one worker's share, a watch probe's), from
+ * `--connections` and the load: a closed loop holds one connection per request in flight (its
+ * concurrency) and opens them all first; an open loop opens as many as its rate is expected to
+ * keep in flight (see openInFlight) and more only as the load needs them, within
+ * --max-concurrency; `pooled:N` caps either at N. Idle connections close after
+ * IDLE_CONNECTION_MS. `per-request` opens none before the clock.
+ */
+export function planConnections(load: LoadSpec, maxTokens: number): ConnectionPlan {
+  const setting = load.connections ?? { mode: 'pooled' };
+  const loadCap = load.mode === 'closed' && !load.sessions ? closedWidth(load) : load.maxConcurrency;
+  const limit =
+    setting.limit === undefined ? loadCap : Math.min(setting.limit, loadCap ?? Number.POSITIVE_INFINITY);
+  const cap = limit === undefined ? '' : `, at most ${limit}`;
+  if (setting.mode === 'per-request') {
+    return {
+      mode: 'per-request',
+      ...(limit !== undefined ? { limit } : {}),
+      warm: 0,
+      sizing: `a new connection per request${cap}`,
+    };
+  }
+  const expected =
+    load.mode === 'closed' && !load.sessions
+      ? { n: closedWidth(load), why: `concurrency ${closedWidth(load)}` }
+      : openInFlight(load, maxTokens);
+  const warm = Math.min(expected.n, limit ?? Number.POSITIVE_INFINITY, MAX_WARM_CONNECTIONS);
+  const given = setting.limit !== undefined ? ` (--connections pooled:${setting.limit})` : '';
+  return {
+    mode: 'pooled',
+    ...(limit !== undefined ? { limit } : {}),
+    warm,
+    sizing: `${warm} opened first for ${expected.why}${limit === undefined ? ', more as the load needs them' : cap}${given}`,
+  };
 }
 
 /** What a client takes from a run's (or a watch's) config. */
@@ -31,6 +125,7 @@ export function createRunClient(
   tokenizer: Tokenizer,
   clock: LoadClock,
 ): Client {
+  const plan = planConnections(load, config.sampling.maxTokens);
   return createClient(
     {
       baseUrl: target.baseUrl,
@@ -40,7 +135,8 @@ export function createRunClient(
       timeoutMs: load.timeoutMs,
       ttftTimeoutMs: load.ttftTimeoutMs,
       maxRetries: load.maxRetries,
-      connections: load.mode === 'closed' ? loadWidth(load) : load.maxConcurrency,
+      connections: plan.limit,
+      connectionMode: plan.mode,
       sampling: config.sampling,
       headers: config.headers,
       secrets: config.secrets,
@@ -52,15 +148,16 @@ export function createRunClient(
 }
 
 /**
- * Opens the connections first, so TCP set-up is not charged to TTFT. Bounded (a server that
+ * Opens the plan's connections first, so their set-up is not part of the load. Bounded (a server that
  * never answers, Ctrl-C, a short --duration): the load starts anyway.
  */
 export function warmConnections(
   client: Client,
+  plan: ConnectionPlan,
   load: LoadSpec,
   signal?: AbortSignal,
 ): Promise<ConnectionWarmup> {
-  return client.warmup(Math.min(loadWidth(load), 256), {
+  return client.warmup(plan.warm, {
     budgetMs: Math.min(WARMUP_BUDGET_MS, load.durationMs ?? Number.POSITIVE_INFINITY),
     signal,
   });

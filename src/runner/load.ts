@@ -15,7 +15,10 @@
  * never sent (stopped while waiting for a --max-concurrency slot) are counted as dropped,
  * and an event-loop delay monitor tells whether the client was the bottleneck. So does the
  * client's own queue: the time from handing a request to the sender to its first byte on a
- * socket (a pool out of connections, a starved event loop at thousands of streams).
+ * socket, less the time its connection took to be accepted (a pool capped below the load by
+ * `--connections pooled:N`, a starved event loop at thousands of streams). A server that is slow
+ * to accept or to answer a connection is the server's doing, never the client's: the run's
+ * connection figures (summary.load.connections) say so.
  *
  * @module
  */
@@ -33,7 +36,7 @@ export const LATE_SEND_TOLERANCE_MS = 10;
 export const CLIENT_BOUND_LOOP_DELAY_MS = 50;
 /** Open-loop timer lag p99 (waits for a concurrency slot excluded) above this means the same. */
 export const CLIENT_BOUND_DISPATCH_LAG_MS = 10;
-/** Client queue wait p99 (handed to the sender → written to a socket) above this means the same. */
+/** Client queue wait p99 (handed to the sender → written to a socket, connect excluded) above this means the same. */
 export const CLIENT_BOUND_QUEUE_WAIT_MS = 250;
 
 /** Live open loop: the longest stretch of sends in one event-loop turn before I/O gets its turn. */
@@ -200,7 +203,11 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     }
     inFlight--;
     if (!item.warmup) tally?.ended(clock.now() - stageZero);
-    if (!item.warmup) clientQueueWait.record(Math.max(0, (record.firstSentMs ?? record.sentMs) - handedMs));
+    // The client's own wait: a connect the server was slow to accept is the server's.
+    if (!item.warmup) {
+      const connect = record.attempts === 1 ? (record.connectMs ?? 0) : 0;
+      clientQueueWait.record(Math.max(0, (record.firstSentMs ?? record.sentMs) - handedMs - connect));
+    }
     if (!item.warmup && record.endMs > measuredEndMs) measuredEndMs = record.endMs;
     slotWaiters.shift()?.();
     opts.onRecord(record);
@@ -414,7 +421,7 @@ export function clientBoundBecause(
   const wait = queueWait.count > 0 ? queueWait.percentile(99) : 0;
   if (wait > CLIENT_BOUND_QUEUE_WAIT_MS) {
     why.push(
-      `client queue wait p99 ${wait.toFixed(0)} ms > ${CLIENT_BOUND_QUEUE_WAIT_MS} ms (requests waited inside the client before being sent)`,
+      `client queue wait p99 ${wait.toFixed(0)} ms > ${CLIENT_BOUND_QUEUE_WAIT_MS} ms (requests waited inside the client for one of its connections before being sent)`,
     );
   }
   return why.length > 0 ? why.join('; ') : undefined;

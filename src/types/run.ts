@@ -129,6 +129,18 @@ export interface LoadSpec {
   stages?: LoadStage[];
   /** What the stages' targets are: the arrival rate (open loop) or the concurrency (closed loop). */
   stagesOf?: 'rate' | 'concurrency';
+  /** `--connections`: how the client uses connections; absent: pooled, sized to the load. */
+  connections?: ConnectionSetting;
+}
+
+/**
+ * `--connections per-request|pooled[:N]`: `pooled` keeps connections alive and reuses them (at
+ * most `limit`, else as many as the load needs); `per-request` opens a new connection for every
+ * request and closes it after, as vLLM's benchmark client does.
+ */
+export interface ConnectionSetting {
+  mode: 'pooled' | 'per-request';
+  limit?: number;
 }
 
 export interface TargetInfo {

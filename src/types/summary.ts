@@ -179,6 +179,32 @@ export interface ConnectionWarmup {
   reason?: 'budget' | 'aborted' | 'errors';
 }
 
+/**
+ * How the client used connections and what the server did with them (summary.load.connections).
+ * A server with a bounded pool of HTTP threads (llama.cpp, many Python servers and gateways)
+ * serves only so many connections at once, each until it closes: requests written to the others
+ * wait for a connection, not for the engine.
+ */
+export interface ConnectionUse {
+  /** `pooled`: kept alive and reused; `per-request`: a new connection per request, closed after it. */
+  mode: 'pooled' | 'per-request';
+  /** Most connections the client could hold at once; absent: as many as the load needed. */
+  limit?: number;
+  /** Connections asked for before the clock, and why that many (in words). */
+  warmed: number;
+  sizing: string;
+  /** Most connections open at once. */
+  peakOpen: number;
+  /** Most open connections the server had answered on, at once: how many it served together. */
+  peakServed: number;
+  /** Connections whose first request waited more than CONNECTION_WAIT_MS for the server's first byte, or never got one. */
+  waited: number;
+  /** The longest such wait (ms). */
+  longestWaitMs: number;
+  /** The server served fewer connections at once than the load asked for: requests waited for a connection. */
+  serverLimited: boolean;
+}
+
 export interface LoadHonesty {
   /** sent − scheduled for open-loop requests (ms). */
   dispatchLag: LatencyStats;
@@ -196,6 +222,8 @@ export interface LoadHonesty {
   dispatchLagHistogram?: string;
   /** Live runs: the bounded connection warm-up before the clock started. */
   connectionWarmup?: ConnectionWarmup;
+  /** Live runs on one load thread: how connections were used and whether the server limited them. */
+  connections?: ConnectionUse;
   /** `--start-at`: the measured load's actual start − the instant asked (ms; late is positive). */
   startSkewMs?: number;
   /**
@@ -352,6 +380,7 @@ export interface Finding {
     | 'prefill-bound'
     | 'decode-bound'
     | 'client-bound'
+    | 'server-connections'
     | 'wasted-work'
     | 'scheduler-bound'
     | 'errors';

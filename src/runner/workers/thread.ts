@@ -10,7 +10,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Client } from '../../client/index.js';
 import type { RequestRecord } from '../../types.js';
-import { createRunClient, warmConnections } from '../live-client.js';
+import { createRunClient, planConnections, warmConnections } from '../live-client.js';
 import { runLoad } from '../load.js';
 import { buildRunWorkload } from '../run-workload.js';
 import { shardItem, shardSessions } from '../shard.js';
@@ -114,7 +114,8 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       );
     const clock = new RunClock();
     client = createRunClient(config, data, load, tokenizer, clock);
-    const connectionWarmup = await warmConnections(client, load, stop.signal);
+    const plan = planConnections(load, config.sampling.maxTokens);
+    const connectionWarmup = await warmConnections(client, plan, load, stop.signal);
     post({ type: 'ready', connectionWarmup });
     const start = await messages.next('start');
     if (start) clock.startAt(start.originNs);
