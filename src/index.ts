@@ -23,6 +23,16 @@ export {
 } from './compare/index.js';
 // Coded errors and exit codes.
 export { ExitCode, GoodputError, isGoodputError, REQUEST_ERRORS } from './errors.js';
+// Experiments: configurations (servers goodput starts, running servers, or the embedded engine's
+// flags in virtual time) measured with one workload in repeated interleaved runs.
+export {
+  type ConfigurationSpec,
+  type ExperimentIo,
+  type ExperimentResult,
+  type ExperimentSpec,
+  embeddedConfiguration,
+  runExperiment,
+} from './experiment/index.js';
 // Gate: threshold grammar and evaluation, CI output.
 export {
   evaluateThresholds,
@@ -35,7 +45,6 @@ export {
 // The metric catalogue and the one definition of each count.
 export { errorRate, METRICS, type MetricDef, mergeSummaries, metric } from './metrics/index.js';
 export { loadChartAssets, readReportRun, renderHtmlReport } from './report/html/index.js';
-
 // Reports of a run.
 export { renderRunTable } from './report/index.js';
 // Read result directories, validated against the schemas (a damaged or foreign file is a GoodputError).
@@ -62,6 +71,8 @@ export {
   DEFAULT_WORKLOAD,
   runBenchmark,
 } from './runner/index.js';
+// What a server says of itself (engine, version, models, settings, GPU model).
+export { describeServer } from './server-metrics/index.js';
 // The simulated engine as an OpenAI-compatible server on loopback.
 export { type SimOptions, type SimServer, startSim } from './sim/index.js';
 

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { benchmarkConfig, embeddedConfiguration, runExperiment } from '../src/index.js';
 import type { ExperimentFile } from '../src/types.js';
 import { readRunSummary, runCliInProcess } from './helpers/cli.js';
 
@@ -82,4 +83,61 @@ describe('goodput experiment (embedded engine, virtual time)', () => {
     expect(new Set(ttft[0]).size).toBeGreaterThan(1);
     expect(r.stdout).toContain('No prefix cache');
   }, 90_000);
+
+  it('runs from the library: embedded configurations in virtual time, no plan file', async () => {
+    const dir = join(work, 'library');
+    const { state } = await runExperiment(
+      {
+        name: 'library',
+        dir,
+        configurations: [
+          embeddedConfiguration('Baseline', { 'max-num-seqs': 4 }),
+          embeddedConfiguration('Wide', { 'max-num-seqs': 64 }),
+        ],
+        runs: 2,
+        order: { mode: 'random-blocks', seed: 3 },
+        cooldownMs: 0,
+        restart: 'per-config',
+        virtual: true,
+        cacheReset: { kind: 'none' },
+        measurement: benchmarkConfig({
+          load: { concurrency: 16, requests: 32 },
+          workload: { promptTokens: 64 },
+          sampling: { maxTokens: 8 },
+        }),
+        plan: { note: 'built in code' },
+        planSha256: 'none',
+      },
+      { cwd: work, quiet: true },
+    );
+    expect(state.status).toBe('done');
+    expect(state.order).toEqual({ mode: 'random-blocks', seed: 3 });
+    const tput = state.configurations.map((c) =>
+      c.runs.map((r) => readRunSummary(join(dir, r.dir)).request_throughput),
+    );
+    // 16 users against 4 sequences at a time queue; against 64 they do not.
+    expect(Math.min(...tput[1]!)).toBeGreaterThan(1.5 * Math.max(...tput[0]!));
+  }, 60_000);
+
+  it('refuses run flags that belong to the experiment, and a changed workload per configuration', async () => {
+    const plan = join(work, 'bad.yaml');
+    writeFileSync(plan, 'grid: { block-size: [16] }\nrun: "--url http://127.0.0.1:1 --requests 4"\n');
+    const r = await runCliInProcess(['experiment', plan], { cwd: work });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('run: --url cannot be part of');
+    expect(r.stderr).toContain('url: or serve:');
+    // Run flags on the command line override the plan's, and --grid adds configurations.
+    writeFileSync(plan, 'output: flags\nruns: 1\nrun: { requests: 4, prompt-tokens: 16, max-tokens: 4 }\n');
+    const ok = await runCliInProcess(
+      ['experiment', plan, '--grid', 'max-num-seqs=2,8', '--requests', '6', '--quiet'],
+      { cwd: work },
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    const state = JSON.parse(readFileSync(join(work, 'flags', 'experiment.json'), 'utf8')) as ExperimentFile;
+    expect(state.configurations.map((c) => c.engineArgs)).toEqual([
+      ['--max-num-seqs', '2'],
+      ['--max-num-seqs', '8'],
+    ]);
+    expect(readRunSummary(join(work, 'flags', state.configurations[0]!.runs[0]!.dir)).completed).toBe(6);
+  }, 60_000);
 });
