@@ -222,9 +222,15 @@ describe('an ADR of a trace run', () => {
         'virtual',
         '--out',
         join(work, `adr-${name}`),
-        '--quiet',
+        ...(name === 'cand' ? ['--quiet'] : []),
       ]);
       expect(r.code, r.stderr).toBe(ExitCode.OK);
+      // The header says what was sent: the trace's times and max_tokens, not the flags' defaults.
+      if (name === 'base') {
+        expect(r.stdout).toMatch(/load\s+sends followed the trace \(times × 0\.5\)/);
+        expect(r.stdout).toMatch(/workload\s+trace .* · max_tokens from the trace ·/);
+        expect(r.stdout).not.toMatch(/all at once|--rate inf|max \d+ output tokens/);
+      }
     }
     const made = await cli([
       'adr',
@@ -243,6 +249,7 @@ describe('an ADR of a trace run', () => {
     const adrText = await readFile(adrPath, 'utf8');
     const recorded = readRunSummary(join(work, 'adr-cand'));
     expect(adrText).toContain(recorded.meta.workload.trace!.sha256);
+    expect(adrText).toMatch(/Load: sends followed the trace \(times × 0\.5\), .*max_tokens from the trace;/);
 
     const gated = await cli([
       'gate',

@@ -7,8 +7,9 @@
 
 import { formatChange, type RunInput } from '../compare/index.js';
 import { formatThreshold, gateSpecThresholds } from '../gate/index.js';
+import { outputLimitText, runCaveats, traceSendsText } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
-import { markdownCode } from '../util/index.js';
+import { markdownCode, markdownText } from '../util/index.js';
 import { experimentVerdict, type NewAdrInput } from './build.js';
 import { decisionSection } from './decision.js';
 import { type AdrFrontMatter, formatRule } from './schema.js';
@@ -25,15 +26,18 @@ function num(v: number | undefined, digits = 1): string {
 
 function loadText(s: RunSummary): string {
   const { load, workload, sampling, model } = s.meta;
+  const trace = traceSendsText(s.meta);
   const shape = load.stages
     ? `stages of ${load.stagesOf ?? 'concurrency'} ${load.stages.map((st) => `${st.durationMs / 1000}s:${st.target}`).join(',')}`
     : load.sessions
       ? load.sessions.rate !== undefined
         ? `multi-turn sessions arriving at ${load.sessions.rate}/s`
         : `multi-turn sessions, ${load.sessions.concurrency ?? load.concurrency} at once`
-      : load.mode === 'open'
-        ? `open loop at ${load.rate == null || load.rate === Number.POSITIVE_INFINITY ? 'an unlimited rate' : `${load.rate} req/s`}${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
-        : `closed loop, concurrency ${load.concurrency}`;
+      : trace !== undefined
+        ? trace
+        : load.mode === 'open'
+          ? `open loop at ${load.rate == null || load.rate === Number.POSITIVE_INFINITY ? 'an unlimited rate' : `${load.rate} req/s`}${load.maxConcurrency ? ` (max ${load.maxConcurrency} in flight)` : ''}`
+          : `closed loop, concurrency ${load.concurrency}`;
   const stop = [
     load.requests !== undefined ? `${load.requests} requests` : undefined,
     load.durationMs !== undefined ? `${load.durationMs / 1000} s` : undefined,
@@ -41,12 +45,14 @@ function loadText(s: RunSummary): string {
     .filter(Boolean)
     .join(' or ');
   const prompts =
-    workload.kind === 'dataset'
-      ? `prompts from dataset ${markdownCode(workload.dataset?.path ?? '')} (${workload.dataset?.entries ?? '?'} entries)`
-      : `synthetic prompts of ${workload.promptTokens} tokens${workload.promptTokensRange ? ` ±${workload.promptTokensRange * 100}%` : ''}${workload.systemPromptTokens ? ` after a ${workload.systemPromptTokens}-token system prompt` : ''}`;
+    workload.kind === 'trace'
+      ? `prompts from trace ${markdownCode(workload.trace?.path ?? '')} (${workload.trace?.entries ?? '?'} requests)`
+      : workload.kind === 'dataset'
+        ? `prompts from dataset ${markdownCode(workload.dataset?.path ?? '')} (${workload.dataset?.entries ?? '?'} entries)`
+        : `synthetic prompts of ${workload.promptTokens} tokens${workload.promptTokensRange ? ` ±${workload.promptTokensRange * 100}%` : ''}${workload.systemPromptTokens ? ` after a ${workload.systemPromptTokens}-token system prompt` : ''}`;
   return (
     `Load: ${shape}, ${stop || 'until stopped'} (warmup ${load.warmup}); ${prompts}, ` +
-    `up to ${workload.maxTokens} output tokens; model ${markdownCode(model)}; temperature ${sampling.temperature}.`
+    `${outputLimitText(workload)}; model ${markdownCode(model)}; temperature ${sampling.temperature}.`
   );
 }
 
@@ -89,6 +95,20 @@ function matrix(input: BodyInput): string[] {
   return lines;
 }
 
+/** The runs' caveats under the matrix (none: nothing): a figure the client limited is not the server's. */
+function caveatLines(input: BodyInput): string[] {
+  const runs = [
+    { label: 'Baseline', summary: input.baseline.summary },
+    ...input.candidates.map((run, i) => ({ label: `Exp-${i + 1}`, summary: run.summary })),
+  ];
+  const lines = runs.flatMap(({ label, summary }) =>
+    runCaveats(summary).map((c) => `- ${label}: ${markdownText(c.text)}`),
+  );
+  return lines.length > 0
+    ? ["Caveats (these runs' figures may not be what the server can do):", '', ...lines, '']
+    : [];
+}
+
 /** Renders the Markdown body of a new ADR. */
 export function renderAdrBody(input: BodyInput): string {
   const fm = input.frontMatter;
@@ -111,6 +131,7 @@ export function renderAdrBody(input: BodyInput): string {
     '',
   );
   out.push('## Metrics matrix', '', ...matrix(input), '');
+  out.push(...caveatLines(input));
   out.push('## Decision', '');
   const comparison = input.report.comparisons[input.chosenIndex];
   const decision: Parameters<typeof decisionSection>[0] = {

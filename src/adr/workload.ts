@@ -43,7 +43,8 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   if (spec.systemPromptTokens !== undefined) workload.systemPromptTokens = spec.systemPromptTokens;
   if (spec.dataset) {
     workload.datasetPath = spec.dataset.path;
-    workload.outputFromDataset = false;
+    // Each entry's own output length when the recorded run took it (ADRs before it was recorded: max_tokens).
+    workload.outputFromDataset = spec.maxTokensFrom === 'dataset';
   }
   if (spec.trace) {
     // The same file (checked by its sha256 before anything is sent), read and replayed the same way.

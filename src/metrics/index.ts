@@ -91,6 +91,7 @@ export {
 } from './run-state.js';
 export { RunningStats } from './running-stats.js';
 export { DEFAULT_MAX_SECOND_BINS, SecondBins } from './second-bins.js';
+export { outputLimitText, traceSendsText } from './sent.js';
 export {
   checkShardSet,
   MERGE_WINDOW_GRACE_MS,

@@ -7,7 +7,7 @@
  */
 
 import { REQUEST_ERRORS } from '../errors.js';
-import { runCaveats } from '../metrics/index.js';
+import { outputLimitText, runCaveats, traceSendsText } from '../metrics/index.js';
 import {
   type LatencyStats,
   PHASE_LATENCY_NAMES,
@@ -108,6 +108,7 @@ function describeLoad(s: RunSummary): string {
       ? `stages of ${l.stagesOf ?? 'concurrency'} ${l.stages.map((st) => `${st.durationMs / 1000}s:${st.target}`).join(',')}`
       : undefined) ??
     sessionLoadShape(l) ??
+    traceSendsText(s.meta) ??
     (l.mode === 'closed'
       ? `closed loop, concurrency ${l.concurrency ?? 1}`
       : // null is how summary.json writes Infinity (--rate inf)
@@ -128,7 +129,7 @@ function describeWorkload(s: RunSummary): string {
         : `prompt ${w.promptTokens ?? 0} tokens` +
           (w.promptTokensRange ? ` ±${w.promptTokensRange * 100} %` : '') +
           (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
-  return `${prompt} · max ${w.maxTokens} output tokens · ${w.api} API`;
+  return `${prompt} · ${outputLimitText(w)} · ${w.api} API`;
 }
 
 function describeTarget(s: RunSummary): string {

@@ -183,6 +183,7 @@ export const RunMetaSchema = z.object({
       })
       .optional(),
     maxTokens: int,
+    maxTokensFrom: z.enum(['dataset', 'trace']).optional(),
     tokenizer: z.string(),
     tokenizerFile: z
       .object({

@@ -114,6 +114,8 @@ export async function buildRunWorkload(
     tokenizer: tokenizer.name,
   };
   if (!dataset && !trace) spec.promptTokens = config.workload.promptTokens;
+  if ((dataset || trace) && config.workload.outputFromDataset !== false)
+    spec.maxTokensFrom = trace ? 'trace' : 'dataset';
   Object.assign(spec, workloadShape(config.workload, config.load));
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {

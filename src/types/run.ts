@@ -84,7 +84,13 @@ export interface WorkloadSpec {
   dataset?: { path: string; format: 'jsonl' | 'sharegpt'; sha256: string; entries: number };
   /** Trace replay: prompts and output lengths from the trace, sent at its times. */
   trace?: TraceSpec;
+  /** Output limit of each request; with `maxTokensFrom`, only of those whose entry states none. */
   maxTokens: number;
+  /**
+   * Each request's max_tokens came from its dataset entry or trace line (a dataset without
+   * `--max-tokens`, a trace), not from `maxTokens`. Absent: every request asked `maxTokens`.
+   */
+  maxTokensFrom?: 'dataset' | 'trace';
   /**
    * Name of the tokenizer that counted prompt tokens, e.g. "o200k_base", or for a model's own
    * (`--tokenizer FILE`) "hf:<name_or_path or folder>@<first 12 hex of its sha256>".

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { errorRate, HEADLINE_IDS, metric } from '../../metrics/index.js';
+import { errorRate, HEADLINE_IDS, metric, outputLimitText, traceSendsText } from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
 import { sessionLoadShape } from '../turns-view.js';
 
@@ -61,12 +61,14 @@ export function describeWorkload(meta: RunMeta): string {
   const parts: string[] = [];
   if (w.kind === 'dataset' && w.dataset) {
     parts.push(`dataset ${w.dataset.path} (${w.dataset.format}, ${w.dataset.entries} entries)`);
+  } else if (w.kind === 'trace' && w.trace) {
+    parts.push(`trace ${w.trace.path} (${w.trace.format}, ${w.trace.entries} requests)`);
   } else {
     const range = w.promptTokensRange ? ` ±${Math.round(w.promptTokensRange * 100)}%` : '';
     parts.push(`synthetic, ${w.promptTokens ?? '?'}${range} prompt tokens`);
   }
   if (w.systemPromptTokens) parts.push(`${w.systemPromptTokens}-token shared system prompt`);
-  parts.push(`max ${w.maxTokens} output tokens`);
+  parts.push(outputLimitText(w));
   if (w.cancelRate) parts.push(`${fmtPct(w.cancelRate)} cancel after ${w.cancelAfterMs ?? '?'} ms`);
   parts.push(`tokenizer ${w.tokenizer}`);
   return parts.join(', ');
@@ -77,7 +79,13 @@ export function describeLoad(meta: RunMeta): string {
   const l = meta.load;
   const parts: string[] = [];
   const sessions = sessionLoadShape(l);
-  if (sessions !== undefined) parts.push(sessions);
+  const trace = traceSendsText(meta);
+  if (l.stages) {
+    parts.push(
+      `stages of ${l.stagesOf ?? 'concurrency'} ${l.stages.map((st) => `${st.durationMs / 1000}s:${st.target}`).join(',')}`,
+    );
+  } else if (sessions !== undefined) parts.push(sessions);
+  else if (trace !== undefined) parts.push(trace);
   else if (l.mode === 'closed') parts.push(`closed loop, concurrency ${l.concurrency ?? '?'}`);
   else {
     // An open loop always has a rate: null is how summary.json writes Infinity (--rate inf).
@@ -100,7 +108,8 @@ export function describeSampling(meta: RunMeta): string {
   const s = meta.sampling;
   const parts = [`temperature ${s.temperature}`];
   if (s.topP !== undefined) parts.push(`top_p ${s.topP}`);
-  parts.push(`max_tokens ${s.maxTokens}`);
+  // A trace or dataset gave each request its own (the workload line says so).
+  if (!meta.workload.maxTokensFrom) parts.push(`max_tokens ${s.maxTokens}`);
   if (s.seed !== undefined) parts.push(`seed ${s.seed}`);
   if (s.ignoreEos) parts.push('ignore_eos');
   return parts.join(', ');
