@@ -1,14 +1,17 @@
 /**
- * `goodput compare RUN_A RUN_B [RUN_C …]`: thin wiring of loadRuns → compareRuns → a
- * renderer. Exits REGRESSION (6) when --fail-on-worse names a metric that got worse.
+ * `goodput compare RUN_A RUN_B [RUN_C …]`, or with replicates `goodput compare A1,A2,A3
+ * B1,B2,B3`: thin wiring of the loader → compareGroups → a renderer. Exits REGRESSION (6)
+ * when --fail-on-worse names a metric that got worse.
  *
  * @module
  */
 
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
 import { type CommandSpec, chosenFormat } from '../flags/index.js';
-import { compareRuns } from './compare.js';
+import type { CompareInput } from './compare.js';
+import { compareGroups } from './groups.js';
 import { loadCompareInputs } from './load.js';
 import { COMPARE_METRIC_KEYS } from './metrics.js';
 import { renderCompareCsv, renderCompareMarkdown, renderCompareTable } from './render.js';
@@ -19,14 +22,19 @@ export const compareCommand: CommandSpec = {
     'Compare runs against a baseline: deltas with 95% confidence intervals, verdicts, bottleneck hints',
   description: [
     'Each RUN is a result directory (or its summary.json); the first is the baseline.',
-    'Percentile changes get a bootstrap interval from the per-request records, medians a Mann–Whitney U test,',
-    'attainment and error rate a Newcombe interval (in points), throughputs a rate-ratio interval.',
+    'One run a side: percentile changes get a bootstrap interval from the per-request records, medians a',
+    'Mann–Whitney U test, attainment and error rate a Newcombe interval (in points), throughputs a rate-ratio',
+    "interval; these are within-run intervals, blind to drift between runs, so a change under the row's noise",
+    'floor (measured in A/A reruns) is no significant change, and the output says how many runs a side would resolve it.',
+    'Replicates: RUN may be several run folders joined by commas (A1,A2,A3); each run is then one observation and',
+    "the interval is Welch's across runs (mean ±std and CV per side).",
     'Runs whose sampling, workload or load differ are refused unless --allow-different.',
   ].join('\n'),
   positionals: [
     {
       name: 'RUN',
-      description: 'Result directories; the first is the baseline',
+      description:
+        'Result directories; the first is the baseline. Several runs of one configuration: join them with commas (A1,A2,A3)',
       required: true,
       variadic: true,
     },
@@ -58,8 +66,8 @@ export const compareCommand: CommandSpec = {
     {
       name: 'min-effect',
       type: 'number',
-      default: 0.05,
-      description: 'Noise floor: relative changes below this (0.05 = 5%) are no significant change',
+      description:
+        "One noise floor for every row (0.05 = 5%, or 5 pp for proportions) instead of each row's calibrated one [default: the table in the README's compare section]",
     },
     { name: 'resamples', type: 'integer', default: 2000, description: 'Bootstrap resamples' },
     {
@@ -88,12 +96,23 @@ export const compareCommand: CommandSpec = {
         'e.g. --resamples 2000',
       );
     }
+    const minEffect = o.minEffect as number | undefined;
+    if (minEffect !== undefined && !(minEffect >= 0 && minEffect < 1)) {
+      throw new GoodputError(
+        'E_USAGE',
+        `--min-effect must be at least 0 and under 1, got ${minEffect}`,
+        'e.g. --min-effect 0.05 for 5%',
+      );
+    }
     // Relative to the command's working directory (as every other path flag).
-    const runs = await loadCompareInputs(paths.map((p) => resolvePath(ctx.cwd, p)));
-    const report = compareRuns(runs, {
+    const groups = await Promise.all(
+      paths.map((p) => loadCompareInputs(runGroup(p, ctx.cwd).map((one) => resolvePath(ctx.cwd, one)))),
+    );
+    const report = compareGroups(uniqueGroupNames(groups), {
       resamples,
       seed: o.seed as number,
       allowDifferent: o.allowDifferent === true,
+      ...(minEffect !== undefined ? { minEffect } : {}),
     });
     if (format === 'json') ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else if (format === 'markdown') ctx.stdout.write(renderCompareMarkdown(report));
@@ -111,3 +130,20 @@ export const compareCommand: CommandSpec = {
     return ExitCode.REGRESSION;
   },
 };
+
+/** A positional's run folders: "A1,A2,A3" → three; a path that exists as written (commas and all) is one. */
+export function runGroup(arg: string, cwd: string): string[] {
+  if (!arg.includes(',') || existsSync(resolvePath(cwd, arg))) return [arg];
+  return arg.split(',').filter((p) => p !== '');
+}
+
+/** Run names unique across every group (a second "run" becomes "run#2"), as one list would have them. */
+function uniqueGroupNames(groups: CompareInput[][]): CompareInput[][] {
+  const seen = new Map<string, number>();
+  for (const run of groups.flat()) {
+    const count = (seen.get(run.name) ?? 0) + 1;
+    seen.set(run.name, count);
+    if (count > 1) run.name = `${run.name}#${count}`;
+  }
+  return groups;
+}

@@ -140,7 +140,8 @@ describe('compareRuns', () => {
   it('calls a faster prefill better and unchanged decode unchanged, with a prefill hint', () => {
     const base = run('A', 300, 200, 10, 1);
     const faster = run('B', 300, 120, 10, 2);
-    const report = compareRuns([base, faster], { resamples: 500 });
+    // One floor for every row (5 %): this test is about the within-run tests, not the table.
+    const report = compareRuns([base, faster], { resamples: 500, minEffect: 0.05 });
     const by = new Map(report.comparisons[0]?.deltas.map((d) => [d.key, d]));
     expect(by.get('ttft_p50')?.verdict).toBe('better');
     expect(by.get('ttft_p50')?.p).toBeLessThan(0.001);
@@ -218,6 +219,7 @@ describe('compareRuns', () => {
   it('renders a table and Markdown with values, intervals and verdicts', () => {
     const report = compareRuns([run('base', 200, 200, 10, 1), run('cand', 200, 120, 10, 2)], {
       resamples: 200,
+      minEffect: 0.05,
     });
     const table = renderCompareTable(report);
     expect(table).toMatch(/TTFT p50 \(ms\)\s+\d+/);
@@ -225,7 +227,7 @@ describe('compareRuns', () => {
     expect(table).toContain('no significant change');
     expect(table).toContain('Hypothesis');
     const md = renderCompareMarkdown(report);
-    expect(md.split('\n')[0]).toBe('| Metric | base (baseline) | cand | Δ (95% CI) | Verdict |');
+    expect(md.split('\n')[0]).toBe('| Metric | base (baseline) | cand | Δ (95% CI, within run) | Verdict |');
     expect(md).toContain('| better |');
   });
 });
@@ -250,7 +252,7 @@ describe('percentile intervals need a sample beyond the percentile', () => {
   it('a 40-request run compares its p50 with an interval, its p99 with none and says why', () => {
     const a = run('A', 40, 100, 10, 1);
     const b = run('B', 40, 300, 10, 2); // every TTFT far above A's
-    const deltas = compareRuns([a, b]).comparisons[0]!.deltas;
+    const deltas = compareRuns([a, b], { minEffect: 0.05 }).comparisons[0]!.deltas;
     const p50 = deltas.find((d) => d.key === 'ttft_p50')!;
     const p99 = deltas.find((d) => d.key === 'ttft_p99')!;
     expect(p50.verdict).toBe('worse');
@@ -258,11 +260,13 @@ describe('percentile intervals need a sample beyond the percentile', () => {
     expect(p99.ci).toBeUndefined();
     expect(p99.change).toBeGreaterThan(0.5); // the figures still compare
     expect(p99.why).toBe(
-      'too few samples for a p99 interval (40 and 40): each run needs 100, so that one lies beyond the p99',
+      'too few samples for a p99 interval (40 and 40): each run needs 100, so that one lies beyond the p99 (more requests a run, e.g. run --requests 100, or replicates: A1,A2,A3 B1,B2,B3)',
     );
     // 100 requests a run: the interval and the verdict are back
     const [c, d] = [run('C', 100, 100, 10, 1), run('D', 100, 300, 10, 2)];
-    const again = compareRuns([c, d]).comparisons[0]!.deltas.find((x) => x.key === 'ttft_p99')!;
+    const again = compareRuns([c, d], { minEffect: 0.05 }).comparisons[0]!.deltas.find(
+      (x) => x.key === 'ttft_p99',
+    )!;
     expect(again.verdict).toBe('worse');
     expect(again.ci).toHaveLength(2);
     expect(renderCompareTable(compareRuns([a, b]))).toContain('no verdict on TTFT p99');

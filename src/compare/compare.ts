@@ -15,7 +15,7 @@ import {
   type RunSummary,
   SCHEMA_VERSION,
 } from '../types.js';
-import type { RunSpread } from './across-runs.js';
+import { type RunSpread, runsToResolve } from './across-runs.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
 import { hintsFor } from './hints.js';
@@ -27,6 +27,7 @@ import {
   rateRelativeVariance,
   type TestKind,
 } from './metrics.js';
+import { noiseFloorOf } from './noise-floor.js';
 import { type RunSamples, samplesFromStated } from './samples.js';
 import { type Interval, mannWhitneyU, newcombeDifference, rateRatioChange, seededRandom } from './stats.js';
 
@@ -106,6 +107,8 @@ export interface RunRef {
   labels?: Record<string, string>;
   /** The run's caveats (client-bound, connections short…), when it has any: its figures may not be the server's. */
   caveats?: RunCaveat[];
+  /** Replicates: the runs this side stands for (its name is theirs joined by commas). */
+  runs?: RunRef[];
 }
 
 export interface RunComparison {
@@ -113,8 +116,10 @@ export interface RunComparison {
   /** Sampling / workload / load fields that differ (only when --allow-different let them through). */
   differences: FieldDiff[];
   deltas: MetricDelta[];
-  /** Hypotheses about the bottleneck, from the pattern of changes. */
+  /** Hypotheses about the bottleneck, from the pattern of significant changes. */
   hints: string[];
+  /** Replicates: runs per side (the baseline's and this candidate's); absent with one run a side. */
+  replicates?: { baseline: number; candidate: number };
   /** What the verdicts could not use (another tool's result: no samples, figures it lacks). */
   notes?: string[];
 }
@@ -126,8 +131,8 @@ export interface CompareReport {
   confidence: number;
   resamples: number;
   seed: number;
-  /** Relative changes smaller than this are reported as no significant change (noise floor). */
-  minEffect: number;
+  /** One noise floor for every row, when the caller overrode the table (`--min-effect`); each row's own is `floor`. */
+  minEffect?: number;
   baseline: RunRef;
   comparisons: RunComparison[];
 }
@@ -140,21 +145,22 @@ export interface CompareOptions {
   /** Compare even when sampling, workload or load differ (the differences are still reported). */
   allowDifferent?: boolean;
   /**
-   * Noise floor for relative changes (default 0.05): a latency or throughput change smaller
-   * than this is "no significant change" even when the test rejects. Requests of one run share
-   * the machine's state (load, clock phase), so runs differ by a few percent more than the
-   * per-request tests assume; the floor keeps that from being called a regression (criterion's
-   * noise threshold does the same). Proportions (points) have no floor.
+   * One noise floor for every row, overriding the calibrated table (NOISE_FLOORS in
+   * noise-floor.ts): a change whose size is under it (relative, or points for proportions) is no
+   * significant change even when the within-run test rejects. 0 keeps the within-run test alone.
    */
   minEffect?: number;
 }
 
-/** The default noise floor of relative changes. */
+/**
+ * The smallest noise floor of a relative row (the table's floors are never under it); kept for
+ * callers that name one floor.
+ */
 export const DEFAULT_MIN_EFFECT = 0.05;
 
 const ALPHA = 0.05;
 
-function refOf(run: CompareInput): RunRef {
+export function refOf(run: CompareInput): RunRef {
   if ('imported' in run) {
     const ref: RunRef = { name: run.name, source: run.imported.source.tool };
     if (run.path !== undefined) ref.path = run.path;
@@ -277,7 +283,7 @@ export function tooFewForQuantile(q: number, n1: number, n2: number): string | u
   const need = Math.ceil(1 / (1 - q) - 1e-9);
   if (n1 >= need && n2 >= need) return undefined;
   const name = `p${Number((q * 100).toFixed(1))}`;
-  return `too few samples for a ${name} interval (${n1} and ${n2}): each run needs ${need}, so that one lies beyond the ${name}`;
+  return `too few samples for a ${name} interval (${n1} and ${n2}): each run needs ${need}, so that one lies beyond the ${name} (more requests a run, e.g. run --requests ${need}, or replicates: A1,A2,A3 B1,B2,B3)`;
 }
 
 function deltaFor(
@@ -286,13 +292,25 @@ function deltaFor(
   cand: CompareInput,
   random: () => number,
   resamples: number,
-  minEffect: number,
+  minEffect: number | undefined,
 ): MetricDelta {
-  const delta = testedDelta(def, base, cand, random, resamples, minEffect);
+  const delta = testedDelta(def, base, cand, random, resamples, minEffect ?? noiseFloorOf(def.key).floor);
+  if (delta.verdict === 'untested') delete delta.floor;
+  withinNoise(delta, minEffect === undefined ? noiseFloorOf(def.key).runSpread : undefined);
   if (delta.verdict === 'untested' && delta.why === undefined && ('imported' in base || 'imported' in cand)) {
     delta.why = whyUntested(def, base, cand, delta);
   }
   return delta;
+}
+
+/**
+ * A tested row that is no significant change: how many runs a side would resolve the change
+ * seen, at the per-run spread the floor was calibrated with (unknown under an overridden floor).
+ */
+function withinNoise(delta: MetricDelta, runSpread: number | undefined): void {
+  if (delta.verdict !== 'unchanged' || delta.change === undefined || !runSpread) return;
+  const needed = runsToResolve(delta.change, runSpread, runSpread);
+  if (needed !== undefined) delta.runsNeeded = needed;
 }
 
 function testedDelta(
@@ -312,6 +330,7 @@ function testedDelta(
     changeKind: def.test === 'proportion' ? 'points' : 'relative',
     intervalKind: 'within-run',
     verdict: 'untested',
+    floor: minEffect,
   };
   const baseValue = figureOf(def, base);
   const candValue = figureOf(def, cand);
@@ -323,7 +342,7 @@ function testedDelta(
     if (baseValue !== undefined && candValue !== undefined) delta.change = candValue - baseValue;
     if (a && b && a.n > 0 && b.n > 0) {
       delta.ci = newcombeDifference(a.x, a.n, b.x, b.n);
-      delta.verdict = verdictOf(def.direction, moveOfInterval(delta.ci));
+      delta.verdict = verdictOf(def.direction, floored(moveOfInterval(delta.ci), delta.change, minEffect));
     }
     return delta;
   }
@@ -393,7 +412,7 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
   }
   const resamples = options.resamples ?? 2000;
   const seed = options.seed ?? 1;
-  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
+  const minEffect = options.minEffect;
   const foreign = runs.find((r) => 'imported' in r);
   if (foreign && 'imported' in foreign && !options.allowDifferent) {
     throw new GoodputError(
@@ -439,7 +458,7 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
     confidence: 1 - ALPHA,
     resamples,
     seed,
-    minEffect,
+    ...(minEffect !== undefined ? { minEffect } : {}),
     baseline: refOf(base),
     comparisons,
   };

@@ -38,6 +38,7 @@ export {
   type RunRef,
   type Verdict,
 } from './compare.js';
+export { compareGroups } from './groups.js';
 export { hintsFor } from './hints.js';
 export {
   type ImportedSource,
@@ -57,10 +58,12 @@ export {
   type Direction,
   type TestKind,
 } from './metrics.js';
+export { NOISE_FLOORS, type NoiseFloor, noiseFloorOf } from './noise-floor.js';
 export {
   COMPARE_CSV_COLUMNS,
   formatChange,
   formatValue,
+  intervalLabel,
   renderCompareCsv,
   renderCompareMarkdown,
   renderCompareTable,
