@@ -147,6 +147,8 @@ describe('goodput compare over loopback', () => {
       /TTFT p50 \(ms\)\s+[\d.]+\s+[\d.]+\s+−[\d.]+% \[−[\d.]+, −[\d.]+\]\s+better/,
     );
     const md = await cli(['compare', dir('slow'), dir('a'), '--markdown']);
-    expect(md.stdout.split('\n')[0]).toBe('| Metric | slow (baseline) | a | Δ (95% CI, within run) | Verdict |');
+    expect(md.stdout.split('\n')[0]).toBe(
+      '| Metric | slow (baseline) | a | Δ (95% CI, within run) | Verdict |',
+    );
   });
 });
