@@ -40,6 +40,13 @@ export function roundMs(ms: number): Ms {
   return Math.round(ms * 1000) / 1000;
 }
 
+/**
+ * The most output text (characters) one attempt keeps to count its tokens: 4 Mi characters,
+ * some million tokens, beyond any max_tokens. A reply longer than that is counted from the
+ * kept part, scaled by the characters received (an estimate, stated in the README).
+ */
+export const MAX_KEPT_TEXT_CHARS = 4 * 1024 * 1024;
+
 /** What every attempt of one client shares. */
 export interface AttemptContext {
   clock: Clock;
@@ -110,6 +117,17 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
   readonly texts: string[] | undefined;
   /** Reasoning text alone, kept to count reasoning tokens. */
   readonly reasoningTexts: string[] | undefined;
+  /**
+   * Characters of output text received, kept or not: past MAX_KEPT_TEXT_CHARS the text is no
+   * longer kept (a server streaming 64 KiB deltas forever ran the heap out within the timeout),
+   * and the count becomes an estimate (see record.ts).
+   */
+  textChars = 0;
+  /** Characters of output text kept in `texts`. */
+  keptChars = 0;
+  /** The same two for reasoning text. */
+  reasoningTextChars = 0;
+  reasoningKeptChars = 0;
   /** Chunks that carried reasoning (the count of reasoning tokens without a tokenizer). */
   reasoningChunks = 0;
   httpStatus: number | undefined;
@@ -347,7 +365,13 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
     for (const t of parts.answer) answer += this.take(t);
     for (const t of parts.reasoning) {
       reasoning += this.take(t);
-      this.reasoningTexts?.push(t);
+      if (this.reasoningTexts && typeof t === 'string') {
+        this.reasoningTextChars += t.length;
+        if (this.reasoningKeptChars + t.length <= MAX_KEPT_TEXT_CHARS) {
+          this.reasoningTexts.push(t);
+          this.reasoningKeptChars += t.length;
+        }
+      }
     }
     if (answer + reasoning > 0) this.chunk(answer + reasoning, reasoning);
     return answer + reasoning;
@@ -365,7 +389,13 @@ export class StreamAttempt implements Dispatcher.DispatchHandler {
 
   private take(value: unknown): number {
     if (typeof value !== 'string' || value.length === 0) return 0;
-    this.texts?.push(value);
+    if (this.texts) {
+      this.textChars += value.length;
+      if (this.keptChars + value.length <= MAX_KEPT_TEXT_CHARS) {
+        this.texts.push(value);
+        this.keptChars += value.length;
+      }
+    }
     return value.length;
   }
 

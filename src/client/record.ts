@@ -10,12 +10,21 @@ import type { Redactor } from '../util/index.js';
 import { roundMs, type StreamAttempt } from './attempt.js';
 import type { SendOptions } from './config.js';
 
+/**
+ * Tokens of the kept text, scaled to every character received when the attempt stopped
+ * keeping text (MAX_KEPT_TEXT_CHARS): a reply that long is counted as an estimate, at the
+ * tokens per character of its first 4 Mi characters.
+ */
+function scaled(tokens: number, kept: number, received: number): number {
+  return kept > 0 && received > kept ? Math.round((tokens * received) / kept) : tokens;
+}
+
 /** Tokens received, counted by the client: with the tokenizer when there is one, else one per chunk. */
 function countedTokens(a: StreamAttempt, countTokens: ((text: string) => number) | undefined): number {
   if (countTokens && a.texts) {
     if (a.texts.length === 0) return 0;
     try {
-      return countTokens(a.texts.join(''));
+      return scaled(countTokens(a.texts.join('')), a.keptChars, a.textChars);
     } catch {
       return a.chunkMs.length;
     }
@@ -30,7 +39,7 @@ function countedReasoningTokens(
 ): number {
   if (countTokens && a.reasoningTexts) {
     try {
-      return countTokens(a.reasoningTexts.join(''));
+      return scaled(countTokens(a.reasoningTexts.join('')), a.reasoningKeptChars, a.reasoningTextChars);
     } catch {
       return a.reasoningChunks;
     }
