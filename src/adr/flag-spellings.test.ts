@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdrDocument } from './document.js';
 import { enforceRules } from './enforce.js';
-import { parseRuleText } from './rules.js';
+import { parseRuleText, rulesFromServingArgs } from './rules.js';
 import type { AdrRule } from './schema.js';
 import { parseServingConfig } from './serving-config.js';
 
@@ -81,5 +81,16 @@ describe('a rule and a configuration in different spellings', () => {
     );
     expect(r.violations).toEqual([]);
     expect(r.lines).toEqual(['[ADR OK] deploy.yaml satisfies the 1 rule(s) of ADR-20250102-001']);
+  });
+});
+
+describe('rules derived from serving.args labels in two spellings', () => {
+  it('-np 2 → --parallel 4 is one changed flag, not a flag dropped', () => {
+    expect(rulesFromServingArgs('--parallel 4 -c 8192', '-np 2 --ctx-size 8192')).toEqual([
+      { flag: '--parallel', equals: '4' },
+    ]);
+    expect(rulesFromServingArgs('vllm serve m --max_num_seqs 64', 'vllm serve m --max-num-seqs 128')).toEqual(
+      [{ flag: '--max-num-seqs', equals: '64' }],
+    );
   });
 });

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { canonicalFlag, type EngineId } from '../engines/index.js';
+import { canonicalFlag, type EngineId, engineOfCommand } from '../engines/index.js';
 import { GoodputError } from '../errors.js';
-import { type FlagValues, flagsOf, normaliseFlag, tokenizeCommandLine } from './args.js';
+import { canonicalTokens, type FlagValues, flagsOf, normaliseFlag, tokenizeCommandLine } from './args.js';
 import { type AdrRule, formatRule } from './schema.js';
 
 /** The run label holding the serving arguments, e.g. `--label serving.args="--enable-chunked-prefill"`. */
@@ -39,11 +39,17 @@ export function parseRuleText(text: string): AdrRule {
 /**
  * Rules the candidate's serving arguments imply: every flag it sets differently from the
  * baseline (or every flag, when the baseline has no serving arguments), and flags the
- * baseline set that the candidate dropped (as `absent`).
+ * baseline set that the candidate dropped (as `absent`). Flags are compared, and written, in
+ * their long spelling (`-np 4` → `--parallel=4`).
  */
 export function rulesFromServingArgs(candidateArgs: string, baselineArgs?: string): AdrRule[] {
-  const cand = flagsOf(tokenizeCommandLine(candidateArgs));
-  const base = baselineArgs === undefined ? undefined : flagsOf(tokenizeCommandLine(baselineArgs));
+  // One spelling per flag, so that `-np 2` → `--parallel 4` is one change, not a flag dropped.
+  const read = (args: string) => {
+    const tokens = tokenizeCommandLine(args);
+    return flagsOf(canonicalTokens(tokens, engineOfCommand(tokens)));
+  };
+  const cand = read(candidateArgs);
+  const base = baselineArgs === undefined ? undefined : read(baselineArgs);
   const rules: AdrRule[] = [];
   for (const [flag, value] of cand) {
     if (base && base.get(flag) === value) continue;
