@@ -165,6 +165,7 @@ describe('a server with a bounded pool of HTTP threads', () => {
       { cwd: work },
     );
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/load .*· connections per-request/);
     const summary = readRunSummary(out);
     expect(summary.meta.load.connections).toEqual({ mode: 'per-request' });
     expect(summary.load.connections).toMatchObject({ mode: 'per-request', warmed: 0, serverLimited: false });

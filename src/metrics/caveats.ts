@@ -94,7 +94,7 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
       if (!w?.reason || w.ok >= w.requested) return undefined;
       return (
         `connection warm-up: ${w.ok} of ${w.requested} connections ready (${WARMUP_WHY[w.reason](w.ms)}): ` +
-        'the others connected during the load, their set-up counted in TTFT'
+        'the load started on fresh connections, opened as it needed them'
       );
     },
   },

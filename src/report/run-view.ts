@@ -116,7 +116,12 @@ function describeLoad(s: RunSummary): string {
           ? 'open loop, all at once (--rate inf)'
           : `open loop, ${l.rate} req/s, burstiness ${l.burstiness ?? 1}`) +
         (l.maxConcurrency !== undefined ? `, max concurrency ${l.maxConcurrency}` : ''));
-  return [shape, stop, `warmup ${l.warmup}`].filter(Boolean).join(' · ');
+  const c = l.connections;
+  const connections =
+    c === undefined || (c.mode === 'pooled' && c.limit === undefined)
+      ? undefined
+      : `connections ${c.mode}${c.limit !== undefined ? `:${c.limit}` : ''}`;
+  return [shape, stop, `warmup ${l.warmup}`, connections].filter(Boolean).join(' · ');
 }
 
 function describeWorkload(s: RunSummary): string {
