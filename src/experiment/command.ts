@@ -152,6 +152,11 @@ const runSpec: CommandSpec = {
   run: async () => ExitCode.OK,
 };
 
+/** Parsed keys (camelCase) of the run flags the command line takes. */
+const RUN_KEYS = new Set(
+  RUN_OPTIONS.map((o) => o.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())),
+);
+
 /** The plan's run flags with the command line's run flags over them. */
 function mergedRunArgs(planArgv: string[], cli: ParsedArgs): ParsedArgs {
   const plan = parseArgv(runSpec, planArgv);
@@ -164,21 +169,26 @@ function mergedRunArgs(planArgv: string[], cli: ParsedArgs): ParsedArgs {
         why,
       );
   }
-  const runKeys = new Set(
-    RUN_OPTIONS.map((o) => o.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())),
-  );
   const options = { ...plan.options };
   const given = new Set(plan.given);
   for (const key of cli.given) {
-    if (!runKeys.has(key)) continue;
+    if (!RUN_KEYS.has(key)) continue;
     options[key] = cli.options[key];
     given.add(key);
   }
   return { options, positionals: [], given };
 }
 
-function overridesFrom(o: Record<string, unknown>, cwd: string): PlanOverrides {
+function overridesFrom(args: ParsedArgs, cwd: string): PlanOverrides {
+  const o = args.options;
   const out: PlanOverrides = {};
+  const runFlags = Object.fromEntries(
+    [...args.given]
+      .filter((k) => RUN_KEYS.has(k))
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
+  if (Object.keys(runFlags).length > 0) out.runFlags = runFlags;
   if (typeof o.runs === 'number') out.runs = o.runs;
   if (typeof o.order === 'string') out.order = o.order as PlanOverrides['order'];
   if (typeof o.orderSeed === 'number') out.seed = o.orderSeed;
@@ -257,7 +267,7 @@ export const experimentCommand: CommandSpec = {
       file,
       baseDir: dirname(file),
       cwd: ctx.cwd,
-      overrides: overridesFrom(o, ctx.cwd),
+      overrides: overridesFrom(ctx.args, ctx.cwd),
     });
     const runArgs = mergedRunArgs(runArgv, ctx.args);
     if (spec.virtual) runArgs.options.time = 'virtual';

@@ -93,6 +93,8 @@ export type PlanOverrides = Partial<
   >
 > & {
   cooldownMs?: number;
+  /** Run flags given on the command line: hashed with the plan (a resume must measure the same way). */
+  runFlags?: Record<string, unknown>;
 };
 
 const DEFAULT_RUNS = 3;
@@ -216,7 +218,9 @@ export function planExperiment(
   const o = opts.overrides ?? {};
   const p: Plan = {
     ...plan,
-    ...Object.fromEntries(Object.entries(o).filter(([k, v]) => k !== 'cooldownMs' && v !== undefined)),
+    ...Object.fromEntries(
+      Object.entries(o).filter(([k, v]) => k !== 'cooldownMs' && k !== 'runFlags' && v !== undefined),
+    ),
   };
   objectiveOf(p); // a mistaken objective: is refused now, not after every run
   const name = p.name ?? basename(opts.file, extname(opts.file));
