@@ -68,7 +68,11 @@ console.log(
     `${searchS.toFixed(1)} s wall (target < ${TARGET_S} s), ${(found.evaluations.length / searchS).toFixed(2)} configurations/s; ` +
     `the search itself ${(found.wallMs / 1000).toFixed(1)} s (${found.evaluationsPerS.toFixed(2)}/s), the rest the CLI's start and the plan`,
 );
-console.log(`     best: ${Object.entries(found.top[0].params).map(([k, v]) => `${k}=${v}`).join(' ')} (goodput ${found.top[0].objective.toFixed(2)} req/s)`);
+console.log(
+  `     best: ${Object.entries(found.top[0].params)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')} (goodput ${found.top[0].objective.toFixed(2)} req/s)`,
+);
 
 // 2. Start, health and stop of a serve: configuration, beside the server's own start.
 const serveArgv = [process.execPath, BIN, 'sim', '--port', '{port}'];
@@ -87,7 +91,9 @@ const template = {
 function ownStart() {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'sim', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'sim', '--port', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let text = '';
     child.stderr.on('data', (chunk) => {
       text += chunk;
