@@ -6,17 +6,21 @@
  * TPOT on a scale of its own, marker labels clear of each other, a Pareto frontier that never
  * turns back, an output-token rate without false zeros, a per-turn section, the imported
  * latency table's numbers under their own headers, bucket medians only where data are, and
- * the trend page's time labels apart and its limit lines drawn.
+ * the trend page's time labels apart and its limit lines drawn. And an experiment folder
+ * (issue 27): one bar per configuration per key metric with its across-run interval, and the
+ * Pareto chart of per-user against total tokens/s.
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeExperiment } from '../src/experiment/analysis/index.js';
 import { gateSpecThresholds } from '../src/gate/index.js';
 import { importResult, summarizeRecords } from '../src/metrics/index.js';
+import { reportCommand } from '../src/report/html/command.js';
 import {
   loadChartAssets,
   RunChartBuilder,
@@ -28,6 +32,8 @@ import type { WindowFigures } from '../src/store/index.js';
 import type { RequestRecord } from '../src/types.js';
 import { renderHistoryHtml } from '../src/watch/history.js';
 import { VLLM_CURRENT } from './fixtures/foreign-results.js';
+import { runCliInProcess } from './helpers/cli.js';
+import { writeExperimentFixture } from './helpers/experiment-fixture.js';
 
 const OUT = resolve('test-output/report-charts');
 
@@ -430,5 +436,101 @@ describe('the trend page in Chromium', () => {
     expect(tpot!.texts).toEqual(['SLO: TPOT ≤ 50 ms', 'ADR-20261202-001: p99(tpot) <= 45 ms']);
     expect(intersect(tpot!.boxes[0]!, tpot!.boxes[1]!)).toBe(false);
     expect(attain!.texts).toEqual(['ADR-20261202-001: attainment >= 0.95']);
+  });
+});
+
+describe('an experiment folder in Chromium', () => {
+  const dir = join(OUT, 'experiment');
+  let page: Page;
+  let errors: string[];
+  let analysis: Awaited<ReturnType<typeof analyzeExperiment>>;
+
+  beforeAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await writeExperimentFixture(dir, {
+      name: 'gpus',
+      common: {
+        load: { concurrency: 8, requests: 24 },
+        workload: { promptTokens: 256, promptTokensRange: 0.3 },
+        sampling: { temperature: 0, maxTokens: 24, ignoreEos: true },
+        slo: { ttftMs: 200, tpotMs: 40 },
+      },
+      configurations: [
+        { name: 'h100', config: { sim: { profile: 'h100:llama-3.1-8b' } } },
+        { name: 'a100', config: { sim: { profile: 'a100:llama-3.1-8b' } } },
+      ],
+    });
+    analysis = await analyzeExperiment(dir, { resamples: 50 });
+    const file = join(OUT, 'experiment.html');
+    const r = await runCliInProcess(['report', dir, '-o', file], { cwd: OUT, commands: [reportCommand] });
+    expect(r.code, r.stderr).toBe(0);
+    ({ page, errors } = await open(readFileSync(file, 'utf8'), 'experiment'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  it('one bar per configuration per key metric, at the mean of its runs, with its interval as whiskers', async () => {
+    expect(errors).toEqual([]);
+    const charts = (await page.evaluate(`(() => window.goodputCharts.map((c) => {
+      const u = c.plot;
+      const ys = u.data[1];
+      // near-black whisker pixels in a 3-pixel column at each bar's centre, above and below its top
+      const whisker = u.data[0].map((x, r) => {
+        const cx = Math.round(u.valToPos(x, 'x', true));
+        const top = Math.round(u.valToPos(ys[r], u.series[1].scale, true));
+        if (!Number.isFinite(top) || !Number.isFinite(cx)) return -1;
+        const img = u.ctx.getImageData(cx - 1, top - 40, 3, 80).data;
+        let n = 0;
+        for (let i = 0; i < img.length; i += 4) if (img[i + 3] > 150 && img[i] < 60 && img[i + 1] < 60 && img[i + 2] < 70) n++;
+        return n;
+      });
+      return { id: c.el.id, xs: [...u.data[0]], ys: [...ys], ticks: (u.axes[0]._values || []).filter(Boolean), whisker,
+        labels: u.series.slice(1).map((s) => s.label) };
+    }))()`)) as Array<{
+      id: string;
+      xs: number[];
+      ys: number[];
+      ticks: string[];
+      whisker: number[];
+      labels: string[];
+    }>;
+    const bars = charts.filter(
+      (c) => c.id.startsWith('chart-experiment-') && c.id !== 'chart-experiment-pareto',
+    );
+    expect(bars.map((c) => c.id)).toEqual(
+      expect.arrayContaining([
+        'chart-experiment-ttft_p99',
+        'chart-experiment-tpot_p99',
+        'chart-experiment-output_throughput',
+      ]),
+    );
+    for (const c of bars) {
+      const id = c.id.replace('chart-experiment-', '');
+      expect(c.xs, c.id).toEqual([0, 1]);
+      expect(c.ticks, c.id).toEqual(['Baseline', 'Exp-1']);
+      analysis.configurations.forEach((conf, i) => {
+        const cell = conf.cells[id]!;
+        const k = id === 'attainment' || id === 'kv_fragmentation' ? 100 : 1;
+        expect(c.ys[i]! / k, `${c.id} ${conf.name}`).toBeCloseTo(cell.spread.mean, 2);
+        // three runs each: an interval, drawn where the runs differ
+        if (cell.spread.ci && cell.spread.ci[1] - cell.spread.ci[0] > Math.abs(cell.spread.mean) * 0.01)
+          expect(c.whisker[i], `${c.id} ${conf.name} whisker`).toBeGreaterThan(3);
+      });
+    }
+    // the slower GPU: worse TPOT p99 drawn as the higher bar
+    const tpot = bars.find((c) => c.id === 'chart-experiment-tpot_p99')!;
+    expect(tpot.ys[1]).toBeGreaterThan(tpot.ys[0]!);
+    const pareto = charts.find((c) => c.id === 'chart-experiment-pareto')!;
+    expect(pareto.labels.slice(0, 2)).toEqual(['Baseline (h100)', 'Exp-1 (a100)']);
+    expect(pareto.labels.at(-1)).toMatch(/^Pareto frontier/);
+  });
+
+  it('the section names each configuration with its conclusion, and the winner', async () => {
+    const text = (await page.locator('#experiment').textContent()) ?? '';
+    expect(text).toContain('Experiment gpus');
+    expect(text).toContain('2 configurations × 3 runs');
+    for (const c of analysis.configurations) expect(text).toContain(c.conclusion);
   });
 });

@@ -5,9 +5,11 @@
  * @module
  */
 
+import type { ExperimentAnalysis } from '../../experiment/analysis/index.js';
 import { importedValue, latencyTitle, metric } from '../../metrics/index.js';
 import type { ImportedSummary } from '../../types.js';
 import { compact, roundSig } from './compact.js';
+import { experimentCharts } from './experiment.js';
 import type { XY } from './lttb.js';
 import {
   CDF_LATENCIES,
@@ -27,7 +29,10 @@ export interface ChartSeries {
   data: XY;
   /** 0 = left axis, 1 = right axis, 2 = a second right axis of its own scale. */
   axis?: 0 | 1 | 2;
-  style?: 'line' | 'points' | 'dashed' | 'step';
+  /** bars: from 0 at each x (categories); dots: large points, one per series. */
+  style?: 'line' | 'points' | 'dashed' | 'step' | 'bars' | 'dots';
+  /** Vertical interval whiskers in the series' axis: [x, low, high]. */
+  whiskers?: Array<[x: number, low: number, high: number]>;
   /** The line breaks at the data's gaps (y = NaN) instead of joining across them. */
   gaps?: boolean;
 }
@@ -53,7 +58,7 @@ export interface ChartSpec {
   id: string;
   title: string;
   /** Which section the chart goes in. */
-  group: 'cdf' | 'scatter' | 'turns' | 'timeline' | 'sweep' | 'trend';
+  group: 'cdf' | 'scatter' | 'turns' | 'timeline' | 'sweep' | 'trend' | 'experiment';
   xLabel: string;
   yLabel: string;
   y2Label?: string;
@@ -62,6 +67,8 @@ export interface ChartSpec {
   xLog?: boolean;
   /** x is a wall-clock time in seconds since the epoch: ticks and legend in UTC. */
   xTime?: boolean;
+  /** x is an index into these names (one tick each), e.g. an experiment's configurations. */
+  xCategories?: string[];
   /** Lowest x shown (log CDFs start at their 1st percentile: below it lie only sub-ms read artefacts). */
   xMin?: number;
   /** Fixed x range (the client and server timelines of a run share it). */
@@ -320,8 +327,10 @@ export function allCharts(
   runs: ReportRun[],
   sweep?: SweepView,
   imported: readonly ImportedReportRun[] = [],
+  experiment?: ExperimentAnalysis,
 ): ChartSpec[] {
   return [
+    ...experimentCharts(experiment),
     ...sweepChart(sweep),
     ...paretoChart(sweep),
     ...cdfCharts(runs, imported),

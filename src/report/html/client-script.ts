@@ -123,6 +123,31 @@ export const CHART_SCRIPT = `
     };
   }
 
+  // Interval whiskers ([x, low, high] in the series' scale) of the series shown: a vertical
+  // line with caps, in near-black over bars and points alike.
+  function whiskersHook(series) {
+    return function (u) {
+      var ctx = u.ctx;
+      var px = window.devicePixelRatio || 1;
+      ctx.save();
+      ctx.strokeStyle = '#111827';
+      ctx.lineWidth = 1.5 * px;
+      series.forEach(function (s, si) {
+        if (!s.whiskers || !u.series[si + 1].show) return;
+        var scale = SCALE_OF_AXIS[s.axis || 0];
+        s.whiskers.forEach(function (w) {
+          var x = u.valToPos(w[0], 'x', true), lo = u.valToPos(w[1], scale, true), hi = u.valToPos(w[2], scale, true);
+          ctx.beginPath();
+          ctx.moveTo(x, lo); ctx.lineTo(x, hi);
+          ctx.moveTo(x - 6 * px, lo); ctx.lineTo(x + 6 * px, lo);
+          ctx.moveTo(x - 6 * px, hi); ctx.lineTo(x + 6 * px, hi);
+          ctx.stroke();
+        });
+      });
+      ctx.restore();
+    };
+  }
+
   // Each label goes to the first of its candidate places that lies inside the plot and clear of
   // the labels placed before it: a marker's beside its line (right, then left), a row lower at
   // each try; a limit's above or below its line, further left at each try. Two lines close
@@ -190,6 +215,13 @@ export const CHART_SCRIPT = `
     } else if (s.style === 'dashed') {
       o.dash = [6, 4];
       o.points = { show: true, space: 0, size: 7, stroke: s.color, fill: '#fff', width: 2 };
+    } else if (s.style === 'bars') {
+      o.paths = uPlot.paths.bars({ size: [0.6, 80] });
+      o.fill = s.color + '99';
+      o.points = { show: false };
+    } else if (s.style === 'dots') {
+      o.paths = function () { return null; };
+      o.points = { show: true, space: 0, size: 11, width: 2, stroke: s.color, fill: s.color + 'cc' };
     } else if (s.style === 'step') {
       o.paths = uPlot.paths.stepped({ align: 1 });
       o.width = 1.5;
@@ -203,13 +235,22 @@ export const CHART_SCRIPT = `
     if (!el) return;
     var data = align(spec.series.map(function (s) { return { x: s.data.x, y: s.data.y, gaps: s.gaps }; }));
     var limits = spec.limits || [];
+    // Whisker ends count as limits of their axis: the range takes them in.
     var limitsOn = function (axis) {
-      return limits.filter(function (l) { return (l.axis || 0) === axis; }).map(function (l) { return l.y; });
+      var ys = limits.filter(function (l) { return (l.axis || 0) === axis; }).map(function (l) { return l.y; });
+      spec.series.forEach(function (s) {
+        if ((s.axis || 0) === axis) (s.whiskers || []).forEach(function (w) { ys.push(w[1], w[2]); });
+      });
+      return ys;
     };
+    var cats = spec.xCategories;
     var axes = [
       spec.xTime
         ? { label: spec.xLabel, values: timeValues, incrs: TIME_INCRS, space: 80, size: 52 }
-        : { label: spec.xLabel, values: axisValues, size: 40 },
+        : cats
+          ? { label: spec.xLabel, size: 40, splits: function () { return cats.map(function (c, i) { return i; }); },
+              values: function (u, splits) { return splits.map(function (i) { return cats[i] == null ? '' : cats[i]; }); } }
+          : { label: spec.xLabel, values: axisValues, size: 40 },
       { label: spec.yLabel, scale: 'y', values: axisValues, size: 56 },
     ];
     if (spec.y2Label) axes.push({ label: spec.y2Label, scale: 'y2', side: 1, values: axisValues, size: 56, grid: { show: false } });
@@ -224,6 +265,7 @@ export const CHART_SCRIPT = `
       return [marks.length && lo < min ? lo - pad : lo, marks.length && hi > max ? hi + pad : hi];
     } }, y: {}, y2: {}, y3: {} };
     if (spec.xLog) { scales.x.distr = 3; scales.x.log = 10; }
+    if (cats) scales.x = { time: false, range: [-0.5, cats.length - 0.5] };
     scales.y = { range: spec.yRange ? spec.yRange.slice() : autoRange(limitsOn(0)) };
     scales.y2 = { range: spec.y2Range ? spec.y2Range.slice() : autoRange(limitsOn(1)) };
     scales.y3 = { range: autoRange(limitsOn(2)) };
@@ -236,10 +278,14 @@ export const CHART_SCRIPT = `
       axes: axes,
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },
-      series: [{ label: spec.xLabel, value: function (u, v) { return spec.xTime ? (v == null ? '' : utc(v, 1) + ' UTC') : fmt(v); } }].concat(spec.series.map(seriesOpts)),
+      series: [{ label: spec.xLabel, value: function (u, v) {
+        if (cats) return v == null ? '' : cats[v] || '';
+        return spec.xTime ? (v == null ? '' : utc(v, 1) + ' UTC') : fmt(v);
+      } }].concat(spec.series.map(seriesOpts)),
       hooks: {
         draw: [
           linesHook(spec.markers, limits),
+          whiskersHook(spec.series),
           function (u) { placeLabels(u, spec.markers, limits); },
           function () { el.setAttribute('data-rendered', 'true'); },
         ],

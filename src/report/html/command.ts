@@ -7,9 +7,18 @@
 
 import { existsSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { importedRunName, pickedRuns } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
+import {
+  analyzeExperiment,
+  EXPERIMENT_FILE,
+  type ExperimentAnalysis,
+  renderExperimentCsv,
+  renderExperimentJson,
+  renderExperimentMarkdown,
+  renderExperimentTable,
+} from '../../experiment/analysis/index.js';
 import type { CommandContext, CommandSpec } from '../../flags/index.js';
 import { runCaveats } from '../../metrics/index.js';
 import {
@@ -71,7 +80,7 @@ export const reportCommand: CommandSpec = {
     {
       name: 'RUN',
       description:
-        "Result directory (or its summary.json), a sweep directory, or another tool's result file (FILE#N: one benchmark of a guidellm sweep)",
+        "Result directory (or its summary.json), a sweep directory, an experiment folder (experiment.json: bars per configuration with across-run intervals, its Pareto chart), or another tool's result file (FILE#N: one benchmark of a guidellm sweep)",
       required: true,
       variadic: true,
     },
@@ -127,10 +136,15 @@ export const reportCommand: CommandSpec = {
     const runs: ReportRun[] = [];
     const imported: ImportedReportRun[] = [];
     let sweep: SweepView | undefined;
+    let experiment: ExperimentAnalysis | undefined;
     for (const d of dirs) {
       const path = resolve(ctx.cwd, d);
       ctx.stderr.write(`reading ${d}\n`);
-      if (isSweepDir(path)) {
+      if (existsSync(join(path, EXPERIMENT_FILE))) {
+        // An experiment folder: its analysis (the metrics matrix), drawn as its own section.
+        if (experiment) ctx.stderr.write(`warning: only the first experiment is charted; ${d} is left out\n`);
+        experiment ??= await analyzeExperiment(path);
+      } else if (isSweepDir(path)) {
         const read = await readSweep(path);
         if (sweep) ctx.stderr.write(`warning: only the first sweep is charted; ${d} adds its runs only\n`);
         sweep ??= read.view;
@@ -145,7 +159,24 @@ export const reportCommand: CommandSpec = {
         }
       }
     }
-    if (runs.length === 0 && imported.length === 0) {
+    if (experiment && runs.length === 0 && imported.length === 0 && format !== 'html') {
+      const text =
+        format === 'json'
+          ? renderExperimentJson(experiment)
+          : format === 'csv'
+            ? renderExperimentCsv(experiment)
+            : format === 'markdown'
+              ? renderExperimentMarkdown(experiment)
+              : renderExperimentTable(experiment);
+      const out =
+        typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
+      if (out) {
+        await writeOut(out, text);
+        ctx.stderr.write(`wrote ${out}\n`);
+      } else ctx.stdout.write(text);
+      return ExitCode.OK;
+    }
+    if (runs.length === 0 && imported.length === 0 && !experiment) {
       throw new GoodputError(
         'E_RESULT',
         `no runs found in ${dirs.join(', ')}`,
@@ -178,12 +209,15 @@ export const reportCommand: CommandSpec = {
       title:
         typeof ctx.args.options.title === 'string'
           ? ctx.args.options.title
-          : defaultTitle(runs, sweep, imported),
+          : experiment && runs.length === 0 && imported.length === 0
+            ? `goodput experiment — ${experiment.name}`
+            : defaultTitle(runs, sweep, imported),
       generatedAt: new Date().toISOString(),
       runs,
       ...(imported.length > 0 ? { imported } : {}),
       ...(sweep ? { sweep } : {}),
       ...(comparison ? { comparison } : {}),
+      ...(experiment ? { experiment } : {}),
     };
     if (format === 'markdown') {
       const md = renderReportMarkdown(input);

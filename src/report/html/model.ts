@@ -6,6 +6,7 @@
  */
 
 import type { RunSamples } from '../../compare/index.js';
+import type { ExperimentAnalysis } from '../../experiment/analysis/index.js';
 import type { ImportedSummary, RunSummary } from '../../types.js';
 import type { XY } from './lttb.js';
 
@@ -95,6 +96,8 @@ export interface HtmlReportInput {
   imported?: ImportedReportRun[];
   sweep?: SweepView;
   comparison?: ComparisonView;
+  /** An experiment folder's analysis (experiment/analysis): bars per configuration, its Pareto chart. */
+  experiment?: ExperimentAnalysis;
 }
 
 /** uPlot's script and stylesheet, inlined so that the file opens with no network. */
