@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { parseArgv } from '../src/flags/index.js';
+import { gateCommand } from '../src/gate/command.js';
 import { reportCommand } from '../src/report/html/command.js';
 import { sweepCommand } from '../src/sweep/command.js';
 import type { RunSummary, SweepResult } from '../src/types.js';
@@ -114,6 +115,18 @@ describe('caveats end to end', () => {
     // Capacity (every point passes, no SLO): read from c=4, so it says so.
     expect(sweep.capacity?.caveats).toContain('client-bound');
     expect(text).toMatch(/^Capacity at SLO: concurrency 4 .*from a point the client limited/m);
+
+    // A gate on the client-bound point passes (no threshold breached) and says what it rests on.
+    const gateJson = context(
+      parseArgv(gateCommand, ['--from', at(4).dir, '--max-error-rate', '0.5', '--json']),
+      work,
+    );
+    expect(await gateCommand.run(gateJson)).toBe(ExitCode.OK);
+    const gated = JSON.parse(gateJson.stdout.text) as { caveats: Array<{ id: string }> };
+    expect(gated.caveats.map((c) => c.id)).toContain('client-bound');
+    const gateText = context(parseArgv(gateCommand, ['--from', at(4).dir, '--max-error-rate', '0.5']), work);
+    expect(await gateCommand.run(gateText)).toBe(ExitCode.OK);
+    expect(gateText.stderr.text).toMatch(/warning: caveat client-bound: the client was the bottleneck/);
 
     // The report of the sweep directory: Markdown and HTML.
     const md = context(parseArgv(reportCommand, [out, '--format', 'markdown']), work);

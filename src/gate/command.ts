@@ -17,7 +17,7 @@ import {
   type OptionSpec,
   resolveBenchmarkConfig,
 } from '../flags/index.js';
-import { importedValue, resultNoun, TOOL_DESCRIPTIONS } from '../metrics/index.js';
+import { importedValue, resultNoun, runCaveats, TOOL_DESCRIPTIONS } from '../metrics/index.js';
 import { readRunSource, readSummary, writeOutputFile } from '../results/index.js';
 import { runBenchmark, unmeasurableError } from '../runner/index.js';
 import { type ImportedSummary, type RunSummary, SCHEMA_VERSION } from '../types.js';
@@ -287,10 +287,13 @@ export const gateCommand: CommandSpec = {
         dir,
         adr: adr?.frontMatter.id,
         outcomes: gateOutcomesJson(result),
+        caveats: runCaveats(summary),
       };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       ctx.stdout.write(renderGateLines(result));
+      // A pass or a breach on figures the client limited is about the client: say so beside it.
+      for (const c of runCaveats(summary)) ctx.stderr.write(`warning: caveat ${c.id}: ${c.text}\n`);
     }
     if (typeof o.junit === 'string') {
       const path = resolve(ctx.cwd, o.junit);
