@@ -128,7 +128,7 @@ describe('adr new and lint', () => {
     expect(doc.body).toContain('Long prompts pushed TTFT p99 past the SLO.');
     expect(doc.body).toMatch(/\| Exp-1 \(chosen\) \| .* \| better \(/);
     // The Decision states the evidence, the trade-off and what CI enforces from now on.
-    expect(doc.body).toMatch(/Adopt the configuration of Exp-1 .*: against the baseline it improved /);
+    expect(doc.body).toMatch(/Adopt the configuration of Exp-1\b.*: against the baseline it improved /);
     expect(doc.body).toMatch(/^Trade-off: /m);
     expect(doc.body).toContain('`goodput adr enforce` refuses a serving configuration that breaks');
     expect(doc.body).toContain('- Baseline: [../../runs/base](../../runs/base)');

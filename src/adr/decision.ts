@@ -28,7 +28,8 @@ function list(items: string[]): string {
 }
 
 function decisionLine(input: DecisionInput): string {
-  const what = `Adopt the configuration of ${input.chosenLabel}${input.chosenName ? ` (\`${input.chosenName}\`)` : ''}`;
+  const named = input.chosenName !== undefined && input.chosenName !== input.chosenLabel;
+  const what = `Adopt the configuration of ${input.chosenLabel}${named ? ` (\`${input.chosenName}\`)` : ''}`;
   const v = input.verdict;
   if (!v) return `${what}.`;
   if (v.verdict === 'no verdict') {
