@@ -14,6 +14,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { GoodputError } from '../errors.js';
 import { readTextFileBounded } from '../util/index.js';
 import { chatTemplateOf, compileChatTemplate, createHfTokenizer } from './hf-tokenizer.js';
+import { probeChatTemplate } from './template-probe.js';
 import { createTokenizer, TOKENIZER_NAMES, type Tokenizer, type TokenizerFile } from './tokenizer.js';
 
 /** Largest tokenizer.json read (the largest models' are about 35 MB). */
@@ -147,7 +148,10 @@ export async function resolveTokenizer(choice: TokenizerChoice): Promise<Tokeniz
     config,
     choice.chatTemplate === undefined ? undefined : resolve(cwd, choice.chatTemplate),
   );
-  if (template) compileChatTemplate(template.text, template.source);
+  if (template) {
+    compileChatTemplate(template.text, template.source);
+    await probeChatTemplate(template.text, template.source, choice.templateKwargs ?? {});
+  }
   const hash = sha256(text);
   const source: TokenizerFile = { path, sha256: hash };
   if (template) source.chatTemplate = { source: template.source, sha256: sha256(template.text) };
