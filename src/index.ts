@@ -15,9 +15,13 @@
 export {
   type CompareOptions,
   type CompareReport,
+  compareGroups,
+  compareReplicates,
   compareRuns,
   loadRun,
   loadRuns,
+  NOISE_FLOORS,
+  type ReplicateComparison,
   renderCompareMarkdown,
   renderCompareTable,
 } from './compare/index.js';
