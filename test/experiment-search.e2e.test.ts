@@ -121,6 +121,48 @@ describe('goodput experiment --search', () => {
     expect(refused.stderr).toMatch(/grid\.tp\.params\.tp: not a flag of the embedded engine/);
   });
 
+  it('maximises the capacity at SLO with a concurrency sweep per configuration', async () => {
+    const plan = join(root, 'capacity.yaml');
+    await writeFile(
+      plan,
+      `
+grid:
+  max-num-seqs: [1, 8]
+run:
+  concurrency: 2
+  requests: 16
+  prompt-tokens: 128
+  max-tokens: 16
+  ignore-eos: true
+  slo: ttft=200
+`,
+    );
+    const res = await runCliInProcess(
+      [
+        'experiment',
+        plan,
+        '--search',
+        'grid',
+        '--objective',
+        'capacity',
+        '--search-only',
+        '--quiet',
+        '--out',
+        join(root, 'capacity'),
+      ],
+      { cwd: root },
+    );
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const found = await read<SearchFile>(join(root, 'capacity', 'search', 'search.json'));
+    expect(found.objective).toBe('capacity');
+    const cap = (seqs: number) => found.ranking.find((p) => p.params['max-num-seqs'] === seqs)!.capacity!;
+    // One sequence at a time queues everyone behind it; eight serve eight at once.
+    expect(cap(8)).toBeGreaterThan(cap(1));
+    expect(found.top[0]!.params).toEqual({ 'max-num-seqs': 8 });
+    expect(found.top[0]!.objective).toBe(cap(8));
+  });
+
   it('verifies the best configuration on real servers from the serve: template and says where they disagree', async () => {
     ensureBuilt();
     const plan = join(root, 'serve.yaml');

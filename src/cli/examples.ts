@@ -55,6 +55,10 @@ export const EXAMPLES: Readonly<Record<string, readonly CommandExample[]>> = {
       what: 'five runs of each configuration over a grid of one serving flag',
     },
     { command: 'goodput experiment plan.yaml --resume', what: 'continue an interrupted experiment' },
+    {
+      command: 'goodput experiment plan.yaml --search halving --search-profile mine.json --top 3',
+      what: 'search the grid in virtual time on a calibrated engine, then measure the best three',
+    },
   ],
   sweep: [
     { command: 'goodput sweep', what: 'the embedded engine at concurrency 1, 2, 4 … 32: knee and capacity' },
@@ -231,8 +235,13 @@ export const EXAMPLES: Readonly<Record<string, readonly CommandExample[]>> = {
   ],
   'sim calibrate': [
     {
-      command: 'goodput sim calibrate runs/real-1 runs/real-2 --profile h100:llama-3.1-8b -o profile.json',
-      what: "fit the engine's profile to runs measured on real hardware",
+      command:
+        'goodput sim calibrate runs/c1-p256 runs/c8-p256 runs/c8-p2048 runs/c32-p2048 --profile h100:llama-3.1-8b -o mine.json',
+      what: "fit the engine's step time to runs measured on real hardware; error on each run held out",
+    },
+    {
+      command: 'goodput sim calibrate runs/* --profile a100x4:llama-3.1-70b --holdout c32-p2048 --json',
+      what: 'hold one run out of the fit and print the report as JSON',
     },
   ],
 };
