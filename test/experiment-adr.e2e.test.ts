@@ -63,6 +63,14 @@ describe('the shipped example plan', () => {
     expect(exp1?.cells.tpot_p99?.vsBaseline?.verdict).toBe('worse');
     expect(exp1?.hypotheses.map((h) => h.kind)).toContain('decode-dragged');
     expect(analysis.winner).toMatchObject({ name: 'Exp-2', metric: 'request_goodput' });
+    // The documents' KV-fragmentation column: the engine's gauge over simulated time, every run.
+    for (const r of analysis.configurations) {
+      const frag = r.cells.kv_fragmentation?.spread;
+      expect(frag?.n).toBe(3);
+      expect(frag?.mean).toBeGreaterThan(0);
+      expect(frag?.mean).toBeLessThan(1);
+    }
+    expect(exp2?.cells.waiting_mean?.vsBaseline?.verdict).toBe('better');
   });
 
   it('reprints the matrix from the folder, in any format', async () => {

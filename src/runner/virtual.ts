@@ -313,11 +313,16 @@ export function createVirtualTransport(
   const sender = virtualSender(ve, config);
   const server = (): ServerSummary => {
     const c = ve.counters;
+    const series = ve.gauges.stats();
     return {
       engine: 'goodput-sim',
       metricsUrl: 'virtual',
       samples: 0,
-      series: {},
+      // The engine's gauges over simulated time, where a live run scrapes them once a second.
+      series,
+      ...(series.kvFragmentation
+        ? { kvFragmentation: series.kvFragmentation.mean, fragmentationSource: 'server' as const }
+        : {}),
       preemptions: c.preemptions,
       prefixCacheHitRate: c.prefixCacheQueries > 0 ? c.prefixCacheHits / c.prefixCacheQueries : 0,
       generatedTokens: c.generationTokens - sender.warmupTokens(),

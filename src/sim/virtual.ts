@@ -18,6 +18,7 @@
 
 import type { LoadClock, Ms } from '../types.js';
 import { type EngineOptions, resolveEngineConfig } from './engine-config.js';
+import { type GaugeName, GaugeRecorder, type GaugeStats } from './gauges.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
 import type { EngineCounters, EngineRequest, EngineRequestInput, RequestSink } from './request.js';
 import { blockHashes } from './rng.js';
@@ -189,6 +190,8 @@ export class VirtualEngine {
   readonly clock: VirtualClock;
   readonly blockSize: number;
   readonly numGpuBlocks: number;
+  /** Running, waiting, KV usage and fragmentation over simulated time (a virtual run's server series). */
+  readonly gauges: GaugeRecorder;
   /** A step is planned or running: new arrivals wait for its end. */
   private busy = false;
   private readonly gone: string[] = [];
@@ -204,6 +207,7 @@ export class VirtualEngine {
     this.clock = clock;
     this.blockSize = config.blockSize;
     this.numGpuBlocks = config.numGpuBlocks;
+    this.gauges = new GaugeRecorder(this.engine);
   }
 
   get counters(): EngineCounters {
@@ -238,6 +242,7 @@ export class VirtualEngine {
       this.busy = false;
       return;
     }
+    this.gauges.step(now, plan.durationMs);
     this.clock.at(
       now + plan.durationMs,
       () => {
@@ -297,6 +302,8 @@ export interface VirtualTiming {
 export interface VirtualResult {
   timings: VirtualTiming[];
   counters: EngineCounters;
+  /** Running, waiting, KV usage and fragmentation over simulated time. */
+  gauges: Partial<Record<GaugeName, GaugeStats>>;
   /** Simulated time from t0 to the last event, ms. */
   durationMs: number;
   numGpuBlocks: number;
@@ -407,5 +414,11 @@ export function simulateVirtual(
     for (const i of order) clock.at(requests[i]!.arrivalMs ?? 0, () => arrive(i));
   else release();
   clock.runAll();
-  return { timings, counters: ve.counters, durationMs: clock.now(), numGpuBlocks: ve.numGpuBlocks };
+  return {
+    timings,
+    counters: ve.counters,
+    durationMs: clock.now(),
+    numGpuBlocks: ve.numGpuBlocks,
+    gauges: ve.gauges.stats(),
+  };
 }

@@ -45,6 +45,22 @@ describe('the reading', () => {
     ],
     ['fragmentation down', { ttft_p99: flat, tpot_p99: flat, kv_fragmentation: 'better' }, ['kv-relief']],
     [
+      'queue shorter, fragmentation up',
+      { ttft_p99: flat, tpot_p99: flat, waiting_mean: 'better', kv_fragmentation: 'worse' },
+      ['kv-relief', 'kv-fragmentation'],
+    ],
+    [
+      'preemptions up with fragmentation: one pressure reading',
+      {
+        ttft_p99: flat,
+        tpot_p99: flat,
+        preemptions: 'worse',
+        waiting_mean: 'better',
+        kv_fragmentation: 'worse',
+      },
+      ['kv-pressure'],
+    ],
+    [
       'prefix cache hits up with TTFT down',
       { ttft_p99: 'better', tpot_p99: flat, prefix_cache_hit_rate: 'better' },
       ['prefill-bound', 'prefix-reuse'],

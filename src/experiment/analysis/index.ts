@@ -25,7 +25,7 @@ export {
   MATRIX_IDS,
   matrixMetric,
   PER_USER_TPS_ID,
-  PRESSURE_IDS,
+  PRESSURE_SIGNAL_IDS,
   readMetric,
 } from './metrics.js';
 export { type ReadingInput, readConfiguration } from './reading.js';

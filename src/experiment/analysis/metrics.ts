@@ -32,8 +32,8 @@ export const MATRIX_IDS: readonly string[] = [
   ...COMPARE_ROW_IDS.filter((id) => !(HEADLINE_MATRIX_IDS as readonly string[]).includes(id)),
 ];
 
-/** The KV-cache and queue figures the reading looks at for pressure. */
-export const PRESSURE_IDS = ['preemptions', 'waiting_mean', 'kv_usage_max', 'kv_fragmentation'] as const;
+/** The KV-cache and queue figures the reading takes as pressure (fragmentation is read beside them). */
+export const PRESSURE_SIGNAL_IDS = ['preemptions', 'waiting_mean', 'kv_usage_max'] as const;
 
 /** The catalogue's definition of a matrix metric, as the analysis carries it. */
 export function matrixMetric(id: string): MatrixMetric {

@@ -7,7 +7,8 @@
  * - TTFT P99 up with TPOT flat: prefill got less room per step.
  * - TPOT P99 up: decode is being dragged; look at --gpu-memory-utilization or the block size.
  * - TPOT P99 down: decode steps got lighter.
- * - preemptions, queue depth, KV usage or fragmentation up: KV/queue pressure; down: relief.
+ * - preemptions, queue depth or KV usage up: KV/queue pressure; down: relief; KV fragmentation
+ *   up on its own: more of the allocated blocks are empty.
  * - prefix-cache hit rate up: a shared prefix is computed once.
  *
  * Pure.
@@ -16,7 +17,7 @@
  */
 
 import { describeChange } from './format.js';
-import { matrixMetric, PRESSURE_IDS } from './metrics.js';
+import { matrixMetric, PRESSURE_SIGNAL_IDS } from './metrics.js';
 import type { AcrossVerdict, FindingTally, Hypothesis, MatrixCell } from './types.js';
 
 export interface ReadingInput {
@@ -95,28 +96,37 @@ export function readConfiguration(input: ReadingInput): Hypothesis[] {
       seen(baselineFindings, ['decode-bound'], 'baseline'),
     );
   }
-  const pressure = (v: AcrossVerdict) => PRESSURE_IDS.filter((id) => verdictOf(cells, id) === v);
-  const up = pressure('worse');
+  // Pressure is preemptions, queue depth and KV usage; fragmentation joins their evidence, or
+  // stands alone (more of the allocated blocks empty) when none of them moved.
+  const signals = (v: AcrossVerdict) => PRESSURE_SIGNAL_IDS.filter((id) => verdictOf(cells, id) === v);
+  const fragmentation = verdictOf(cells, 'kv_fragmentation');
+  const up = signals('worse');
+  const down = signals('better');
   if (up.length > 0) {
     add(
       {
         kind: 'kv-pressure',
         text: 'KV/queue pressure up: look at --gpu-memory-utilization, --max-num-seqs or the block size',
-        evidence: evidence(cells, up),
+        evidence: evidence(cells, fragmentation === 'worse' ? [...up, 'kv_fragmentation'] : up),
       },
       seen(findings, ['kv-pressure', 'queueing'], 'this configuration'),
     );
-  }
-  const down = pressure('better');
-  if (down.length > 0) {
+  } else if (down.length > 0 || fragmentation === 'better') {
     add(
       {
         kind: 'kv-relief',
-        text: 'KV/queue pressure down: fewer preemptions, a shorter queue or a fuller KV cache',
-        evidence: evidence(cells, down),
+        text: 'KV/queue pressure down: fewer preemptions, a shorter queue or a less full KV cache',
+        evidence: evidence(cells, fragmentation === 'better' ? [...down, 'kv_fragmentation'] : down),
       },
       seen(baselineFindings, ['kv-pressure', 'queueing'], 'baseline'),
     );
+  }
+  if (fragmentation === 'worse' && up.length === 0) {
+    out.push({
+      kind: 'kv-fragmentation',
+      text: 'KV fragmentation up: more of the allocated blocks are empty (partly filled blocks); look at the block size',
+      evidence: evidence(cells, ['kv_fragmentation']),
+    });
   }
   if (verdictOf(cells, 'prefix_cache_hit_rate') === 'better') {
     out.push({

@@ -66,6 +66,7 @@ export type HypothesisKind =
   | 'decode-relieved'
   | 'kv-pressure'
   | 'kv-relief'
+  | 'kv-fragmentation'
   | 'prefix-reuse';
 
 /** One rule of the documents, stated for a configuration from its significant changes. */
