@@ -455,9 +455,9 @@ describe('an experiment folder in Chromium', () => {
     await writeExperimentFixture(dir, {
       name: 'gpus',
       common: {
-        load: { concurrency: 8, requests: 24 },
+        load: { concurrency: 4, requests: 12 },
         workload: { promptTokens: 256, promptTokensRange: 0.3 },
-        sampling: { temperature: 0, maxTokens: 24, ignoreEos: true },
+        sampling: { temperature: 0, maxTokens: 12, ignoreEos: true },
         slo: { ttftMs: 200, tpotMs: 40 },
       },
       configurations: [
