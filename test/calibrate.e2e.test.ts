@@ -10,6 +10,7 @@ import {
 } from '../src/calibrate/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { loadProfileFile, resolveProfile } from '../src/sim/index.js';
+import type { RunSummary } from '../src/types.js';
 import { runCliInProcess } from './helpers/cli.js';
 
 /**
@@ -104,18 +105,34 @@ describe('goodput sim calibrate', () => {
     expect(again.error.meanTtftMs).toBeCloseTo(report.heldOut[0]!.error.meanTtftMs, 9);
 
     // The embedded engine runs it too: a virtual run on the fitted profile sees the true server's TPOT.
-    const { summary } = await runBenchmark(
-      benchmarkConfig({
-        sim: { resolvedProfile: profile, timeMode: 'virtual' },
-        load: { concurrency: 4, requests: 16 },
-        workload: { promptTokens: 2048, promptTokensRange: 0.5 },
-        sampling: { temperature: 0, maxTokens: 32, ignoreEos: true },
-        serverMetrics: { enabled: false },
-        outDir: join(root, 'on-fitted'),
-      }),
-      { cwd: root, quiet: true },
+    const run = await runCliInProcess(
+      [
+        'run',
+        '--time',
+        'virtual',
+        '--sim-profile-file',
+        out,
+        '--concurrency',
+        '4',
+        '--requests',
+        '16',
+        '--prompt-tokens',
+        '2048',
+        '--prompt-tokens-range',
+        '0.5',
+        '--max-tokens',
+        '32',
+        '--ignore-eos',
+        '--no-server-metrics',
+        '--quiet',
+        '--out',
+        join(root, 'on-fitted'),
+      ],
+      { cwd: root },
     );
-    expect(summary.meta.target.simProfile).toBe(profile.id);
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(await readFile(join(root, 'on-fitted', 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.meta.target.simProfile).toBe(`${START_PROFILE}+calibrated`);
     expect(Math.abs(summary.mean_tpot_ms / runs[3]!.measured.meanTpotMs - 1)).toBeLessThan(0.1);
   });
 

@@ -48,6 +48,9 @@ export interface FitOptions {
   maxIterations?: number;
 }
 
+/** Suffix of a fitted profile's id. */
+export const CALIBRATED = '+calibrated';
+
 /** Weight of the pull towards the starting profile, per log unit of each parameter. */
 const PRIOR_WEIGHT = 1e-3;
 /** Floor of the overheads in the fit (log space needs > 0): 1 µs. */
@@ -133,7 +136,9 @@ export function fitProfile(
     maxIterations: opts.maxIterations ?? 30,
   });
   const coefficients = fromLog(solved.x);
-  const profile = withCoefficients(start, coefficients);
+  // Named apart from the datasheet profile, so a run on it never passes for one on the GPU's defaults.
+  const id = start.id.endsWith(CALIBRATED) ? start.id : `${start.id}${CALIBRATED}`;
+  const profile = withCoefficients(start, coefficients, id);
   return {
     profile,
     coefficients,

@@ -132,7 +132,7 @@ export function renderCalibration(r: CalibrationReport, profilePath?: string): s
       ? 'leave-one-out (each run predicted by a fit of the others)'
       : `split (held out: ${r.holdout.heldOut.join(', ')})`;
   const lines = [
-    `calibrated ${r.profileId} from ${r.runs.length} runs (start: ${r.start.id}; ${r.solver.iterations} iterations, ${r.solver.converged ? 'converged' : 'iteration budget reached'})`,
+    `fitted ${r.profileId} to ${r.runs.length} runs (start: ${r.start.id}; ${r.solver.iterations} iterations, ${r.solver.converged ? 'converged' : 'iteration budget reached'})`,
     '',
     'step-time coefficients              start        fitted',
     `  prefill per token (µs)       ${lpad(s.prefillUsPerToken.toFixed(2), 11)}   ${lpad(c.prefillUsPerToken.toFixed(2), 11)}   (${c.effectiveTflops.toFixed(0)} TFLOP/s effective)`,

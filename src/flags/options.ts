@@ -158,6 +158,14 @@ export const TARGET_OPTIONS: OptionSpec[] = [
       'Profile of the embedded engine (without --url), e.g. a100:llama-3.1-8b or h100x4:llama-3.1-70b [default: h100:llama-3.1-8b]',
   },
   {
+    name: 'sim-profile-file',
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Target',
+    description:
+      'A JSON profile of the embedded engine, e.g. one fitted to your server by goodput sim calibrate (overrides --sim-profile)',
+  },
+  {
     name: 'time',
     type: 'string',
     choices: ['live', 'virtual'],

@@ -24,6 +24,7 @@ import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } fr
 import { resolveWorkerCount } from '../runner/index.js';
 import { parseShard } from '../runner/shard.js';
 import {
+  loadProfileFile,
   parseReasoningField,
   parseReasoningLength,
   parseSpeculativeConfig,
@@ -316,6 +317,18 @@ export async function resolveBenchmarkConfig(
       throw usage(`--sim-profile: ${err.message}`, err.hint.replace('--profile', '--sim-profile'));
     }
     config.sim = { profile: simProfile };
+  }
+  const simProfileFile = str('simProfileFile');
+  if (simProfileFile !== undefined) {
+    if (config.url !== undefined)
+      throw usage(
+        '--sim-profile-file applies to the embedded engine only',
+        'drop --url to run the embedded engine, or drop --sim-profile-file',
+      );
+    const profile = await loadProfileFile(resolvePath(cwd, simProfileFile)).catch((e: GoodputError) => {
+      throw usage(`--sim-profile-file: ${e.message}`, e.hint.replace('--profile-file', '--sim-profile-file'));
+    });
+    config.sim = { ...config.sim, resolvedProfile: profile };
   }
   if (o.time === 'virtual') {
     if (config.url !== undefined) {
