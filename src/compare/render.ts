@@ -90,7 +90,14 @@ function whyLines(c: CompareReport['comparisons'][number], prefix: string): stri
 function runsNeededLine(c: RunComparison, prefix: string): string | undefined {
   const rows = c.deltas.filter((d) => d.runsNeeded !== undefined);
   if (rows.length === 0) return undefined;
-  const list = rows.map((d) => `${d.label} ${(d.runsNeeded as number) > 100 ? '> 100' : d.runsNeeded}`);
+  // A change a hundred runs a side cannot resolve is no change worth measuring: named together.
+  const few = rows.filter((d) => (d.runsNeeded as number) <= 100);
+  const many = rows.length - few.length;
+  const list = few.map((d) => `${d.label} ${d.runsNeeded}`);
+  if (many > 0)
+    list.push(
+      `more than 100 for ${few.length > 0 ? 'the other' : 'each of the'} ${many} ${many === 1 ? 'row' : 'rows'}`,
+    );
   const where = c.replicates
     ? 'at the spread these runs show'
     : 'at the spread of A/A reruns of the embedded engine';

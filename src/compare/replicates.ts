@@ -77,6 +77,8 @@ export function replicateDelta(def: CompareMetric, baseline: RunInput[], candida
     if (d.change !== undefined) delta.change = d.change;
     if (d.ci) delta.ci = d.ci;
   }
+  // A figure no run measured (KV figures without server metrics): shown as —, as with one run a side.
+  if (a.length === 0 && b.length === 0) return delta;
   if (a.length < 2 || b.length < 2) {
     const short = a.length < baseline.length || b.length < candidate.length;
     delta.why = short
