@@ -165,8 +165,9 @@ describe('every metric compare prints, in every place a metric can be named', ()
       'a.md',
     );
     const emitted = alertsFromAdr(doc.frontMatter, { cadence: DEFAULT_CADENCE });
-    // one alert per threshold watch can judge, the rollback and the staleness alert; the rest named
-    expect(emitted.alerts.length + emitted.skipped.length).toBe(COMPARE_ROW_IDS.length + 2);
+    // one alert per threshold watch can judge, the rollback, and the staleness and absence
+    // alerts (GoodputProbesStale, GoodputProbesAbsent); the rest named
+    expect(emitted.alerts.length + emitted.skipped.length).toBe(COMPARE_ROW_IDS.length + 3);
     expect(emitted.skipped.length).toBeGreaterThan(0);
     writeFileSync(join(work, 'rules.yml'), renderRulesYaml(doc.frontMatter, emitted));
     const r = spawnSync(PROMTOOL, ['check', 'rules', 'rules.yml'], { cwd: work, encoding: 'utf8' });
