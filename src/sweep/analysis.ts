@@ -22,7 +22,7 @@
  * @module
  */
 
-import { metric, runCaveats } from '../metrics/index.js';
+import { caveatedPointPhrase, metric, runCaveats } from '../metrics/index.js';
 import {
   type Capacity,
   type Knee,
@@ -110,7 +110,11 @@ export function explosion(
   limits: { maxErrorRate: number; latencyFactor: number },
   sessions = false,
 ): string | undefined {
-  const at = (p: SweepPointSummary) => loadText(p.mode, p.load, sessions);
+  // A point with caveats says so: "… at concurrency 32 (a point the client limited)".
+  const at = (p: SweepPointSummary) => {
+    const ids = caveatIdsOf(p);
+    return loadText(p.mode, p.load, sessions) + (ids ? ` (${caveatedPointPhrase(ids)})` : '');
+  };
   if (point.errorRate > limits.maxErrorRate) {
     return `errors exploded: ${(point.errorRate * 100).toFixed(0)}% failed at ${at(point)}`;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runMeta, streamed } from '../../test/fixtures/records.js';
 import { summarizeRecords } from '../metrics/index.js';
 import { SCHEMA_VERSION, type SweepPointSummary, type SweepResult } from '../types.js';
-import { capacityAtSlo, findKnee, pointFromSummary } from './analysis.js';
+import { capacityAtSlo, explosion, findKnee, pointFromSummary } from './analysis.js';
 import { renderSweep } from './render.js';
 
 /** A point from a real summary, client-bound when asked. */
@@ -42,6 +42,17 @@ describe('caveats in a sweep', () => {
     expect(capacityAtSlo(hockey(16), 'concurrency')?.caveats).toEqual(['client-bound']);
     expect(capacityAtSlo(hockey(8), 'concurrency')?.caveats).toEqual(['client-bound']);
     expect(capacityAtSlo(hockey(32), 'concurrency')).not.toHaveProperty('caveats');
+  });
+
+  it('an early stop at a caveated point says so', () => {
+    const limits = { maxErrorRate: 0.2, latencyFactor: 10 };
+    const first = pointAt(1, false);
+    expect(explosion(pointAt(32, true, { errorRate: 0.5 }), first, limits)).toBe(
+      'errors exploded: 50% failed at concurrency 32 (a point the client limited)',
+    );
+    expect(explosion(pointAt(32, false, { errorRate: 0.5 }), first, limits)).toBe(
+      'errors exploded: 50% failed at concurrency 32',
+    );
   });
 
   it('the table marks the point, lists its caveat, and the knee and capacity lines say where they come from', () => {
