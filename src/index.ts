@@ -27,6 +27,15 @@ export {
 } from './compare/index.js';
 // Coded errors and exit codes.
 export { ExitCode, GoodputError, isGoodputError, REQUEST_ERRORS } from './errors.js';
+// The experiment's metrics matrix: across-run statistics and verdicts, the reading, the winner.
+export {
+  analyzeExperiment,
+  type ExperimentAnalysis,
+  renderExperimentCsv,
+  renderExperimentJson,
+  renderExperimentMarkdown,
+  renderExperimentTable,
+} from './experiment/analysis/index.js';
 // Experiments: configurations (servers goodput starts, running servers, or the embedded engine's
 // flags in virtual time) measured with one workload in repeated interleaved runs.
 export {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeSummary } from '../../../test/helpers/rules-fixtures.js';
 import type { ExperimentConfiguration, ExperimentFile } from '../../types.js';
 import type { AnalysedRun } from './cells.js';
-import { buildAnalysis } from './matrix.js';
+import { argsOf, buildAnalysis } from './matrix.js';
 import { readConfiguration } from './reading.js';
 import type { AcrossVerdict, ConfigurationAnalysis, MatrixCell } from './types.js';
 import { chooseWinner, DEFAULT_GUARDED, objectiveOf, rowVerdict } from './winner.js';
@@ -279,5 +279,63 @@ describe('buildAnalysis', () => {
       conclusion: 'failed: E_SERVE: health timeout after 60 s',
     });
     expect(a.winner.name).toBe('fast');
+  });
+});
+
+describe('a configuration’s flags', () => {
+  it.each([
+    [
+      'the engine flags of the embedded engine',
+      { engineArgs: ['--enable-prefix-caching'] },
+      ['--enable-prefix-caching'],
+    ],
+    [
+      'a serve command without the port goodput chose',
+      {
+        serve: {
+          argv: [
+            'vllm',
+            'serve',
+            'm',
+            '--port',
+            '41234',
+            '--max-num-batched-tokens',
+            '2048',
+            '--host=0.0.0.0',
+          ],
+          cwd: '/',
+          envNames: [],
+          health: '',
+          port: 41234,
+        },
+      },
+      ['vllm', 'serve', 'm', '--max-num-batched-tokens', '2048', '--host=0.0.0.0'],
+    ],
+    [
+      'the port given as --port=N; another flag of the same value stays',
+      {
+        serve: {
+          argv: ['goodput', 'sim', '--port=8011', '--max-num-seqs', '8011'],
+          cwd: '/',
+          envNames: [],
+          health: '',
+          port: 8011,
+        },
+      },
+      ['goodput', 'sim', '--max-num-seqs', '8011'],
+    ],
+    ['a url: target: none recorded', {}, undefined],
+  ] as const)('%s', (_, over, expected) => {
+    const c = {
+      name: 'x',
+      slug: 'x',
+      baseline: false,
+      params: {},
+      target: 'serve',
+      status: 'ok',
+      runs: [],
+      ...over,
+    } as unknown as ExperimentConfiguration;
+    expect(argsOf(c)).toEqual(expected);
   });
 });

@@ -19,7 +19,7 @@ export {
 export { EXPERIMENT_CSV_COLUMNS, renderExperimentCsv, renderExperimentJson } from './export.js';
 export { describeChange, formatDifference, formatSpread } from './format.js';
 export { type AnalyzeOptions, analyzeExperiment, EXPERIMENT_FILE, readExperimentFile } from './load.js';
-export { type AnalysisInput, buildAnalysis, configurationLabels, tallyFindings } from './matrix.js';
+export { type AnalysisInput, argsOf, buildAnalysis, configurationLabels, tallyFindings } from './matrix.js';
 export {
   HEADLINE_MATRIX_IDS,
   MATRIX_IDS,

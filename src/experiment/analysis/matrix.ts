@@ -48,8 +48,28 @@ export function tallyFindings(runs: readonly AnalysedRun[]): FindingTally[] {
   return [...byKind.values()].sort((a, b) => b.runs - a.runs);
 }
 
-function argsOf(c: ExperimentConfiguration): string[] | undefined {
-  return c.engineArgs ?? c.serve?.argv;
+/**
+ * The flags that define a configuration: the embedded engine's, or the serve command's without
+ * the port goodput chose for this start (`--port 41234`, `--http-port=41234`: no property of the
+ * configuration).
+ */
+export function argsOf(c: ExperimentConfiguration): string[] | undefined {
+  if (c.engineArgs) return c.engineArgs;
+  if (!c.serve) return undefined;
+  const port = String(c.serve.port);
+  const argv = c.serve.argv;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    const portFlag = /^--?[\w-]*port$/i;
+    if (portFlag.test(word) && argv[i + 1] === port) {
+      i++;
+      continue;
+    }
+    if (word === `${word.split('=')[0]}=${port}` && portFlag.test(word.split('=')[0] as string)) continue;
+    out.push(word);
+  }
+  return out;
 }
 
 function failureOf(c: ExperimentConfiguration, ok: number, unreadable: string[]): string | undefined {
