@@ -10,6 +10,7 @@
  */
 
 import { ExitCode } from '../errors.js';
+import { stopInputReads } from '../util/index.js';
 import { COMMANDS } from './commands/index.js';
 import { runCli } from './dispatch.js';
 
@@ -23,6 +24,7 @@ function onSignal(name: NodeJS.Signals): void {
       `\n${name}: stopping, writing what was measured (press Ctrl-C again to quit at once)\n`,
     );
     controller.abort(new Error(`stopped by ${name}`));
+    stopInputReads();
     return;
   }
   process.exit(ExitCode.INTERRUPTED);
@@ -31,7 +33,7 @@ function onSignal(name: NodeJS.Signals): void {
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
-const code = await runCli(
+const ran = await runCli(
   process.argv.slice(2),
   {
     stdout: process.stdout,
@@ -43,6 +45,9 @@ const code = await runCli(
   COMMANDS,
 );
 
+// A command stopped by the signal ends 130 whatever it failed with on the way out (an input
+// read cut short is reported as such, but the cause is the signal).
+const code = signalled > 0 && ran !== ExitCode.OK ? ExitCode.INTERRUPTED : ran;
 // Let stdout drain (large --json output into a pipe) before exiting.
 process.exitCode = code;
 process.stdout.write('', () => process.exit(code));

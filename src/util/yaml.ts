@@ -10,9 +10,9 @@
  * @module
  */
 
-import { createReadStream } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { readBounded } from './bounded.js';
+import { inputStopSignal, openForReading } from './input-file.js';
 
 /** Largest YAML text parsed (bytes): configuration files and ADRs are a few kilobytes. */
 export const YAML_MAX_BYTES = 1024 * 1024;
@@ -77,25 +77,32 @@ export type BoundedFile = { ok: true; text: string } | { ok: false; problem: str
 
 /**
  * Reads a text file of at most `maxBytes` (default YAML_MAX_BYTES) within `timeoutMs`
- * (default 10 s): a huge file, `/dev/zero` or a FIFO that never ends is refused, never read whole.
+ * (default 10 s), stopped by `signal` (default: the process being told to stop): a huge file,
+ * `/dev/zero` or a FIFO that never ends is refused, never read whole, and never holds Ctrl-C.
  */
 export async function readTextFileBounded(
   path: string,
-  opts: { maxBytes?: number; timeoutMs?: number } = {},
+  opts: { maxBytes?: number; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<BoundedFile> {
   const maxBytes = opts.maxBytes ?? YAML_MAX_BYTES;
+  let input: ReturnType<typeof openForReading> | undefined;
   try {
-    const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
-    const opened = new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
+    input = openForReading(path, 64 * 1024);
+    const { chunks } = input;
+    // A missing or unreadable file fails on the first read: say so rather than read nothing.
+    const stream = Object.assign(chunks, { destroy: () => input?.close() });
+    const read = await readBounded(stream, {
+      maxBytes,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      signal: opts.signal ?? inputStopSignal,
     });
-    await opened;
-    const read = await readBounded(stream, { maxBytes, timeoutMs: opts.timeoutMs ?? 10_000 });
     if (read.stopped === 'limit') return { ok: false, problem: `larger than ${maxBytes} bytes` };
+    if (read.stopped === 'aborted') return { ok: false, problem: 'reading it was stopped' };
     if (read.stopped) return { ok: false, problem: `reading it did not finish (${read.stopped})` };
     return { ok: true, text: read.text };
   } catch (e) {
     return { ok: false, problem: (e as NodeJS.ErrnoException).code ?? (e as Error).message };
+  } finally {
+    input?.close();
   }
 }

@@ -13,10 +13,9 @@
  */
 
 import { createHash } from 'node:crypto';
-import { constants, createReadStream, openSync, statSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { ExitCode, GoodputError } from '../errors.js';
 import type { ChatMessage } from '../types.js';
+import { openForReading } from '../util/index.js';
 import {
   type Conversation,
   conversationFromMessages,
@@ -378,58 +377,6 @@ function finish(
     );
   }
   return { path, format, sha256, entries, count: entries.length, skipped };
-}
-
-/**
- * The file's chunks, and a way to stop reading. A FIFO (or socket) is opened non-blocking and
- * read through the event loop: a blocking open or read of a pipe nobody writes to would hold a
- * thread of the pool, and the process could not even exit after Ctrl-C. Until a first byte
- * arrives, an end of a FIFO means "no writer yet": it is opened again a moment later.
- */
-function openForReading(path: string): { chunks: AsyncIterable<Buffer>; close(): void } {
-  let fifo = false;
-  try {
-    const st = statSync(path);
-    fifo = st.isFIFO() || st.isSocket();
-  } catch {
-    // the read below reports the error
-  }
-  if (!fifo) {
-    const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
-    return { chunks: stream, close: () => stream.destroy() };
-  }
-  let current: Socket | undefined;
-  let closed = false;
-  const open = () => {
-    current = new Socket({
-      fd: openSync(path, constants.O_RDONLY | constants.O_NONBLOCK),
-      readable: true,
-      writable: false,
-    });
-    return current;
-  };
-  const first = open();
-  async function* chunks(): AsyncGenerator<Buffer> {
-    let sock = first;
-    let got = false;
-    for (;;) {
-      for await (const c of sock) {
-        got = true;
-        yield c as Buffer;
-      }
-      if (got || closed) return;
-      await new Promise((r) => setTimeout(r, 100));
-      if (closed) return;
-      sock = open();
-    }
-  }
-  return {
-    chunks: chunks(),
-    close: () => {
-      closed = true;
-      current?.destroy();
-    },
-  };
 }
 
 /** Streams a file into `onChunk` (which may throw to stop), stopped by the signal. */
