@@ -24,11 +24,18 @@ export function turnCharts(runs: readonly ReportRun[]): ChartSpec[] {
   const withTurns = runs.filter((r) => hasTurns(r.summary));
   if (withTurns.length === 0) return [];
   const several = withTurns.length > 1;
+  // One tick per turn index (a category each: "3", or "32+" for the row of every later turn).
+  const turns = [...new Set(withTurns.flatMap((r) => (r.summary.turns ?? []).map((t) => t.turn)))].sort(
+    (a, b) => a - b,
+  );
+  const later = new Set(
+    withTurns.flatMap((r) => (r.summary.turns ?? []).filter((t) => t.andLater).map((t) => t.turn)),
+  );
   const series: ChartSeries[] = withTurns.flatMap((run) => {
     const i = runs.indexOf(run);
     const rows = (run.summary.turns ?? []).filter((t) => t.ttft.count > 0);
     const pick = (f: (t: (typeof rows)[number]) => number): XY => ({
-      x: rows.map((t) => t.turn),
+      x: rows.map((t) => turns.indexOf(t.turn)),
       y: rows.map(f),
     });
     const who = several ? `${run.label}: ` : '';
@@ -44,7 +51,7 @@ export function turnCharts(runs: readonly ReportRun[]): ChartSpec[] {
         label: `${who}prompt tokens (mean)`,
         color: several ? runColor(i) : '#6b7280',
         data: compact(pick((t) => t.promptTokens.mean)),
-        style: 'points' as const,
+        style: 'dots' as const,
         axis: 1 as const,
       },
     ];
@@ -54,9 +61,10 @@ export function turnCharts(runs: readonly ReportRun[]): ChartSpec[] {
       id: 'chart-turns',
       title: 'TTFT by turn',
       group: 'turns',
-      xLabel: 'turn (the last one holds every later turn)',
+      xLabel: 'turn',
       yLabel: 'TTFT (ms)',
       y2Label: 'prompt tokens (mean)',
+      xCategories: turns.map((t) => `${t}${later.has(t) ? '+' : ''}`),
       series: series.filter((s) => s.data.x.length > 0),
       markers: [],
     },
