@@ -13,17 +13,17 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
-import { type BenchmarkConfig, runBenchmark, unmeasurableError } from '../runner/index.js';
+import { runBenchmark, unmeasurableError } from '../runner/index.js';
 import { describeServer } from '../server-metrics/index.js';
-import type { ExperimentConfiguration, ExperimentFile, ServerSelfDescription } from '../types.js';
-import { makeRedactor } from '../util/index.js';
+import type { ExperimentConfiguration, ExperimentFile } from '../types.js';
 import { resetCache } from './cache-reset.js';
 import { configFileHashes } from './config-files.js';
 import { sweepPidFile } from './pid-file.js';
+import { embeddedDescription, redactDescription, runConfig } from './run-config.js';
 import { type RunningServer, ServeFailure, startServer } from './serve.js';
 import { sleepUnlessAborted as sleep } from './sleep.js';
 import { EXPERIMENT_FILE, initialState, readState, reconcileForResume, writeState } from './state.js';
-import type { ConfigurationSpec, ExperimentSpec } from './types.js';
+import type { ExperimentSpec } from './types.js';
 
 type ServeStart = NonNullable<NonNullable<ExperimentConfiguration['serve']>['starts']>[number];
 
@@ -78,73 +78,6 @@ function openState(spec: ExperimentSpec, io: ExperimentIo, note: (t: string) => 
       rmSync(join(spec.dir, sub), { recursive: true, force: true });
   }
   return initialState(spec);
-}
-
-/**
- * The measurement of one run of a configuration. Repeat k of every configuration uses seed
- * `seed + k`: the configurations of a block see the same prompts, and the repeats differ (in
- * virtual time identical seeds would repeat one run exactly, which says nothing of the spread).
- */
-function runConfig(
-  spec: ExperimentSpec,
-  c: ConfigurationSpec,
-  url: string | undefined,
-  outDir: string,
-  repeat: number,
-): BenchmarkConfig {
-  const m = spec.measurement;
-  const seed = m.seed + repeat;
-  const config: BenchmarkConfig = { ...m, seed, sampling: { ...m.sampling, seed }, outDir, force: false };
-  if (c.target.kind === 'embedded') {
-    delete config.url;
-    const sim = {
-      ...m.sim,
-      engine: c.target.engine,
-      timeMode: spec.virtual ? ('virtual' as const) : ('live' as const),
-    };
-    if (c.target.profile !== undefined) sim.profile = c.target.profile;
-    if (c.target.engine.speculativeConfig !== undefined) delete sim.speculativeConfig;
-    config.sim = sim;
-  } else {
-    config.url = url!;
-    delete config.sim;
-  }
-  return config;
-}
-
-/** What the embedded engine is, in the shape servers describe themselves. */
-function embeddedDescription(
-  c: ConfigurationSpec,
-  spec: ExperimentSpec,
-  version?: string,
-): ServerSelfDescription {
-  const t = c.target as Extract<ConfigurationSpec['target'], { kind: 'embedded' }>;
-  const settings: Record<string, string> = {};
-  for (let i = 0; i < t.engineArgs.length; i++) {
-    const flag = t.engineArgs[i]!;
-    const next = t.engineArgs[i + 1];
-    if (next !== undefined && !next.startsWith('--')) {
-      settings[flag.slice(2)] = next;
-      i++;
-    } else settings[flag.replace(/^--(no-)?/, '')] = String(!flag.startsWith('--no-'));
-  }
-  const profile = t.profile ?? spec.measurement.sim?.profile;
-  if (profile !== undefined) settings.profile = profile;
-  return {
-    engine: 'goodput-sim',
-    ...(version ? { version } : {}),
-    settings,
-    sources: { embedded: spec.virtual ? 'ok (virtual time)' : 'ok' },
-  };
-}
-
-function redactDescription(
-  d: ServerSelfDescription,
-  secrets: Array<string | undefined>,
-): ServerSelfDescription {
-  const r = makeRedactor(secrets);
-  const settings = d.settings && Object.fromEntries(Object.entries(d.settings).map(([k, v]) => [k, r(v)]));
-  return { ...d, ...(settings ? { settings } : {}), ...(d.models ? { models: d.models.map(r) } : {}) };
 }
 
 /** Marks a configuration failed, with its pending runs. */
