@@ -6,8 +6,10 @@ import {
   type CalibrationReport,
   checkRun,
   readCalibrationRuns,
+  runFigures,
   summarizeErrors,
 } from '../src/calibrate/index.js';
+import { collect, readRecords } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { loadProfileFile, resolveProfile } from '../src/sim/index.js';
 import type { RunSummary } from '../src/types.js';
@@ -45,6 +47,15 @@ beforeAll(async () => {
       dirs.push(outDir);
     }
 }, 60_000);
+
+/** The first n measured requests of a run, by index. */
+async function readRecordsOf(dir: string, n: number) {
+  const all = await collect(readRecords(dir));
+  return all
+    .filter((r) => !r.warmup)
+    .sort((a, b) => a.index - b.index)
+    .slice(0, n);
+}
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -164,6 +175,9 @@ describe('goodput sim calibrate', () => {
     const few = await runCliInProcess(['sim', 'calibrate', dirs[0]!, dirs[1]!], { cwd: root });
     expect(few.code).toBe(2);
     expect(few.stderr).toMatch(/at least 3 runs[\s\S]*hint: measure the server at several concurrencies/);
+    const cut = await readCalibrationRuns(dirs.slice(0, 1), 5);
+    expect(cut[0]!.requests).toHaveLength(5);
+    expect(cut[0]!.measured).toEqual(runFigures(await readRecordsOf(dirs[0]!, 5)));
     const bad = await runCliInProcess(['sim', 'calibrate', ...dirs.slice(0, 3), '--holdout', 'nope'], {
       cwd: root,
     });

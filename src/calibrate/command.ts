@@ -53,6 +53,15 @@ const OPTIONS: OptionSpec[] = [
   },
   { name: 'json', type: 'boolean', description: 'Print the report as JSON on stdout', group: G },
   {
+    name: 'max-requests',
+    type: 'integer',
+    default: 200,
+    valueName: 'N',
+    description:
+      'Replay and match the first N measured requests of each run (fits replay every run many times)',
+    group: G,
+  },
+  {
     name: 'max-iterations',
     type: 'integer',
     default: 30,
@@ -96,7 +105,14 @@ export function calibrateCommand(
           : resolveProfile(o.profile as string, o.tensorParallelSize as number | undefined);
       if (typeof o.profileFile === 'string' && typeof o.tensorParallelSize === 'number')
         start.tensorParallel = o.tensorParallelSize;
-      const runs = await readCalibrationRuns(dirs);
+      const maxRequests = o.maxRequests as number;
+      if (!(maxRequests >= 2))
+        throw new GoodputError(
+          'E_USAGE',
+          `--max-requests must be at least 2, got ${maxRequests}`,
+          'e.g. --max-requests 200',
+        );
+      const runs = await readCalibrationRuns(dirs, maxRequests);
       const holdout = holdoutPlan((o.holdout as string[] | undefined) ?? [], runs, ctx.cwd);
       const cal = calibrate(runs, start, holdout, {
         engine: engineFromArgs(o),

@@ -38,6 +38,7 @@ export {
 export {
   type CalibrationRequest,
   type CalibrationRun,
+  DEFAULT_MAX_REQUESTS,
   type RunFigures,
   readCalibrationRun,
   readCalibrationRuns,

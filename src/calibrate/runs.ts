@@ -62,8 +62,18 @@ function refuse(dir: string, why: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', `${dir}: ${why}`, hint);
 }
 
-/** Reads one measured run for calibration; refuses the loads a replay cannot reproduce. */
-export async function readCalibrationRun(dir: string): Promise<CalibrationRun> {
+/** Requests of a run that the fit replays and matches, by default (each fit replays every run dozens of times). */
+export const DEFAULT_MAX_REQUESTS = 200;
+
+/**
+ * Reads one measured run for calibration; refuses the loads a replay cannot reproduce. Only the
+ * first `maxRequests` measured requests (by index) are replayed, and the figures to match are
+ * theirs, so that a long run costs no more to fit than a short one.
+ */
+export async function readCalibrationRun(
+  dir: string,
+  maxRequests = DEFAULT_MAX_REQUESTS,
+): Promise<CalibrationRun> {
   const summary = await readSummary(dir);
   const { load, workload } = summary.meta;
   const other = 'calibrate with runs of one closed-loop concurrency or one open-loop rate';
@@ -73,7 +83,10 @@ export async function readCalibrationRun(dir: string): Promise<CalibrationRun> {
   if (load.mode === 'open' && load.maxConcurrency !== undefined)
     throw refuse(dir, 'an open-loop run capped by --max-concurrency cannot be replayed', other);
   const records = (await collect(readRecords(dir))).filter((r) => !r.warmup);
-  const done = records.filter((r) => r.outcome === 'success').sort((a, b) => a.index - b.index);
+  const done = records
+    .filter((r) => r.outcome === 'success')
+    .sort((a, b) => a.index - b.index)
+    .slice(0, maxRequests);
   const measured = runFigures(done);
   if (done.length < 2 || !Number.isFinite(measured.meanTtftMs) || !Number.isFinite(measured.meanTpotMs))
     throw refuse(
@@ -98,11 +111,14 @@ export async function readCalibrationRun(dir: string): Promise<CalibrationRun> {
 }
 
 /** Reads every run, in order; names made unique (a/run, b/run → run, run#2). */
-export async function readCalibrationRuns(dirs: readonly string[]): Promise<CalibrationRun[]> {
+export async function readCalibrationRuns(
+  dirs: readonly string[],
+  maxRequests = DEFAULT_MAX_REQUESTS,
+): Promise<CalibrationRun[]> {
   const runs: CalibrationRun[] = [];
   const seen = new Map<string, number>();
   for (const dir of dirs) {
-    const run = await readCalibrationRun(dir);
+    const run = await readCalibrationRun(dir, maxRequests);
     const n = (seen.get(run.name) ?? 0) + 1;
     seen.set(run.name, n);
     if (n > 1) run.name = `${run.name}#${n}`;
