@@ -7,7 +7,7 @@
  * A/A experiment: no significant change on any metric, and its ADR is refused by lint.
  */
 
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,15 @@ describe('the shipped example plan', () => {
     expect(again.code).toBe(0);
     expect(again.stdout.split('\r\n')[0]).toMatch(/^experiment,configuration,label,/);
     expect(again.stdout).toMatch(/agent-experiment,Exp-2,Exp-2,false,ok,true,ttft_p99,ms,3,/);
+    // A folder where the analysis files cannot be written still gets its printout.
+    const file = join(work, 'exp', 'analysis.md');
+    await rm(file);
+    await mkdir(file);
+    const blocked = await cli(['experiment', 'exp', '--format', 'markdown']);
+    await rm(file, { recursive: true });
+    expect(blocked.code).toBe(0);
+    expect(blocked.stdout).toMatch(/^\| Configuration \|/);
+    expect(blocked.stderr).toMatch(/warning: the analysis files were not written .*analysis\.md is a folder/);
   });
 
   it('writes an ADR that passes adr lint, with the rules, the gate and the headroom', async () => {

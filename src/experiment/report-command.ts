@@ -61,20 +61,34 @@ function render(a: ExperimentAnalysis, format: AnalysisFormat): string {
   return renderExperimentTable(a);
 }
 
-/** Analyses the folder and writes analysis.json / .md / .csv into it. */
-export async function writeExperimentAnalysis(dir: string): Promise<ExperimentAnalysis> {
-  const analysis = await analyzeExperiment(dir);
+/** Writes analysis.json / .md / .csv into the folder. */
+async function writeAnalysisFiles(dir: string, analysis: ExperimentAnalysis): Promise<void> {
   await writeOutputFile(join(dir, ANALYSIS_FILES.json), renderExperimentJson(analysis), { flag: '--out' });
   await writeOutputFile(join(dir, ANALYSIS_FILES.markdown), renderExperimentMarkdown(analysis), {
     flag: '--out',
   });
   await writeOutputFile(join(dir, ANALYSIS_FILES.csv), renderExperimentCsv(analysis), { flag: '--out' });
+}
+
+/**
+ * Analyses the folder and writes the analysis files into it; a folder that cannot be written
+ * (a copy on a read-only mount) costs the files, with a warning, not the printout.
+ */
+export async function writeExperimentAnalysis(
+  dir: string,
+  warn: (text: string) => void = () => undefined,
+): Promise<ExperimentAnalysis> {
+  const analysis = await analyzeExperiment(dir);
+  await writeAnalysisFiles(dir, analysis).catch((e: unknown) => {
+    if (!isGoodputError(e)) throw e;
+    warn(`warning: the analysis files were not written into ${dir}: ${e.message}\n`);
+  });
   return analysis;
 }
 
 /** `goodput experiment DIR`: the matrix of an experiment folder, printed in --format. */
 export async function reportExperiment(ctx: CommandContext, dir: string): Promise<ExitCode> {
-  const analysis = await writeExperimentAnalysis(dir);
+  const analysis = await writeExperimentAnalysis(dir, (t) => ctx.stderr.write(t));
   ctx.stdout.write(render(analysis, ctx.args.options.format as AnalysisFormat));
   return ExitCode.OK;
 }
@@ -90,7 +104,7 @@ export async function printAnalysisAfterRuns(
 ): Promise<void> {
   const format = ctx.args.options.format as AnalysisFormat;
   try {
-    const analysis = await writeExperimentAnalysis(dir);
+    const analysis = await writeExperimentAnalysis(dir, (t) => ctx.stderr.write(t));
     if (format === 'table') ctx.stdout.write(`${summary}\n${renderExperimentTable(analysis)}`);
     else ctx.stdout.write(render(analysis, format));
   } catch (e) {
