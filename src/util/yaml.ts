@@ -90,7 +90,12 @@ export async function readTextFileBounded(
     input = openForReading(path, 64 * 1024);
     const { chunks } = input;
     // A missing or unreadable file fails on the first read: say so rather than read nothing.
-    const stream = Object.assign(chunks, { destroy: () => input?.close() });
+    // A wrapper, not Object.assign: for a plain file `chunks` is the ReadStream itself, whose
+    // destroy close() calls; replacing it made destroy call itself (stack overflow on every read).
+    const stream = {
+      [Symbol.asyncIterator]: () => chunks[Symbol.asyncIterator](),
+      destroy: () => input?.close(),
+    };
     const read = await readBounded(stream, {
       maxBytes,
       timeoutMs: opts.timeoutMs ?? 10_000,
