@@ -8,7 +8,7 @@
 
 import { labelWithUnit, metric } from '../../metrics/index.js';
 import type { ChartMarker, ChartSeries, ChartSpec } from './charts.js';
-import { compact } from './compact.js';
+import { compact, roundSig } from './compact.js';
 import type { XY } from './lttb.js';
 import type { SweepView } from './model.js';
 
@@ -124,9 +124,11 @@ export function paretoChart(sweep: SweepView | undefined): ChartSpec[] {
       style: 'dashed',
     },
   ];
+  const lo = Math.min(...measured.x);
+  const hi = Math.max(...measured.x);
+  // a margin, so that the points at either end are drawn whole
+  const pad = (hi - lo) * 0.03 || Math.abs(hi) * 0.1 || 1;
   if (sweep.userTpsSlo) {
-    const lo = Math.min(...measured.x);
-    const hi = Math.max(...measured.x);
     series.push({
       label: sweep.userTpsSlo.label,
       color: '#dc2626',
@@ -143,6 +145,7 @@ export function paretoChart(sweep: SweepView | undefined): ChartSpec[] {
       group: 'sweep',
       xLabel: `total ${labelWithUnit(metric('output_throughput')).toLowerCase()}`,
       yLabel: labelWithUnit(metric('user_tps_p50')),
+      xRange: [roundSig(Math.max(0, lo - pad)), roundSig(hi + pad)],
       series,
       markers: [],
     },
