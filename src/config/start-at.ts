@@ -19,10 +19,19 @@ const HINT =
  */
 export const START_AT_PAST_LIMIT_MS = 5 * 60_000;
 
-/** Unix milliseconds of the instant `text` names; `nowMs` anchors `+DURATION`. */
-export function parseStartAt(text: string, nowMs: number, flag = '--start-at'): number {
+/**
+ * Unix milliseconds of the instant `text` names; `nowMs` anchors `+DURATION`. With `past:
+ * 'refuse'` (a run told when to start), an instant more than START_AT_PAST_LIMIT_MS ago is a
+ * usage error; a manifest written for later (emit) takes any instant.
+ */
+export function parseStartAt(
+  text: string,
+  nowMs: number,
+  flag = '--start-at',
+  past: 'refuse' | 'accept' = 'refuse',
+): number {
   const ms = readInstant(text.trim(), nowMs, flag);
-  if (ms < nowMs - START_AT_PAST_LIMIT_MS) {
+  if (past === 'refuse' && ms < nowMs - START_AT_PAST_LIMIT_MS) {
     throw new GoodputError(
       'E_USAGE',
       `${flag} ${text.trim()} is ${new Date(ms).toISOString()}, ${describeAgo(nowMs - ms)} ago`,

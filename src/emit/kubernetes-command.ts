@@ -180,7 +180,9 @@ const k8sJob: CommandSpec = {
         `--requests ${r.requests} leaves some of the ${shards} pods nothing to send`,
         `give the whole run's --requests, at least ${shards}`,
       );
-    const startAt = new Date(parseStartAt(String(o.startAt), Date.now())).toISOString();
+    const startAt = new Date(
+      parseStartAt(String(o.startAt), Date.now(), '--start-at', 'accept'),
+    ).toISOString();
     const options = {
       ...common(o, 'k8s-job'),
       name: String(o.name),
