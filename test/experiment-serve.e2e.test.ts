@@ -141,6 +141,44 @@ describe('goodput experiment with subprocess servers', () => {
     expect(existsSync(join(work, 'sigint', 'server.pid.json'))).toBe(false);
   }, 150_000);
 
+  it('on a second Ctrl-C (exit at once) its exit hook kills the server group', async () => {
+    // A server that ignores SIGTERM: once goodput has exited, only the exit hook's SIGKILL stops it.
+    const script =
+      "process.on('SIGTERM', () => {}); require('http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1')";
+    const plan = join(work, 'twice.yaml');
+    writeFileSync(
+      plan,
+      [
+        'output: twice',
+        'runs: 1',
+        `serve: { command: ${JSON.stringify([process.execPath, '-e', script, '{port}'])}, grace: 30s }`,
+        'configurations: [{ name: Baseline }]',
+        'run: "--requests 2 --prompt-tokens 8 --max-tokens 2"',
+        '',
+      ].join('\n'),
+    );
+    let pid: number | undefined;
+    const r = await runBin(['experiment', plan], {
+      cwd: work,
+      timeoutMs: 120_000,
+      onStderr: (text, child) => {
+        const m = /Baseline: server up on port \d+ in [\d.]+ s \(pid (\d+)\)/.exec(text);
+        if (m && pid === undefined) {
+          pid = Number(m[1]);
+          child.kill('SIGINT');
+          // Apart, or the two signals arrive as one.
+          setTimeout(() => child.kill('SIGINT'), 500);
+        }
+      },
+    });
+    expect(pid).toBeDefined();
+    expect(r.code, r.stderr).toBe(130);
+    expect(r.stderr).toContain('press Ctrl-C again');
+    // SIGKILLed as goodput exited (the grace period of 30 s had not run out); init reaps it a moment later.
+    for (let i = 0; i < 60 && alive(pid!); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expectGone([pid!]);
+  }, 150_000);
+
   it('on an error (experiment.json cannot be written) stops the server and says so', async () => {
     const plan = writePlan('error', 2);
     const dir = join(work, 'error');
