@@ -102,16 +102,18 @@ export function chooseCandidate(report: CompareReport, candidates: readonly RunI
   return best;
 }
 
-function roundUpMs(v: number): number {
+/** A latency limit rounded up (whole ms from 10 ms, tenths below): a maximum never below the value. */
+export function roundUpMs(v: number): number {
   return v >= 10 ? Math.ceil(v) : Math.ceil(v * 10) / 10;
 }
 
-function roundDownRatio(v: number): number {
+/** A ratio rounded down to hundredths: a minimum never above the value. */
+export function roundDownRatio(v: number): number {
   return Math.max(0, Math.floor(v * 100 + 1e-9) / 100);
 }
 
 /** A rate rounded down to 3 significant digits (0.0123, 1.23, 123): a minimum never above the value. */
-function roundDownRate(v: number): number {
+export function roundDownRate(v: number): number {
   if (!(v > 0)) return 0;
   const step = 10 ** (Math.floor(Math.log10(v)) - 2);
   return Number((Math.floor(v / step + 1e-9) * step).toPrecision(3));

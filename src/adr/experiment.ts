@@ -18,7 +18,7 @@
 import type { ConfigurationAnalysis, ExperimentAnalysis, MatrixCell } from '../experiment/analysis/index.js';
 import { gateLimit } from '../gate/index.js';
 import type { RunMeta, ServeParamValue } from '../types.js';
-import { nextAdrId, slugify, workloadOf } from './build.js';
+import { nextAdrId, roundDownRate, roundDownRatio, roundUpMs, slugify, workloadOf } from './build.js';
 import { renderExperimentAdrBody } from './experiment-body.js';
 import { mergeRules, rulesFromServingArgs } from './rules.js';
 import type { AdrFrontMatter, AdrGate, AdrRollback, AdrRule, AdrStatus } from './schema.js';
@@ -43,20 +43,6 @@ export interface ExperimentAdrInput {
   context?: string;
   /** Paths relative to the ADR folder: the experiment folder and each configuration's run folders. */
   links: { experiment: string; configurations: Record<string, string> };
-}
-
-function roundUpMs(v: number): number {
-  return v >= 10 ? Math.ceil(v) : Math.ceil(v * 10) / 10;
-}
-
-function roundDownRatio(v: number): number {
-  return Math.max(0, Math.floor(v * 100 + 1e-9) / 100);
-}
-
-function roundDownRate(v: number): number {
-  if (!(v > 0)) return 0;
-  const step = 10 ** (Math.floor(Math.log10(v)) - 2);
-  return Number((Math.floor(v / step + 1e-9) * step).toPrecision(3));
 }
 
 /** The bound of a cell's interval on the side a limit guards (the mean with one run). */
