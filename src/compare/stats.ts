@@ -11,17 +11,7 @@
 /** z such that P(|Z| ≤ z) = 0.95. */
 export const Z95 = 1.959963984540054;
 
-/** A uniform [0, 1) generator (mulberry32): small, fast and reproducible from a 32-bit seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../util/index.js';
 
 /** Numerically sorted copy. */
 export function sortedCopy(values: ArrayLike<number>): Float64Array {

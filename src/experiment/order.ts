@@ -7,22 +7,12 @@
  * @module
  */
 
+import { seededRandom } from '../util/index.js';
+
 /** One slot of the order: which configuration, which of its repeats. */
 export interface ScheduledRun {
   configuration: number;
   repeat: number;
-}
-
-/** mulberry32: a small seeded generator, enough to shuffle a block. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

@@ -10,6 +10,7 @@ export { type BoundedReadOptions, type BoundedStop, type BoundedText, readBounde
 export { type CsvValue, csvField, csvLine } from './csv.js';
 export { inputStopSignal, openForReading, stopInputReads } from './input-file.js';
 export { MAX_TOKENS } from './limits.js';
+export { seededRandom } from './random.js';
 export {
   MIN_SECRET_FRAGMENT,
   makeRedactor,

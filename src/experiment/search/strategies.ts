@@ -13,6 +13,7 @@
  * @module
  */
 
+import { seededRandom } from '../../util/index.js';
 import { expectedImprovement, fitGaussianProcess } from './gp.js';
 import { encodePoint, type SearchSpace } from './space.js';
 
@@ -122,18 +123,6 @@ export async function successiveHalving(
   return out;
 }
 
-/** A seeded generator in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Most candidate points the acquisition looks at per step (a random subset of bigger spaces). */
 const MAX_CANDIDATES = 4096;
 
@@ -144,7 +133,7 @@ export async function bayesianSearch(
 ): Promise<Evaluation[]> {
   const total = Math.min(space.size, opts.evaluations ?? 20);
   const initial = Math.min(total, opts.initial ?? Math.max(space.dimensions.length + 1, 4));
-  const random = rng(opts.seed ?? 1);
+  const random = seededRandom(opts.seed ?? 1);
   const out: Evaluation[] = [];
   const seen = new Set<number>();
   const pickUnseen = (): number => {
