@@ -196,6 +196,10 @@ describe('goodput report, end to end', () => {
       expect(legend ?? '').toContain('a100');
       const verdicts = await page.locator('#comparison').textContent();
       expect(verdicts ?? '').toMatch(/better|worse|no significant change/);
+      // One run a side: the interval is labelled as what it is.
+      expect(verdicts ?? '').toContain(
+        'confidence interval (within run: a within-run interval cannot see drift',
+      );
     } finally {
       await page.close();
     }

@@ -10,6 +10,7 @@ import {
   describeDiff,
   formatChange,
   formatValue,
+  intervalLabel,
   type RunComparison,
 } from '../../compare/index.js';
 import type { ComparisonView, ReportRun } from './model.js';
@@ -57,7 +58,7 @@ export function buildComparison(runs: ReportRun[]): ComparisonView {
   );
   const hints = report.comparisons.flatMap((c) => c.hints.map((h) => `${c.candidate.name}: ${h}`));
   const notes = [
-    `Change against ${base.label} with its ${Math.round(report.confidence * 100)}% confidence interval; coloured when significant.`,
+    `Change against ${base.label} with its ${Math.round(report.confidence * 100)}% confidence interval (${[...new Set(report.comparisons.map(intervalLabel))].join('; ')}${report.comparisons.some((c) => !c.replicates) ? ': a within-run interval cannot see drift between runs, and a change inside the noise floor is no verdict' : ''}); coloured when significant.`,
     ...(differences.length > 0 ? [`Not like for like: ${differences.join('; ')}.`] : []),
     ...hints,
   ];
