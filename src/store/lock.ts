@@ -36,6 +36,9 @@ function readLock(path: string): LockInfo | undefined {
   }
 }
 
+/** The lock files this process holds now. */
+const HELD = new Set<string>();
+
 /** A held store lock; `release` removes it (once). */
 export interface StoreLock {
   path: string;
@@ -65,7 +68,11 @@ export function lockStore(storePath: string): StoreLock {
         );
       }
       const holder = readLock(path);
-      if (holder && (holder.host !== mine.host || alive(holder.pid))) {
+      // Our own pid holds it either through this process (a second open here: refused) or from a
+      // former life with the same pid (a container restarted in its pod: pid 1 again, same host).
+      const ours = holder?.pid === process.pid && holder.host === mine.host;
+      const live = holder && (ours ? HELD.has(path) : holder.host !== mine.host || alive(holder.pid));
+      if (holder && live) {
         throw new GoodputError(
           'E_USAGE',
           `the store ${storePath} is being written by another goodput watch (pid ${holder.pid} on ${holder.host}, since ${holder.since})`,
@@ -78,12 +85,14 @@ export function lockStore(storePath: string): StoreLock {
     }
     writeSync(fd, JSON.stringify(mine));
     closeSync(fd);
+    HELD.add(path);
     let released = false;
     const lock: StoreLock = {
       path,
       release() {
         if (released) return;
         released = true;
+        HELD.delete(path);
         if (readLock(path)?.pid === process.pid) rmSync(path, { force: true });
       },
     };

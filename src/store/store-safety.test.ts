@@ -107,6 +107,20 @@ describe('one writer per store', () => {
   });
 });
 
+describe('a restarted container (same pid, same host) finds its former lock', () => {
+  test('the lock of a former process with our pid is taken over, not refused', () => {
+    const path = join(dir, 'g.db');
+    WatchStore.open(path).close();
+    writeFileSync(
+      `${path}.lock`,
+      JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-12-03T09:00:00Z' }),
+    );
+    const store = WatchStore.open(path);
+    expect(store.tookOverLockOf?.since).toBe('2026-12-03T09:00:00Z');
+    store.close();
+  });
+});
+
 describe('a write that fails', () => {
   test('a full disk is E_IO naming the store and the round; the rounds before are kept', () => {
     const path = join(dir, 'g.db');
