@@ -68,6 +68,20 @@ export interface MetricDelta {
   why?: string;
 }
 
+/** A row's identity and kind, before any figure: the fields every compare row starts from. */
+export function deltaOf(def: CompareMetric, intervalKind: IntervalKind): MetricDelta {
+  return {
+    key: def.key,
+    label: def.label,
+    unit: def.unit,
+    direction: def.direction,
+    test: def.test,
+    changeKind: def.test === 'proportion' ? 'points' : 'relative',
+    intervalKind,
+    verdict: 'untested',
+  };
+}
+
 /** One run as compare sees it. */
 export interface RunInput {
   /** How the run is named in tables: the directory name, or "Baseline", "Exp-1"… */
@@ -322,14 +336,7 @@ function testedDelta(
   minEffect: number,
 ) {
   const delta: MetricDelta = {
-    key: def.key,
-    label: def.label,
-    unit: def.unit,
-    direction: def.direction,
-    test: def.test,
-    changeKind: def.test === 'proportion' ? 'points' : 'relative',
-    intervalKind: 'within-run',
-    verdict: 'untested',
+    ...deltaOf(def, 'within-run'),
     floor: minEffect,
   };
   const baseValue = figureOf(def, base);

@@ -18,7 +18,7 @@
 import { GoodputError } from '../errors.js';
 import { describeRuns, runsToResolve, welchDifference } from './across-runs.js';
 import { comparabilityDiffs, describeDiff, type FieldDiff } from './comparable.js';
-import type { MetricDelta, RunInput } from './compare.js';
+import { deltaOf, type MetricDelta, type RunInput } from './compare.js';
 import { hintsFor } from './hints.js';
 import { COMPARE_METRICS, type CompareMetric, type Direction } from './metrics.js';
 
@@ -56,14 +56,7 @@ export function replicateDelta(def: CompareMetric, baseline: RunInput[], candida
   const b = candidate.map((r) => def.value(r.summary)).filter((v): v is number => v !== undefined);
   const d = welchDifference(a, b);
   const delta: MetricDelta = {
-    key: def.key,
-    label: def.label,
-    unit: def.unit,
-    direction: def.direction,
-    test: def.test,
-    changeKind: points ? 'points' : 'relative',
-    intervalKind: 'across-runs',
-    verdict: 'untested',
+    ...deltaOf(def, 'across-runs'),
   };
   const sa = describeRuns(a);
   const sb = describeRuns(b);
