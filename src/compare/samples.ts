@@ -2,14 +2,14 @@
  * Per-request samples that compare resamples: TTFT, TPOT, ITL and E2EL of every measured,
  * successful request, sorted, plus the sums the throughput intervals need.
  *
- * Definitions follow DESIGN.md (vLLM's): TTFT = first content chunk − send; TPOT =
- * (E2EL − TTFT) / (output tokens − 1); ITL = gaps between consecutive content chunks;
- * E2EL = end − send. Warmup, failed and cancelled requests are left out.
+ * Each value is `requestMetrics()`'s, the one computation of a request's latencies that the
+ * run summary uses too (metrics/latencies.ts gives each formula). Warmup, failed and cancelled
+ * requests are left out.
  *
  * @module
  */
 
-import { phaseMetrics } from '../metrics/index.js';
+import { latencyDef, pushPerRequest, requestMetrics } from '../metrics/index.js';
 import type { ImportedSamples, RequestRecord } from '../types.js';
 
 export interface RunSamples {
@@ -18,7 +18,7 @@ export interface RunSamples {
   tpot: Float64Array;
   itl: Float64Array;
   e2el: Float64Array;
-  /** First reasoning and first answer token (reasoning models), as metrics' phaseMetrics defines them. */
+  /** First reasoning and first answer token (reasoning models). */
   ttfrt?: Float64Array;
   ttfat?: Float64Array;
   /** Measured successful requests. */
@@ -49,14 +49,13 @@ export function samplesFromStated(stated: ImportedSamples): RunSamples {
   };
 }
 
+/** The latencies compare resamples, as `requestMetrics()` computes them (the latency table's formulas). */
+const SAMPLED = ['ttft', 'tpot', 'itl', 'e2el', 'ttfrt', 'ttfat'] as const;
+
 /** Collects the per-request latency samples of a run's records. */
 export function samplesFromRecords(records: Iterable<RequestRecord>): RunSamples {
-  const ttft: number[] = [];
-  const tpot: number[] = [];
-  const itl: number[] = [];
-  const e2el: number[] = [];
-  const ttfrt: number[] = [];
-  const ttfat: number[] = [];
+  const defs = SAMPLED.map(latencyDef);
+  const values: number[][] = SAMPLED.map(() => []);
   let completed = 0;
   let sum = 0;
   let sumOfSquares = 0;
@@ -65,27 +64,16 @@ export function samplesFromRecords(records: Iterable<RequestRecord>): RunSamples
     completed++;
     sum += r.outputTokens;
     sumOfSquares += r.outputTokens * r.outputTokens;
-    const total = r.endMs - r.sentMs;
-    e2el.push(total);
-    const phases = phaseMetrics(r, r.outputTokens);
-    if (phases.ttfrtMs !== undefined) ttfrt.push(phases.ttfrtMs);
-    if (phases.ttfatMs !== undefined) ttfat.push(phases.ttfatMs);
-    if (r.firstTokenMs === undefined) continue;
-    const first = r.firstTokenMs - r.sentMs;
-    ttft.push(first);
-    if (r.outputTokens > 1) tpot.push((total - first) / (r.outputTokens - 1));
-    for (let i = 1; i < r.chunkMs.length; i++)
-      itl.push((r.chunkMs[i] as number) - (r.chunkMs[i - 1] as number));
+    const m = requestMetrics(r);
+    for (let i = 0; i < defs.length; i++) pushPerRequest(defs[i]!, m, values[i]!);
   }
-  const sorted = (v: number[]) => Float64Array.from(v).sort();
-  return {
-    ttft: sorted(ttft),
-    tpot: sorted(tpot),
-    itl: sorted(itl),
-    e2el: sorted(e2el),
-    ttfrt: sorted(ttfrt),
-    ttfat: sorted(ttfat),
-    completed,
-    outputTokens: { sum, sumOfSquares },
-  };
+  const [ttft, tpot, itl, e2el, ttfrt, ttfat] = values.map((v) => Float64Array.from(v).sort()) as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ];
+  return { ttft, tpot, itl, e2el, ttfrt, ttfat, completed, outputTokens: { sum, sumOfSquares } };
 }

@@ -24,7 +24,7 @@
 
 import { GoodputError } from '../errors.js';
 import {
-  LATENCY_NAMES,
+  LATENCIES,
   type LatencyStatKey,
   latencyMetricOf,
   type MetricDef,
@@ -37,9 +37,9 @@ import { didYouMean, oneLine } from '../util/index.js';
 export type ThresholdOp = '<' | '<=' | '>' | '>=';
 export type LatencyStat = LatencyStatKey;
 
-/** Latency names as written in thresholds → the RunSummary latency they read (from the catalogue). */
+/** Latency names as written in thresholds → the RunSummary latency they read (from the latency table). */
 export const THRESHOLD_LATENCIES: Readonly<Record<string, SummaryLatencyName>> = Object.fromEntries(
-  LATENCY_NAMES.map(([text, name]) => [text, name]),
+  LATENCIES.map(({ text, name }) => [text, name]),
 );
 
 /** Statistic names as written → the LatencyStats field. */

@@ -2,7 +2,8 @@
  * The metric catalogue: every figure goodput shows, gates, compares or exports, with one
  * name per use, so that a figure is spelled and read in exactly one place.
  *
- * For each metric: its `id` (compare's row key and the exporter's `metric` label, e.g.
+ * Latencies are the latency table's (latencies.ts: name, label, title, unit, formula), each with
+ * every statistic. For each metric: its `id` (compare's row key and the exporter's `metric` label, e.g.
  * `ttft_p99`), a label, the unit, which direction is better, how it is read from a RunSummary,
  * its vLLM flat key (when vLLM has one), its threshold subject in the gate grammar
  * (`p99(ttft)`), its ADR names (the rollback `metric:` name `ttft_p99_ms` and the `gate:` key
@@ -14,13 +15,13 @@
  * @module
  */
 
-import type { SummaryLatencyName } from '../types.js';
 import {
   errorRate,
   meanAnswerTokens,
   meanReasoningTokens,
   timingsPrefixCacheHitRate,
 } from './definitions.js';
+import { LATENCIES, type LatencyDef } from './latencies.js';
 import { type LatencyStatKey, type MetricDef, scalar } from './metric-def.js';
 import { SERVER_TELEMETRY_METRICS } from './server-telemetry.js';
 import { USER_METRICS } from './user-metrics.js';
@@ -33,47 +34,6 @@ export const ROUND_METRIC_SERIES = 'goodput_round_metric';
 /** PromQL for a metric's value per target and model, as watch's exporter exposes it. */
 export function promqlOf(def: MetricDef): string {
   return `max by (target, model) (${ROUND_METRIC_SERIES}{metric="${def.id}"})`;
-}
-
-/** Latency names as written in thresholds and ids → the RunSummary latency, its short label and its title. */
-export const LATENCY_NAMES: ReadonlyArray<
-  readonly [text: string, name: SummaryLatencyName, label: string, title: string]
-> = [
-  ['ttft', 'ttft', 'TTFT', 'Time to first token'],
-  ['tpot', 'tpot', 'TPOT', 'Time per output token'],
-  ['itl', 'itl', 'ITL', 'Inter-token latency'],
-  ['itl_per_token', 'itlPerToken', 'ITL per token', 'Inter-token latency per token'],
-  ['e2el', 'e2el', 'E2EL', 'End-to-end latency'],
-  ['queue_wait', 'queueWait', 'Queue wait', 'Wait in the client queue'],
-  [
-    'ttft_from_scheduled',
-    'ttftFromScheduled',
-    'TTFT from scheduled',
-    'Time to first token from the scheduled send',
-  ],
-  [
-    'e2el_from_scheduled',
-    'e2elFromScheduled',
-    'E2EL from scheduled',
-    'End-to-end latency from the scheduled send',
-  ],
-  // Reasoning models: time to first reasoning token, time to first answer token (content or
-  // tool call; = TTFT when the server streams no reasoning), ITL inside each phase.
-  ['ttfrt', 'ttfrt', 'TTFRT', 'Time to first reasoning token'],
-  ['ttfat', 'ttfat', 'TTFAT', 'Time to first answer token'],
-  ['reasoning_itl', 'reasoningItl', 'ITL reasoning', 'Inter-token latency while reasoning'],
-  ['answer_itl', 'answerItl', 'ITL answer', 'Inter-token latency of the answer'],
-];
-
-/** The phase latencies (as written): compare shows them only for runs that reasoned. */
-const PHASE_TEXTS = new Set(['ttfrt', 'ttfat', 'reasoning_itl', 'answer_itl']);
-
-/** A latency's chart title, e.g. "Time to first token (TTFT)". */
-export function latencyTitle(name: SummaryLatencyName): string {
-  const entry = LATENCY_NAMES.find(([, n]) => n === name);
-  if (!entry) return name;
-  const [, , label, title] = entry;
-  return title.includes(label) || label.includes(' ') ? title : `${title} (${label})`;
 }
 
 /** A metric's axis or column label with its unit, e.g. "TTFT p99 (ms)", "Output throughput (tok/s)". */
@@ -106,9 +66,7 @@ const VLLM_STAT: Partial<Record<LatencyStatKey, string>> = {
 };
 
 function latencyMetric(
-  text: string,
-  name: SummaryLatencyName,
-  label: string,
+  { text, name, label, unit, reasoning }: LatencyDef,
   statText: string,
   stat: LatencyStatKey,
   statLabel: string,
@@ -117,7 +75,7 @@ function latencyMetric(
   const def: MetricDef = {
     id: `${text}_${statText}`,
     label: `${label} ${statLabel}`,
-    unit: 'ms',
+    unit,
     better: 'lower',
     read: (s) => {
       const l = s.latency[name];
@@ -128,7 +86,7 @@ function latencyMetric(
     adrGateKey: `${text}_${statText}_ms`,
     latency: { name, text, stat },
   };
-  if (PHASE_TEXTS.has(text)) def.reasoning = true;
+  if (reasoning) def.reasoning = true;
   if (VLLM_LATENCY.has(text) && vllmStat) def.vllmKey = `${vllmStat}_${text}_ms`;
   return def;
 }
@@ -296,10 +254,8 @@ const SCALARS: readonly MetricDef[] = [
 
 /** Every metric: each latency with each statistic, then the scalars. */
 export const METRICS: readonly MetricDef[] = [
-  ...LATENCY_NAMES.flatMap(([text, name, label]) =>
-    LATENCY_STATS.map(([statText, stat, statLabel]) =>
-      latencyMetric(text, name, label, statText, stat, statLabel),
-    ),
+  ...LATENCIES.flatMap((def) =>
+    LATENCY_STATS.map(([statText, stat, statLabel]) => latencyMetric(def, statText, stat, statLabel)),
   ),
   ...SCALARS,
   ...USER_METRICS,

@@ -11,12 +11,10 @@ export {
   type Better,
   COMPARE_ROW_IDS,
   HEADLINE_IDS,
-  LATENCY_NAMES,
   LATENCY_STATS,
   type LatencyStatKey,
   labelWithUnit,
   latencyMetricOf,
-  latencyTitle,
   METRICS,
   type MetricDef,
   type MetricUnit,
@@ -65,6 +63,14 @@ export {
   TOOL_DESCRIPTIONS,
   TOOL_NAMES,
 } from './imported.js';
+export {
+  LATENCIES,
+  type LatencyDef,
+  latencyDef,
+  latencyLabel,
+  latencyTitle,
+  pushPerRequest,
+} from './latencies.js';
 export { mergeSummaries } from './merge.js';
 export {
   normaliseEdges,

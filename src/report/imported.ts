@@ -9,7 +9,7 @@
 
 import {
   importedValue,
-  LATENCY_NAMES,
+  LATENCIES,
   type LatencyStatKey,
   METRICS,
   metric,
@@ -70,14 +70,14 @@ export function fmtFigure(v: number | undefined, unit: string): string {
 }
 
 function latencyLabel(text: string): string {
-  return LATENCY_NAMES.find(([t]) => t === text)?.[2] ?? text;
+  return LATENCIES.find((l) => l.text === text)?.label ?? text;
 }
 
 /** The missing catalogue figures, grouped by latency (all or some statistics) and named one by one otherwise. */
 function missingGroups(imported: ImportedSummary): string[] {
   const missing = new Set(imported.missing);
   const out: string[] = [];
-  for (const [text, , label] of LATENCY_NAMES) {
+  for (const { text, label } of LATENCIES) {
     const ids = METRICS.filter((m) => m.latency?.text === text).map((m) => m.id);
     const gone = ids.filter((id) => missing.has(id));
     if (gone.length === ids.length) out.push(`${label} (every statistic)`);

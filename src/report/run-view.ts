@@ -7,16 +7,15 @@
  */
 
 import { REQUEST_ERRORS } from '../errors.js';
-import { outputLimitText, runCaveats, traceSendsText } from '../metrics/index.js';
 import {
-  type LatencyStats,
-  PHASE_LATENCY_NAMES,
-  type RunSummary,
-  type ServerSeriesName,
-  type Slo,
-  type SloName,
-  type SummaryLatencyName,
-} from '../types.js';
+  LATENCIES,
+  latencyLabel,
+  metric,
+  outputLimitText,
+  runCaveats,
+  traceSendsText,
+} from '../metrics/index.js';
+import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SloName } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
 import { gpuNotes, gpuRows } from './gpu-view.js';
 import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
@@ -57,23 +56,6 @@ export interface RunView {
   turns?: { table: ViewTable; notes: Array<[string, string]> };
 }
 
-const PHASES: ReadonlySet<SummaryLatencyName> = new Set(PHASE_LATENCY_NAMES);
-
-const LATENCY_LABELS: Array<[SummaryLatencyName, string]> = [
-  ['ttft', 'TTFT'],
-  ['tpot', 'TPOT'],
-  ['itl', 'ITL'],
-  ['itlPerToken', 'ITL per token'],
-  ['e2el', 'E2EL'],
-  ['queueWait', 'Queue wait'],
-  ['ttftFromScheduled', 'TTFT from schedule'],
-  ['e2elFromScheduled', 'E2EL from schedule'],
-  ['ttfrt', 'First reasoning token'],
-  ['ttfat', 'First answer token'],
-  ['reasoningItl', 'ITL reasoning'],
-  ['answerItl', 'ITL answer'],
-];
-
 const SERVER_LABELS: Array<[ServerSeriesName, string]> = [
   ['running', 'running'],
   ['waiting', 'waiting'],
@@ -88,9 +70,9 @@ function latencyRow(label: string, s: LatencyStats): string[] {
 /** SLOs in words. */
 export function describeSloText(slo: Slo): string {
   const parts: string[] = [];
-  if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${slo.ttftMs} ms`);
-  if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${slo.tpotMs} ms`);
-  if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${slo.e2elMs} ms`);
+  if (slo.ttftMs !== undefined) parts.push(`${latencyLabel('ttft')} ≤ ${slo.ttftMs} ms`);
+  if (slo.tpotMs !== undefined) parts.push(`${latencyLabel('tpot')} ≤ ${slo.tpotMs} ms`);
+  if (slo.e2elMs !== undefined) parts.push(`${latencyLabel('e2el')} ≤ ${slo.e2elMs} ms`);
   if (slo.userTps !== undefined) parts.push(`user output ≥ ${slo.userTps} tok/s`);
   return parts.length > 0 ? parts.join(', ') : 'none set (every success counts as good)';
 }
@@ -212,9 +194,9 @@ function perSloRows(s: RunSummary): Array<[string, string]> {
 }
 
 const SLO_VIEW_ROWS: ReadonlyArray<readonly [SloName, string]> = [
-  ['ttft', 'TTFT'],
-  ['tpot', 'TPOT'],
-  ['e2el', 'E2EL'],
+  ['ttft', latencyLabel('ttft')],
+  ['tpot', latencyLabel('tpot')],
+  ['e2el', latencyLabel('e2el')],
   ['userTps', 'user tokens/s'],
 ];
 
@@ -241,12 +223,11 @@ function serverInputNote(s: RunSummary): string {
 /** Decides and formats everything a run report shows. */
 export function buildRunView(s: RunSummary): RunView {
   const openLoop = s.meta.load.mode === 'open';
-  // Phase latencies only for a run that reasoned (without reasoning, first answer = TTFT).
-  const latencyRows = LATENCY_LABELS.filter(
-    ([name]) => openLoop || (name !== 'ttftFromScheduled' && name !== 'e2elFromScheduled'),
-  ).flatMap(([name, label]) => {
+  // Phase latencies only for a run that reasoned (without reasoning, first answer = TTFT);
+  // from-schedule latencies only for an open loop.
+  const latencyRows = LATENCIES.flatMap(({ name, label, reasoning, fromSchedule }) => {
     const stats = s.latency[name];
-    if (!stats || (PHASES.has(name) && !s.reasoning)) return [];
+    if (!stats || (reasoning && !s.reasoning) || (fromSchedule && !openLoop)) return [];
     return [latencyRow(label, stats)];
   });
   const g = s.goodput;
@@ -345,7 +326,12 @@ export function buildRunView(s: RunSummary): RunView {
   if (turns) view.turns = turns;
   if (s.buckets && s.buckets.length > 0) {
     view.buckets = {
-      header: ['prompt tokens', 'requests', 'ok', 'TTFT p50', 'TTFT p99', 'E2EL p50', 'E2EL p99'],
+      header: [
+        'prompt tokens',
+        'requests',
+        'ok',
+        ...['ttft_p50', 'ttft_p99', 'e2el_p50', 'e2el_p99'].map((id) => metric(id).label),
+      ],
       rows: s.buckets.map((b) => [
         fmtTokenRange(b.minTokens, b.maxTokens),
         fmtInt(b.count),

@@ -4,7 +4,14 @@
  * @module
  */
 
-import { errorRate, HEADLINE_IDS, metric, outputLimitText, traceSendsText } from '../../metrics/index.js';
+import {
+  errorRate,
+  HEADLINE_IDS,
+  latencyLabel,
+  metric,
+  outputLimitText,
+  traceSendsText,
+} from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
 import { sessionLoadShape } from '../turns-view.js';
 
@@ -119,9 +126,9 @@ export function describeSampling(meta: RunMeta): string {
 export function describeSlo(summary: RunSummary): string {
   const slo = summary.goodput.slo;
   const parts: string[] = [];
-  if (slo.ttftMs !== undefined) parts.push(`TTFT ≤ ${fmtMs(slo.ttftMs)}`);
-  if (slo.tpotMs !== undefined) parts.push(`TPOT ≤ ${fmtMs(slo.tpotMs)}`);
-  if (slo.e2elMs !== undefined) parts.push(`E2EL ≤ ${fmtMs(slo.e2elMs)}`);
+  if (slo.ttftMs !== undefined) parts.push(`${latencyLabel('ttft')} ≤ ${fmtMs(slo.ttftMs)}`);
+  if (slo.tpotMs !== undefined) parts.push(`${latencyLabel('tpot')} ≤ ${fmtMs(slo.tpotMs)}`);
+  if (slo.e2elMs !== undefined) parts.push(`${latencyLabel('e2el')} ≤ ${fmtMs(slo.e2elMs)}`);
   if (slo.userTps !== undefined) parts.push(`user output ≥ ${fmtNum(slo.userTps)} tok/s`);
   return parts.length > 0 ? parts.join(', ') : 'none set';
 }

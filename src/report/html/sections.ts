@@ -6,8 +6,8 @@
  */
 
 import { REQUEST_ERRORS } from '../../errors.js';
-import { runCaveats } from '../../metrics/index.js';
-import type { RunSummary } from '../../types.js';
+import { latencyDef, runCaveats } from '../../metrics/index.js';
+import type { RunSummary, SummaryLatencyName } from '../../types.js';
 import { escapeHtml as e, fmtMs, fmtNum, fmtPct, headlines, runFacts } from './format.js';
 import type { ComparisonView, ReportRun, SweepView } from './model.js';
 
@@ -124,22 +124,18 @@ function countsLine(s: RunSummary): string {
 
 /** Latency percentiles of every run, one table per latency group. */
 export function latencyTableSection(runs: ReportRun[]): string {
-  const names: Array<[keyof RunSummary['latency'], string]> = [
-    ['ttft', 'TTFT'],
-    ['tpot', 'TPOT'],
-    ['itl', 'ITL'],
-    ['e2el', 'E2EL'],
-    ['queueWait', 'Queue wait'],
-  ];
+  const names: SummaryLatencyName[] = ['ttft', 'tpot', 'itl', 'e2el', 'queueWait'];
   const cols = ['mean', 'p50', 'p90', 'p95', 'p99', 'p999', 'max'] as const;
   const rows: string[] = [];
-  for (const [key, label] of names) {
+  for (const key of names) {
+    // The latency table's label, its title and formula on hover.
+    const { label, title, formula } = latencyDef(key);
     runs.forEach((run, i) => {
       const st = run.summary.latency[key];
       if (!st?.count) return;
       const who = runs.length > 1 ? `${swatch(i)}${e(run.label)}` : '';
       rows.push(
-        `<tr><th>${e(label)}</th>${runs.length > 1 ? `<td>${who}</td>` : ''}${cols.map((c) => `<td class="num">${e(fmtMs(st[c]))}</td>`).join('')}<td class="num">${st.count}</td></tr>`,
+        `<tr><th title="${e(`${title}: ${formula}`)}">${e(label)}</th>${runs.length > 1 ? `<td>${who}</td>` : ''}${cols.map((c) => `<td class="num">${e(fmtMs(st[c]))}</td>`).join('')}<td class="num">${st.count}</td></tr>`,
       );
     });
   }
