@@ -49,23 +49,27 @@ function queueingRun(engine: EngineId) {
 }
 
 /** Flags only one engine uses: advice for another engine must not name them. */
-const OWN_FLAGS: Record<'vllm' | 'sglang' | 'llamacpp' | 'tgi', RegExp> = {
+const OWN_FLAGS: Record<'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'trtllm', RegExp> = {
   vllm: /--max-num-seqs|--max-num-batched-tokens|--gpu-memory-utilization/,
   sglang: /--max-running-requests|--mem-fraction-static|--chunked-prefill-size/,
   llamacpp: /-np\/--parallel|--threads-http|-ub\/--ubatch-size|-c\/--ctx-size/,
   tgi: /--max-concurrent-requests|--max-batch-total-tokens|--max-batch-prefill-tokens|--max-waiting-tokens/,
+  trtllm: /--max_batch_size|--max_num_tokens|--kv_cache_free_gpu_memory_fraction/,
 };
 
 describe('the knob is the engine’s own', () => {
-  it.each(['vllm', 'sglang', 'llamacpp', 'tgi'] as const)('queueing on %s names its flags only', (engine) => {
-    const findings = diagnose(queueingRun(engine));
-    const q = findings.find((f) => f.kind === 'queueing');
-    expect(q, JSON.stringify(findings)).toBeDefined();
-    expect(q!.knob).toMatch(OWN_FLAGS[engine]);
-    expect(q!.knob.startsWith(`${ENGINE_PROFILES[engine].label}: `)).toBe(true);
-    for (const [other, flags] of Object.entries(OWN_FLAGS))
-      if (other !== engine) expect(q!.knob).not.toMatch(flags);
-  });
+  it.each(['vllm', 'sglang', 'llamacpp', 'tgi', 'trtllm'] as const)(
+    'queueing on %s names its flags only',
+    (engine) => {
+      const findings = diagnose(queueingRun(engine));
+      const q = findings.find((f) => f.kind === 'queueing');
+      expect(q, JSON.stringify(findings)).toBeDefined();
+      expect(q!.knob).toMatch(OWN_FLAGS[engine]);
+      expect(q!.knob.startsWith(`${ENGINE_PROFILES[engine].label}: `)).toBe(true);
+      for (const [other, flags] of Object.entries(OWN_FLAGS))
+        if (other !== engine) expect(q!.knob).not.toMatch(flags);
+    },
+  );
 
   it('llama.cpp: every kind of advice names -np/-b/-ub/-c style flags, never vLLM’s', () => {
     for (const kind of [

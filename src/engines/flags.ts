@@ -48,6 +48,7 @@ const PROGRAMS: ReadonlyArray<[RegExp, KnownEngine]> = [
   [/llama-server|llama\.cpp|llama-cpp|llamacpp/i, 'llamacpp'],
   [/sglang/i, 'sglang'],
   [/text-generation-launcher|text-generation-inference/i, 'tgi'],
+  [/trtllm-serve|tensorrt_llm|tensorrt-llm/i, 'trtllm'],
   [/(^|[/._-])vllm([/._-]|$)/i, 'vllm'],
 ];
 

@@ -9,7 +9,10 @@
  * - vLLM: `vllm serve --help` (engine args; underscores and dashes are the same flag);
  * - SGLang: docs.sglang.ai "Server Arguments";
  * - llama.cpp: tools/server/README.md and common/arg.cpp (`{"-np", "--parallel"}`, …);
- * - TGI: `text-generation-launcher --help` (docs "Text-generation-launcher arguments").
+ * - TGI: `text-generation-launcher --help` (docs "Text-generation-launcher arguments");
+ * - TensorRT-LLM: `trtllm-serve --help` (docs "trtllm-serve"; options without a flag go in the
+ *   YAML of `--extra_llm_api_options`, e.g. `enable_chunked_prefill`, `kv_cache_config`).
+ * Triton and NVIDIA Dynamo get a name but no table: their knobs are the backend's they serve.
  *
  * @module
  */
@@ -20,7 +23,7 @@ import type { ServerSample } from '../types.js';
 export type EngineId = ServerSample['engine'];
 
 /** The engines with a table of their own; the embedded engine speaks vLLM's flags. */
-export type KnownEngine = 'vllm' | 'sglang' | 'llamacpp' | 'tgi';
+export type KnownEngine = 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'trtllm';
 
 /** What a piece of advice is about: one per diagnosis finding that points at the engine. */
 export type AdviceKind = 'queueing' | 'kv-pressure' | 'prefill-bound' | 'decode-bound' | 'scheduler-bound';
@@ -181,24 +184,58 @@ const TGI: EngineProfile = {
   ],
 };
 
+const TRTLLM: EngineProfile = {
+  id: 'trtllm',
+  label: 'TensorRT-LLM',
+  advice: {
+    queueing: {
+      flags: '--max_batch_size, --max_num_tokens',
+      text: 'admission: lower the load or add replicas; --max_batch_size / --max_num_tokens let more requests run at once when KV memory allows',
+    },
+    'kv-pressure': {
+      flags: '--kv_cache_free_gpu_memory_fraction, --max_batch_size, --max_seq_len',
+      text: '--kv_cache_free_gpu_memory_fraction (more KV blocks), --max_batch_size (fewer sequences sharing the cache), --max_seq_len, an fp8 KV cache (kv_cache_config dtype), or tensor parallelism (--tp_size)',
+    },
+    'prefill-bound': {
+      flags: '--max_num_tokens, enable_chunked_prefill',
+      text: '--max_num_tokens with chunked prefill (enable_chunked_prefill in --extra_llm_api_options) so long prefills do not stall others; KV block reuse (kv_cache_config enable_block_reuse) for shared prefixes; shorter prompts',
+    },
+    'decode-bound': {
+      flags: '--max_batch_size, speculative_config',
+      text: 'a smaller batch (--max_batch_size) lowers TPOT at the cost of throughput; speculative decoding (speculative_config) or quantisation raise decode speed',
+    },
+    'scheduler-bound': {
+      flags: '--max_batch_size, --max_num_tokens',
+      text: 'let the engine batch more: raise --max_batch_size and --max_num_tokens',
+    },
+  },
+  flagAliases: [],
+};
+
+/** Engines with a name but no table of their own (their knobs are their backend's). */
+const LABELS: Partial<Record<EngineId, string>> = { triton: 'Triton', dynamo: 'NVIDIA Dynamo' };
+
 /** Every engine's table, by id. */
 export const ENGINE_PROFILES: Readonly<Record<KnownEngine, EngineProfile>> = {
   vllm: VLLM,
   sglang: SGLANG,
   llamacpp: LLAMACPP,
   tgi: TGI,
+  trtllm: TRTLLM,
 };
 
 /** The table an engine's flags come from: the embedded engine speaks vLLM's; unknown has none. */
 export function engineProfile(engine: EngineId | undefined): EngineProfile | undefined {
   if (engine === 'goodput-sim') return VLLM;
-  return engine === undefined || engine === 'unknown' ? undefined : ENGINE_PROFILES[engine];
+  return engine === undefined
+    ? undefined
+    : (ENGINE_PROFILES as Partial<Record<EngineId, EngineProfile>>)[engine];
 }
 
 /** "llama.cpp", "the embedded engine", "the server" (not detected). */
 export function engineLabel(engine: EngineId | undefined): string {
   if (engine === 'goodput-sim') return 'the embedded engine';
-  return engineProfile(engine)?.label ?? 'the server';
+  return engineProfile(engine)?.label ?? (engine && LABELS[engine]) ?? 'the server';
 }
 
 /** What each kind of advice is about, for an engine that was not detected. */

@@ -24,6 +24,7 @@ import {
   type RequestRecord,
   type RunMeta,
   type RunSummary,
+  SERVER_ENGINES,
   type ServerSample,
   type ServerSeriesName,
   type ServerSummary,
@@ -254,7 +255,7 @@ const turnRow = z.object({
 });
 
 const seriesStats = z.object({ min: num, mean: num, max: num, last: num });
-const engine = z.enum(['vllm', 'sglang', 'llamacpp', 'tgi', 'goodput-sim', 'unknown']);
+const engine = z.enum(SERVER_ENGINES);
 
 const serverSummary = z.object({
   engine,

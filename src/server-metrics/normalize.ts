@@ -1,154 +1,41 @@
 /**
  * Normalisation: one engine's Prometheus names → goodput's server vocabulary
- * (ServerSeriesName). Each engine has a table of rules; a rule lists candidate metric
- * names, newest first (vLLM renamed `gpu_cache_usage_perc` to `kv_cache_usage_perc`,
- * SGLang moved from `sglang:` to `sglang_`), and how label sets combine: counters and
- * queue depths are summed across label sets (several model_name / engine / tp_rank
- * series), ratios are averaged.
- *
- * Sources of the names (documented metric lists):
- * - vLLM: https://docs.vllm.ai/en/stable/usage/metrics/ (V1: kv_cache_usage_perc,
- *   prefix_cache_queries/hits, cache_config_info) and v0.5–0.8 pages (gpu_cache_usage_perc,
- *   gpu_prefix_cache_*).
- * - SGLang: https://docs.sglang.io/references/production_metrics.html (num_running_reqs,
- *   num_queue_reqs, token_usage, cached_tokens_total, …); `sglang_` prefix from v0.5.4.
- * - llama.cpp: tools/server/README.md "GET /metrics" (requests_processing,
- *   requests_deferred, tokens_predicted_total; kv_cache_usage_ratio in older builds).
- * - TGI: https://huggingface.co/docs/text-generation-inference/reference/metrics
- *   (tgi_queue_size, tgi_batch_current_size, tgi_request_generated_tokens, …).
+ * (ServerSeriesName), by the engine's dialect table (dialects.ts, where the sources of the
+ * names are cited): the engine is detected from the names, each rule's first present
+ * candidate is read and its label sets combined.
  *
  * @module
  */
 
-import type { ServerSample, ServerSeriesName } from '../types.js';
+import type { ServerSample } from '../types.js';
+import {
+  type Aggregation,
+  counter,
+  dialectOf,
+  engineOfName,
+  type NameRef,
+  type ServerEngine,
+} from './dialects.js';
 import type { PromExposition, PromSample } from './parse.js';
 
-export type ServerEngine = ServerSample['engine'];
-
-type Aggregation = 'sum' | 'mean' | 'max';
-
-interface SeriesRule {
-  series: ServerSeriesName;
-  /** Candidate sample names, first present wins. */
-  names: string[];
-  agg: Aggregation;
-}
-
-/** Counters appear as `x_total` (Prometheus client libraries) or bare `x` (some exporters). */
-function counter(base: string): string[] {
-  return [`${base}_total`, base];
-}
-
-const VLLM_RULES: SeriesRule[] = [
-  { series: 'running', names: ['vllm:num_requests_running'], agg: 'sum' },
-  { series: 'waiting', names: ['vllm:num_requests_waiting'], agg: 'sum' },
-  { series: 'kvUsage', names: ['vllm:kv_cache_usage_perc', 'vllm:gpu_cache_usage_perc'], agg: 'mean' },
-  { series: 'preemptionsTotal', names: counter('vllm:num_preemptions'), agg: 'sum' },
-  { series: 'promptTokensTotal', names: counter('vllm:prompt_tokens'), agg: 'sum' },
-  { series: 'generationTokensTotal', names: counter('vllm:generation_tokens'), agg: 'sum' },
-  {
-    series: 'prefixCacheQueriesTotal',
-    names: [...counter('vllm:prefix_cache_queries'), ...counter('vllm:gpu_prefix_cache_queries')],
-    agg: 'sum',
-  },
-  {
-    series: 'prefixCacheHitsTotal',
-    names: [...counter('vllm:prefix_cache_hits'), ...counter('vllm:gpu_prefix_cache_hits')],
-    agg: 'sum',
-  },
-  { series: 'serverTtftSecondsSum', names: ['vllm:time_to_first_token_seconds_sum'], agg: 'sum' },
-  { series: 'serverTtftCount', names: ['vllm:time_to_first_token_seconds_count'], agg: 'sum' },
-  {
-    series: 'serverItlSecondsSum',
-    names: ['vllm:inter_token_latency_seconds_sum', 'vllm:time_per_output_token_seconds_sum'],
-    agg: 'sum',
-  },
-  {
-    series: 'serverItlCount',
-    names: ['vllm:inter_token_latency_seconds_count', 'vllm:time_per_output_token_seconds_count'],
-    agg: 'sum',
-  },
-  // Speculative decoding (vllm/v1/spec_decode/metrics.py, SpecDecodingProm).
-  { series: 'specDraftsTotal', names: counter('vllm:spec_decode_num_drafts'), agg: 'sum' },
-  { series: 'specDraftTokensTotal', names: counter('vllm:spec_decode_num_draft_tokens'), agg: 'sum' },
-  { series: 'specAcceptedTokensTotal', names: counter('vllm:spec_decode_num_accepted_tokens'), agg: 'sum' },
-];
+export type { ServerEngine } from './dialects.js';
 
 /**
- * The simulator speaks vLLM and adds what vLLM cannot say (src/sim/metrics.ts):
- * `goodput_sim:kv_fragmentation_perc` and `goodput_sim:abandoned_generation_tokens_total`.
+ * Which engine exposed these samples, from the metric names: the simulator's own names win,
+ * then the first engine named; Dynamo's names only when no engine's own are there (a Dynamo
+ * worker's page passes its engine's metrics through, and they say more).
  */
-const SIM_RULES: SeriesRule[] = [
-  ...VLLM_RULES,
-  { series: 'kvFragmentation', names: ['goodput_sim:kv_fragmentation_perc'], agg: 'mean' },
-  { series: 'wastedTokensTotal', names: counter('goodput_sim:abandoned_generation_tokens'), agg: 'sum' },
-];
-
-function sglangRules(p: string): SeriesRule[] {
-  return [
-    { series: 'running', names: [`${p}num_running_reqs`], agg: 'sum' },
-    { series: 'waiting', names: [`${p}num_queue_reqs`], agg: 'sum' },
-    { series: 'kvUsage', names: [`${p}token_usage`], agg: 'mean' },
-    { series: 'promptTokensTotal', names: counter(`${p}prompt_tokens`), agg: 'sum' },
-    { series: 'generationTokensTotal', names: counter(`${p}generation_tokens`), agg: 'sum' },
-    // SGLang counts prefix-cache reuse in tokens: hits = cached prompt tokens, queries = prompt tokens.
-    { series: 'prefixCacheQueriesTotal', names: counter(`${p}prompt_tokens`), agg: 'sum' },
-    { series: 'prefixCacheHitsTotal', names: counter(`${p}cached_tokens`), agg: 'sum' },
-    { series: 'serverTtftSecondsSum', names: [`${p}time_to_first_token_seconds_sum`], agg: 'sum' },
-    { series: 'serverTtftCount', names: [`${p}time_to_first_token_seconds_count`], agg: 'sum' },
-    { series: 'serverItlSecondsSum', names: [`${p}inter_token_latency_seconds_sum`], agg: 'sum' },
-    { series: 'serverItlCount', names: [`${p}inter_token_latency_seconds_count`], agg: 'sum' },
-  ];
-}
-
-const LLAMACPP_RULES: SeriesRule[] = [
-  { series: 'running', names: ['llamacpp:requests_processing'], agg: 'sum' },
-  { series: 'waiting', names: ['llamacpp:requests_deferred'], agg: 'sum' },
-  { series: 'kvUsage', names: ['llamacpp:kv_cache_usage_ratio'], agg: 'mean' },
-  { series: 'promptTokensTotal', names: counter('llamacpp:prompt_tokens'), agg: 'sum' },
-  { series: 'generationTokensTotal', names: counter('llamacpp:tokens_predicted'), agg: 'sum' },
-];
-
-const TGI_RULES: SeriesRule[] = [
-  { series: 'running', names: ['tgi_batch_current_size'], agg: 'sum' },
-  { series: 'waiting', names: ['tgi_queue_size'], agg: 'sum' },
-  // TGI has no token counters; the per-request histograms' sums are cumulative token totals.
-  { series: 'promptTokensTotal', names: ['tgi_request_input_length_sum'], agg: 'sum' },
-  { series: 'generationTokensTotal', names: ['tgi_request_generated_tokens_sum'], agg: 'sum' },
-  { series: 'serverItlSecondsSum', names: ['tgi_request_mean_time_per_token_duration_sum'], agg: 'sum' },
-  { series: 'serverItlCount', names: ['tgi_request_mean_time_per_token_duration_count'], agg: 'sum' },
-];
-
-/** Which engine exposed these samples, from the metric names. */
 export function detectEngine(samples: readonly PromSample[]): ServerEngine {
   let engine: ServerEngine = 'unknown';
+  let dynamo = false;
   for (const s of samples) {
-    const name = s.name;
-    if (name.startsWith('goodput')) return 'goodput-sim';
-    if (engine !== 'unknown') continue;
-    if (name.startsWith('vllm:')) engine = 'vllm';
-    else if (name.startsWith('sglang:') || name.startsWith('sglang_')) engine = 'sglang';
-    else if (name.startsWith('llamacpp:')) engine = 'llamacpp';
-    else if (name.startsWith('tgi_')) engine = 'tgi';
+    const named = engineOfName(s.name);
+    if (named === undefined) continue;
+    if (named === 'goodput-sim') return named;
+    if (named === 'dynamo') dynamo = true;
+    else if (engine === 'unknown') engine = named;
   }
-  return engine;
-}
-
-function rulesFor(engine: ServerEngine, samples: readonly PromSample[]): SeriesRule[] {
-  switch (engine) {
-    case 'vllm':
-      return VLLM_RULES;
-    case 'goodput-sim':
-      return SIM_RULES;
-    case 'sglang':
-      return sglangRules(samples.some((s) => s.name.startsWith('sglang:')) ? 'sglang:' : 'sglang_');
-    case 'llamacpp':
-      return LLAMACPP_RULES;
-    case 'tgi':
-      return TGI_RULES;
-    default:
-      return [];
-  }
+  return engine === 'unknown' && dynamo ? 'dynamo' : engine;
 }
 
 /** Groups sample values by name (every label set), skipping NaN. */
@@ -164,6 +51,17 @@ function valuesByName(samples: readonly PromSample[]): Map<string, number[]> {
     list.push(s.value);
   }
   return byName;
+}
+
+/** The values of the samples named `ref.name` that carry its label (every other label set), skipping NaN. */
+function labelled(samples: readonly PromSample[], ref: NameRef): number[] {
+  const out: number[] = [];
+  for (const s of samples) {
+    if (s.name !== ref.name || Number.isNaN(s.value)) continue;
+    if (ref.label && s.labels[ref.label[0]] !== ref.label[1]) continue;
+    out.push(s.value);
+  }
+  return out;
 }
 
 function aggregate(values: number[], agg: Aggregation): number {
@@ -231,23 +129,24 @@ export function normalizeExposition(
 ): NormalizedScrape {
   const samples = exposition.samples;
   const byName = valuesByName(samples);
+  const dialect = dialectOf(engine, (prefix) => samples.some((s) => s.name.startsWith(prefix)));
+  const read = (ref: string | NameRef): number[] | undefined =>
+    typeof ref === 'string' ? byName.get(ref) : labelled(samples, ref);
   const values: ServerSample['values'] = {};
-  for (const rule of rulesFor(engine, samples)) {
+  for (const rule of dialect.rules) {
     if (values[rule.series] !== undefined) continue;
-    for (const name of rule.names) {
-      const list = byName.get(name);
+    for (const ref of rule.names) {
+      const list = read(ref);
       if (list && list.length > 0) {
         values[rule.series] = aggregate(list, rule.agg);
         break;
       }
     }
   }
-  if (engine === 'sglang' && values.kvUsage === undefined) {
-    // Older SGLang: used / max tokens.
-    const p = samples.some((s) => s.name.startsWith('sglang:')) ? 'sglang:' : 'sglang_';
-    const used = byName.get(`${p}num_used_tokens`);
-    const max = byName.get(`${p}max_total_num_tokens`);
-    if (used && max) {
+  if (dialect.kvUsageFrom && values.kvUsage === undefined) {
+    const used = read(dialect.kvUsageFrom.used);
+    const max = read(dialect.kvUsageFrom.capacity);
+    if (used?.length && max?.length) {
       const capacity = aggregate(max, 'sum');
       if (capacity > 0) values.kvUsage = aggregate(used, 'sum') / capacity;
     }

@@ -267,7 +267,7 @@ export interface StageLoad {
   coveredMs: number;
 }
 
-/** Normalised server-side series (one vocabulary for vLLM, SGLang, llama.cpp, TGI and the simulator). */
+/** Normalised server-side series (one vocabulary for every engine's dialect and the simulator). */
 export type ServerSeriesName =
   | 'running'
   | 'waiting'
@@ -291,10 +291,23 @@ export type ServerSeriesName =
   | 'specDraftTokensTotal'
   | 'specAcceptedTokensTotal';
 
+/** The engines whose metrics goodput reads (server-metrics/dialects.ts), and the simulator. */
+export const SERVER_ENGINES = [
+  'vllm',
+  'sglang',
+  'llamacpp',
+  'tgi',
+  'trtllm',
+  'triton',
+  'dynamo',
+  'goodput-sim',
+  'unknown',
+] as const;
+
 /** One scrape of the server's metrics, normalised. */
 export interface ServerSample {
   tMs: Ms;
-  engine: 'vllm' | 'sglang' | 'llamacpp' | 'tgi' | 'goodput-sim' | 'unknown';
+  engine: (typeof SERVER_ENGINES)[number];
   values: Partial<Record<ServerSeriesName, number>>;
   /**
    * vLLM's `spec_decode_num_accepted_tokens_per_pos` counter by its `position` label (index 0 =
