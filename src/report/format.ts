@@ -1,7 +1,9 @@
 /**
- * Number formatting and plain-text table layout shared by the terminal and Markdown
- * renderers. Fixed rules, so a number always prints the same way: milliseconds and rates with
- * two decimals, ratios as percentages with one, counts as integers.
+ * The one number format of every report: terminal, Markdown and HTML. Fixed rules, so a
+ * number always prints the same way: in table cells milliseconds and rates with two decimals,
+ * counts as integers; in prose and on the HTML page (headlines, facts, chart notes) about three
+ * significant digits; ratios everywhere as percentages with one decimal and a space ("97.5 %").
+ * Also the plain-text table layout of the terminal and Markdown renderers.
  *
  * @module
  */
@@ -21,9 +23,27 @@ export function fmtInt(v: number): string {
   return String(Math.round(v));
 }
 
-/** A 0..1 ratio as a percentage with one decimal, e.g. "97.5 %". */
-export function fmtPct(ratio: number): string {
+/** A 0..1 ratio as a percentage with one decimal, e.g. "97.5 %"; "–" when there is none. */
+export function fmtPct(ratio: number | undefined): string {
+  if (ratio === undefined || !Number.isFinite(ratio)) return '–';
   return `${(ratio * 100).toFixed(1)} %`;
+}
+
+/** A number with about three significant digits: 0.012, 1.23, 12.3, 1,234; "–" when there is none. */
+export function fmtShort(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (Number.isInteger(v) || a >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (a >= 100) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  return v.toPrecision(2);
+}
+
+/** Milliseconds in three significant digits with the unit: "12.3 ms", "1,234 ms". */
+export function fmtShortMs(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? '–' : `${fmtShort(v)} ms`;
 }
 
 /** Prompt-token bucket bounds, e.g. "128–255" or "4096+". */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runMeta, streamed } from '../../test/fixtures/records.js';
 import { summarizeRecords } from '../metrics/index.js';
 import type { RunMeta, RunSummary } from '../types.js';
-import { runFacts } from './html/format.js';
+import { runFacts } from './html/facts.js';
 import { buildRunView } from './run-view.js';
 
 function summaryOf(meta: Partial<RunMeta>): RunSummary {

@@ -6,7 +6,8 @@
  */
 
 import type { RunSummary } from '../../types.js';
-import { fmtPct, headlines } from './format.js';
+import { fmtPct } from '../format.js';
+import { headlines } from './facts.js';
 import type { ComparisonView } from './model.js';
 
 /** Relative change of `value` against `base`, or undefined when it is not defined. */

@@ -13,9 +13,9 @@ import {
   PER_USER_TPS_ID,
 } from '../../experiment/analysis/index.js';
 import { labelWithUnit, metric } from '../../metrics/index.js';
+import { escapeHtml as e } from '../../util/index.js';
 import type { ChartSeries, ChartSpec } from './charts.js';
 import { compact, roundSig } from './compact.js';
-import { escapeHtml as e } from './format.js';
 import { runColor } from './sections.js';
 import { paretoFrontier } from './sweep-charts.js';
 

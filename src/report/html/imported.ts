@@ -6,8 +6,8 @@
  * @module
  */
 
+import { escapeHtml as e } from '../../util/index.js';
 import { buildImportedView } from '../imported.js';
-import { escapeHtml as e } from './format.js';
 import type { ImportedReportRun } from './model.js';
 import { runColor } from './sections.js';
 

@@ -67,3 +67,19 @@ describe('markdownCell', () => {
     expect(markdownCell(input)).toBe(expected);
   });
 });
+
+describe('renderReportMarkdown numbers', () => {
+  it('writes every percentage one way, the terminal\'s "97.5 %", in the headlines and the nested run', () => {
+    const records = Array.from({ length: 20 }, (_, i) => syntheticRecord(i, { failEvery: 4 }));
+    const summary = summarizeRecords(records, syntheticMeta({ slo: { ttftMs: 30 } }));
+    const charts = new RunChartBuilder(summary).finish();
+    const md = renderReportMarkdown({
+      title: 'r',
+      generatedAt: '2026-01-01T00:00:00Z',
+      runs: [{ label: 'a', summary, charts }],
+    });
+    const percentages = md.match(/\d %/g) ?? [];
+    expect(percentages.length).toBeGreaterThan(2);
+    expect(md).not.toMatch(/\d%/);
+  });
+});

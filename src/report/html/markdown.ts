@@ -8,9 +8,10 @@
 
 import { labelWithUnit, metric } from '../../metrics/index.js';
 import { markdownCell } from '../../util/index.js';
+import { fmtShort as fmtNum } from '../format.js';
 import { buildImportedView, renderImportedMarkdown } from '../imported.js';
 import { renderRunMarkdown } from '../markdown.js';
-import { fmtNum, headlines } from './format.js';
+import { headlines } from './facts.js';
 import type { HtmlReportInput } from './model.js';
 
 /** The sweep table's columns after the load, by catalogue id. */

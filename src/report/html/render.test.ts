@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeRecords } from '../../metrics/index.js';
+import { escapeHtml } from '../../util/index.js';
 import { allCharts, roundSig, wantsLogAxis } from './charts.js';
-import { escapeHtml, jsonForScript } from './format.js';
 import type { ReportRun } from './model.js';
 import { RunChartBuilder } from './prepare.js';
-import { renderHtmlReport } from './render.js';
+import { jsonForScript, renderHtmlReport } from './render.js';
 import { syntheticMeta, syntheticRecord } from './testing.js';
 
 const HOSTILE = '</script><img src=x onerror=alert(1)>';

@@ -5,10 +5,10 @@
  * @module
  */
 
+import { escapeHtml as e } from '../../util/index.js';
 import { allCharts, type ChartSpec } from './charts.js';
 import { CHART_SCRIPT } from './client-script.js';
 import { experimentSection } from './experiment.js';
-import { escapeHtml as e, jsonForScript } from './format.js';
 import { importedSection } from './imported.js';
 import type { ChartAssets, HtmlReportInput } from './model.js';
 import {
@@ -22,6 +22,14 @@ import {
 } from './sections.js';
 import { REPORT_CSS } from './styles.js';
 import { turnsSection } from './turns.js';
+
+/** JSON safe to put inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
 
 export function chartCards(specs: ChartSpec[], group: ChartSpec['group']): string {
   return specs

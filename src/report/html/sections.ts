@@ -8,7 +8,9 @@
 import { REQUEST_ERRORS } from '../../errors.js';
 import { latencyDef, runCaveats } from '../../metrics/index.js';
 import type { RunSummary, SummaryLatencyName } from '../../types.js';
-import { escapeHtml as e, fmtMs, fmtNum, fmtPct, headlines, runFacts } from './format.js';
+import { escapeHtml as e } from '../../util/index.js';
+import { fmtShortMs as fmtMs, fmtShort as fmtNum, fmtPct } from '../format.js';
+import { headlines, runFacts } from './facts.js';
 import type { ComparisonView, ReportRun, SweepView } from './model.js';
 
 /** Colour of run i in every chart and legend (also used by the chart script). */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { escapeHtml as e } from './format.js';
+import { escapeHtml as e } from '../../util/index.js';
 
 /** A table with the report's styling; every cell is escaped. */
 export function dataTable(

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { escapeHtml as e } from '../../util/index.js';
 import type { ChartSpec } from './charts.js';
-import { escapeHtml as e } from './format.js';
 import type { ChartAssets } from './model.js';
 import { chartCards, htmlPage } from './render.js';
 

@@ -8,10 +8,10 @@
  */
 
 import type { RunSummary } from '../../types.js';
+import { escapeHtml as e } from '../../util/index.js';
 import { describeSessions, turnsView } from '../turns-view.js';
 import type { ChartSeries, ChartSpec } from './charts.js';
 import { compact } from './compact.js';
-import { escapeHtml as e } from './format.js';
 import type { XY } from './lttb.js';
 import type { ReportRun } from './model.js';
 import { runColor } from './sections.js';

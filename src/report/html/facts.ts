@@ -1,5 +1,7 @@
 /**
- * Text for numbers and run settings, shared by the HTML and Markdown renderers.
+ * A run's facts in words (target, workload, load, sampling, SLO) and its headline numbers,
+ * shared by the HTML page and the report's Markdown; numbers by the reports' one format
+ * (../format.ts).
  *
  * @module
  */
@@ -13,41 +15,8 @@ import {
   traceSendsText,
 } from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
+import { fmtShortMs as fmtMs, fmtShort as fmtNum, fmtPct } from '../format.js';
 import { sessionLoadShape } from '../turns-view.js';
-
-export { escapeHtml } from '../../util/index.js';
-
-/** JSON safe to put inside a `<script>` element: no `</script>`, no `<!--`, no line separators. */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
-
-/** A number with about three significant digits: 0.0123, 1.23, 12.3, 1234. */
-export function fmtNum(v: number | undefined): string {
-  if (v === undefined || !Number.isFinite(v)) return '–';
-  const a = Math.abs(v);
-  if (a === 0) return '0';
-  if (Number.isInteger(v) || a >= 1000) return Math.round(v).toLocaleString('en-US');
-  if (a >= 100) return v.toFixed(0);
-  if (a >= 10) return v.toFixed(1);
-  if (a >= 1) return v.toFixed(2);
-  return v.toPrecision(2);
-}
-
-/** Milliseconds with a unit: "12.3 ms", "1,234 ms". */
-export function fmtMs(v: number | undefined): string {
-  return v === undefined || !Number.isFinite(v) ? '–' : `${fmtNum(v)} ms`;
-}
-
-/** A ratio 0..1 as a percentage: "97.5%". */
-export function fmtPct(ratio: number | undefined): string {
-  if (ratio === undefined || !Number.isFinite(ratio)) return '–';
-  const p = ratio * 100;
-  return `${p >= 99.95 || p === 0 ? p.toFixed(0) : p.toFixed(1)}%`;
-}
 
 /** Where the run was sent. */
 export function describeTarget(meta: RunMeta): string {
@@ -62,7 +31,7 @@ export function describeTarget(meta: RunMeta): string {
   return `${t.baseUrl} (${t.api})`;
 }
 
-/** The workload in one line: "synthetic, 512 ±25% prompt tokens, max 128 output". */
+/** The workload in one line: "synthetic, 512 ±25 % prompt tokens, max 128 output". */
 export function describeWorkload(meta: RunMeta): string {
   const w = meta.workload;
   const parts: string[] = [];
@@ -71,7 +40,7 @@ export function describeWorkload(meta: RunMeta): string {
   } else if (w.kind === 'trace' && w.trace) {
     parts.push(`trace ${w.trace.path} (${w.trace.format}, ${w.trace.entries} requests)`);
   } else {
-    const range = w.promptTokensRange ? ` ±${Math.round(w.promptTokensRange * 100)}%` : '';
+    const range = w.promptTokensRange ? ` ±${Math.round(w.promptTokensRange * 100)} %` : '';
     parts.push(`synthetic, ${w.promptTokens ?? '?'}${range} prompt tokens`);
   }
   if (w.systemPromptTokens) parts.push(`${w.systemPromptTokens}-token shared system prompt`);
