@@ -195,6 +195,37 @@ export const WORKLOAD_OPTIONS: OptionSpec[] = [
     description: 'Spread prompt lengths uniformly over ±R×prompt-tokens (e.g. 0.2)',
   },
   {
+    name: 'prompt-tokens-dist',
+    type: 'string',
+    valueName: 'DIST',
+    group: 'Workload',
+    description:
+      'Synthetic prompt lengths drawn from a distribution: N, uniform:MIN-MAX, normal:mean=M,std=S, lognormal:mean=M,sigma=S (or median=M), empirical:FILE (a tokens,count histogram CSV or a trace); any with ,min=A,max=B (replaces --prompt-tokens)',
+  },
+  {
+    name: 'prefix-groups',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description:
+      "Synthetic prompts in N groups, each prompt its group's shared prefix of --prefix-tokens then --prompt-tokens of its own (vLLM bench's prefix repetition)",
+  },
+  {
+    name: 'prefix-tokens',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description: "With --prefix-groups: tokens of each group's prefix [default: 1024]",
+  },
+  {
+    name: 'prompts-per-group',
+    type: 'integer',
+    valueName: 'P',
+    group: 'Workload',
+    description:
+      'With --prefix-groups: each prefix is shared by exactly P prompts, in rounds of N×P with fresh prefixes [default: each prompt takes one of the N prefixes at random]',
+  },
+  {
     name: 'system-prompt-tokens',
     type: 'integer',
     valueName: 'N',
@@ -254,6 +285,14 @@ export const WORKLOAD_OPTIONS: OptionSpec[] = [
     valueName: 'N',
     group: 'Workload',
     description: 'Output limit per request (sent as max_tokens and max_completion_tokens) [default: 128]',
+  },
+  {
+    name: 'max-tokens-dist',
+    type: 'string',
+    valueName: 'DIST',
+    group: 'Workload',
+    description:
+      "Each request's output limit drawn from a distribution (the grammar of --prompt-tokens-dist; empirical:FILE takes a trace's output lengths); replaces --max-tokens and a dataset's own",
   },
   {
     name: 'ignore-eos',

@@ -33,6 +33,7 @@ import {
 import type { ConnectionSetting, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applySessionFlags } from './sessions.js';
+import { applyShapeFlags } from './shape.js';
 import type { ParsedArgs } from './spec.js';
 import { applyStageFlags } from './stages.js';
 import { resolveTraceFlags } from './trace.js';
@@ -290,6 +291,7 @@ export async function resolveBenchmarkConfig(
     config.workload.cancelRate = cancelRate!;
   }
   applySessionFlags(o, args.given, config);
+  await applyShapeFlags(o, args.given, config, cwd);
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
   if (o.force === true) config.force = true;
   const labels = parseLabels(o.label as string[] | undefined);

@@ -148,6 +148,20 @@ const sampling = z.object({
   ignoreEos: z.boolean(),
 });
 
+const lengthDist = z.object({
+  kind: z.enum(['fixed', 'uniform', 'normal', 'lognormal', 'empirical']),
+  text: z.string(),
+  mean: num,
+  source: z
+    .object({
+      path: z.string(),
+      sha256: z.string(),
+      samples: int,
+      column: z.enum(['input', 'output']).optional(),
+    })
+    .optional(),
+});
+
 export const RunMetaSchema = z.object({
   tool: z.object({ name: z.literal('goodput'), version: z.string() }),
   runId: z.string(),
@@ -202,6 +216,9 @@ export const RunMetaSchema = z.object({
         thinkTime: z.object({ meanMs: num, dist: z.enum(['fixed', 'exponential']) }).optional(),
       })
       .optional(),
+    promptTokensDist: lengthDist.optional(),
+    maxTokensDist: lengthDist.optional(),
+    prefixGroups: z.object({ groups: int, prefixTokens: int, promptsPerGroup: int.optional() }).optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),

@@ -11,13 +11,14 @@ import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   ApiKind,
   LoadSpec,
+  PrefixGroupsSpec,
   Sampling,
   SessionWorkloadSpec,
   Slo,
   TraceFormat,
   TraceSpec,
 } from '../types.js';
-import type { Part } from '../workload/index.js';
+import type { LengthDist, Part } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -42,6 +43,12 @@ export interface BenchmarkWorkload {
   trace?: BenchmarkTrace;
   /** Multi-turn sessions (with LoadSpec.sessions): turns, tokens per turn, think time. */
   sessions?: SessionWorkloadSpec;
+  /** `--prompt-tokens-dist`: synthetic prompt lengths drawn from it (workload/length-dist.ts). */
+  promptTokensDist?: LengthDist;
+  /** `--max-tokens-dist`: each request's output limit drawn from it. */
+  maxTokensDist?: LengthDist;
+  /** `--prefix-groups`: synthetic prompts start with their group's shared prefix. */
+  prefixGroups?: PrefixGroupsSpec;
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */

@@ -117,6 +117,8 @@ export async function buildRunWorkload(
   if ((dataset || trace) && config.workload.outputFromDataset !== false)
     spec.maxTokensFrom = trace ? 'trace' : 'dataset';
   Object.assign(spec, workloadShape(config.workload, config.load));
+  if (config.workload.prefixGroups) spec.prefixGroups = config.workload.prefixGroups;
+  const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {
     seed: config.seed,
@@ -132,6 +134,9 @@ export async function buildRunWorkload(
     outputFromDataset: config.workload.outputFromDataset ?? true,
     ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
     ...(note ? { note } : {}),
+    ...(prompt || output
+      ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }
+      : {}),
   });
   warmWorkload(workload, tokenizer);
   return { workload, tokenizer, load: traceLoad(config.load, workload, t?.closedLoop === true) };

@@ -252,10 +252,12 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
           outputTokens: out.tokens,
           finishReason: out.finishReason,
           // A session turn's prompt holds earlier turns and replies, and a trace's prompts share
-          // hash blocks: hashed from their real tokens (and the reply's), as the live engine does,
-          // so a later request finds them in the prefix cache.
+          // hash blocks, as prompts of one prefix group do: hashed from their real tokens (and the
+          // reply's), as the live engine does, so a later request finds them in the prefix cache.
           promptBlockHashes:
-            item.sessionId !== undefined || config.workload.trace !== undefined
+            item.sessionId !== undefined ||
+            config.workload.trace !== undefined ||
+            config.workload.prefixGroups !== undefined
               ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
               : syntheticBlockHashes(
                   {

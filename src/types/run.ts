@@ -68,6 +68,27 @@ export interface TokenizerFile {
   chatTemplate?: { source: string; sha256: string };
 }
 
+/** A length distribution of prompts or outputs (`--prompt-tokens-dist`, `--max-tokens-dist`). */
+export interface LengthDistSpec {
+  kind: 'fixed' | 'uniform' | 'normal' | 'lognormal' | 'empirical';
+  /** As parsed, e.g. "lognormal:mean=512,sigma=0.6": given again, the same distribution. */
+  text: string;
+  /** Its mean in tokens (the histogram's, for empirical). */
+  mean: number;
+  /** empirical: the file of the histogram, its lengths counted, and (a trace) which of them. */
+  source?: { path: string; sha256: string; samples: number; column?: 'input' | 'output' };
+}
+
+/** Groups of prompts that share a prefix (`--prefix-groups`), as vLLM bench's prefix-repetition dataset. */
+export interface PrefixGroupsSpec {
+  /** Distinct prefixes in use at a time. */
+  groups: number;
+  /** Tokens of each group's prefix, before each prompt's own part (promptTokens). */
+  prefixTokens: number;
+  /** Prompts that share one prefix; absent: each prompt takes one of `groups` prefixes at random, for the whole run. */
+  promptsPerGroup?: number;
+}
+
 export interface WorkloadSpec {
   kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
@@ -103,6 +124,12 @@ export interface WorkloadSpec {
   cancelRate?: number;
   /** Multi-turn sessions (--sessions, --session-rate): every request is a turn of a conversation. */
   sessions?: SessionWorkloadSpec;
+  /** Synthetic: prompt lengths (user part) drawn from this; promptTokens is then its rounded mean. */
+  promptTokensDist?: LengthDistSpec;
+  /** Each request's max_tokens drawn from this; maxTokens is then its rounded mean. */
+  maxTokensDist?: LengthDistSpec;
+  /** Synthetic: each prompt starts with its group's shared prefix. */
+  prefixGroups?: PrefixGroupsSpec;
 }
 
 /** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */

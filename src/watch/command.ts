@@ -188,7 +188,18 @@ export const watchCommand: CommandSpec = {
     ...TARGET_OPTIONS.filter(
       (o) => !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config'].includes(o.name),
     ),
-    ...WORKLOAD_OPTIONS.map((o) =>
+    // A round's prompts are of one length (its token budget is bounded from it): the length
+    // distributions and prefix groups of run are not watch's (yet).
+    ...WORKLOAD_OPTIONS.filter(
+      (o) =>
+        ![
+          'prompt-tokens-dist',
+          'max-tokens-dist',
+          'prefix-groups',
+          'prefix-tokens',
+          'prompts-per-group',
+        ].includes(o.name),
+    ).map((o) =>
       o.name === 'dataset'
         ? {
             ...o,

@@ -29,6 +29,22 @@ export {
 } from './dataset.js';
 export { chatTemplateOf, createHfTokenizer, type HfTokenizerInput } from './hf-tokenizer.js';
 export {
+  drawLength,
+  LENGTH_DIST_KINDS,
+  type LengthDist,
+  type LengthHistogram,
+  lengthDistSpec,
+  meanLength,
+  parseLengthDist,
+} from './length-dist.js';
+export {
+  type LengthColumn,
+  loadLengthDist,
+  MAX_HISTOGRAM_BYTES,
+  parseHistogramCsv,
+  traceHistogram,
+} from './length-dist-file.js';
+export {
   MAX_PARTS,
   type Part,
   parseShard,
@@ -37,6 +53,7 @@ export {
   partShare,
   splitBudget,
 } from './partition.js';
+export { checkPrefixGroups, type PrefixChoice, PrefixGroups } from './prefix-groups.js';
 export { type BuildPrompt, fitPromptFrame, type PromptFrame } from './prompt-frame.js';
 export { createRng, type Rng } from './rng.js';
 export {

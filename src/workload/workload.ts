@@ -14,6 +14,8 @@ import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
+import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
+import { PrefixGroups } from './prefix-groups.js';
 import { fitPromptFrame } from './prompt-frame.js';
 import { createRng, type Rng } from './rng.js';
 import { createSessionSource, type SessionSource } from './sessions.js';
@@ -58,6 +60,12 @@ export interface WorkloadOptions {
   stages?: readonly LoadStage[];
   /** Hears what the user should know while the workload is used (sessions: turn-count.ts). */
   note?: (text: string) => void;
+  /**
+   * Length distributions (length-dist.ts): `prompt` replaces spec.promptTokens and its range
+   * (synthetic), `output` replaces spec.maxTokens and a dataset's own lengths. Recorded in the
+   * spec as promptTokensDist / maxTokensDist. Not with sessions or a trace.
+   */
+  lengths?: { prompt?: LengthDist; output?: LengthDist };
 }
 
 export interface Workload {
@@ -117,6 +125,26 @@ function checkOptions(spec: WorkloadSpec, options: WorkloadOptions, cancelRate: 
         'pass e.g. --prompt-tokens-range 0.2 for ±20%',
       );
     }
+  }
+  const shaped = [
+    options.lengths?.prompt && '--prompt-tokens-dist',
+    options.lengths?.output && '--max-tokens-dist',
+    spec.prefixGroups && '--prefix-groups',
+  ].filter((f): f is string => typeof f === 'string');
+  for (const flag of shaped) {
+    const synthetic = flag !== '--max-tokens-dist';
+    if (spec.sessions !== undefined || spec.kind === 'trace' || (synthetic && spec.kind !== 'synthetic')) {
+      throw usage(
+        `${flag} cannot be used with ${spec.sessions !== undefined ? 'sessions' : spec.kind === 'trace' ? '--trace' : '--dataset'}`,
+        `${flag} shapes ${synthetic ? 'synthetic prompts' : 'the output limits of single requests'}; drop it, or drop the ${spec.sessions !== undefined ? 'session' : spec.kind} flags`,
+      );
+    }
+  }
+  if (options.lengths?.prompt && spec.promptTokensRange) {
+    throw usage(
+      '--prompt-tokens-dist and --prompt-tokens-range cannot be used together',
+      'a uniform spread is --prompt-tokens-dist uniform:MIN-MAX',
+    );
   }
   const sys = spec.systemPromptTokens ?? 0;
   if (!Number.isInteger(sys) || sys < 0) {
@@ -206,6 +234,20 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
         )
       : undefined;
   if (replay) resolved.trace = replay.spec;
+  const promptDist = options.lengths?.prompt;
+  const outputDist = options.lengths?.output;
+  if (promptDist) {
+    resolved.promptTokensDist = lengthDistSpec(promptDist);
+    resolved.promptTokens = Math.max(1, Math.round(meanLength(promptDist)));
+  }
+  if (outputDist) {
+    resolved.maxTokensDist = lengthDistSpec(outputDist);
+    resolved.maxTokens = Math.max(1, Math.round(meanLength(outputDist)));
+    delete resolved.maxTokensFrom;
+  }
+  const prefixGroups = spec.prefixGroups
+    ? new PrefixGroups(spec.prefixGroups, root.fork('prefix-group'))
+    : undefined;
 
   const systemTokens = spec.systemPromptTokens ?? 0;
   const systemText = systemTokens > 0 ? syntheticPrompt(systemTokens, root.fork('system'), tokenizer) : '';
@@ -226,6 +268,22 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const lengthStreams = root.fork('length');
   const promptStreams = root.fork('prompt');
   const cancelStreams = root.fork('cancel');
+  const outputStreams = root.fork('output-length');
+  const prefixStreams = root.fork('prefix');
+  const prefixMemo = new Map<number, string>();
+  // Every prompt of a group starts with the same words, drawn once per prefix id.
+  function prefixText(id: number): string {
+    let text = prefixMemo.get(id);
+    if (text === undefined) {
+      if (prefixMemo.size >= 4 * spec.prefixGroups!.groups) prefixMemo.clear();
+      text = syntheticPrompt(spec.prefixGroups!.prefixTokens, prefixStreams.fork(id), tokenizer, {
+        unique: id,
+        ...(frame ? { pool: frame.pool } : {}),
+      });
+      prefixMemo.set(id, text);
+    }
+    return text;
+  }
   const promptTokenMemo = new Map<number, number>();
   const outputTokenMemo = new Map<number, number>();
 
@@ -249,7 +307,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const frame =
     spec.kind === 'synthetic' ? fitPromptFrame(tokenizer, build, systemText, systemTokens) : undefined;
   const overhead = frame?.overhead ?? 0;
-  if (frame && spec.kind === 'synthetic') {
+  if (frame && spec.kind === 'synthetic' && !promptDist) {
     const shortest = shortestPromptLength(spec.promptTokens!, spec.promptTokensRange ?? 0);
     if (shortest - overhead < 1) {
       throw usage(
@@ -334,14 +392,19 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     } else if (spec.kind === 'dataset') {
       fillFromDataset(i, workItem);
     } else {
-      const length = promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
-      const user = syntheticPrompt(length - overhead, promptStreams.fork(i), tokenizer, {
+      // A drawn length leaves room for at least one word after the chat template's tokens.
+      const length = promptDist
+        ? Math.max(overhead + 1, drawLength(promptDist, lengthStreams.fork(i)))
+        : promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
+      const own = syntheticPrompt(length - overhead, promptStreams.fork(i), tokenizer, {
         unique: i,
         ...(frame ? { pool: frame.pool } : {}),
       });
-      toRequest(user, workItem);
-      workItem.promptTokens = systemTokens + length;
+      const prefix = prefixGroups ? prefixText(prefixGroups.groupOf(i).id) : '';
+      toRequest(prefix + own, workItem);
+      workItem.promptTokens = systemTokens + (prefixGroups ? spec.prefixGroups!.prefixTokens : 0) + length;
     }
+    if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
     if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
     if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
       workItem.cancelAfterMs = cancelAfterMs!;

@@ -1,0 +1,89 @@
+/**
+ * The workload-shape flags: `--prompt-tokens-dist`, `--max-tokens-dist` (length distributions,
+ * an `empirical:FILE` histogram read here, before anything runs) and `--prefix-groups`,
+ * `--prefix-tokens`, `--prompts-per-group` (shared prefixes), into BenchmarkWorkload.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { GoodputError } from '../errors.js';
+import type { BenchmarkConfig } from '../runner/config.js';
+import { checkPrefixGroups, loadLengthDist, parseLengthDist } from '../workload/index.js';
+
+/** Tokens of a group's prefix when --prefix-tokens is not given. */
+export const DEFAULT_PREFIX_TOKENS = 1024;
+
+function usage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+/** `empirical:FILE` with FILE read from `cwd`; every other kind as given. */
+function absoluteText(text: string, flag: string, cwd: string): string {
+  const parsed = parseLengthDist(text, flag);
+  if (parsed.kind !== 'empirical' || isAbsolute(parsed.path!)) return text;
+  return `empirical:${resolvePath(cwd, parsed.path!)}`;
+}
+
+/**
+ * Applies the shape flags to a config whose workload is already resolved. Throws E_USAGE for a
+ * distribution that does not parse and for combinations that mean nothing (a distribution and
+ * the fixed length it replaces, --prefix-tokens without --prefix-groups).
+ */
+export async function applyShapeFlags(
+  o: Record<string, unknown>,
+  given: ReadonlySet<string>,
+  config: BenchmarkConfig,
+  cwd: string,
+): Promise<void> {
+  const str = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
+  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
+  const promptDist = str('promptTokensDist');
+  const outputDist = str('maxTokensDist');
+  if (promptDist !== undefined) {
+    for (const [key, flag] of [
+      ['promptTokens', '--prompt-tokens'],
+      ['promptTokensRange', '--prompt-tokens-range'],
+    ] as const) {
+      if (given.has(key))
+        throw usage(
+          `--prompt-tokens-dist and ${flag} cannot be used together`,
+          `the distribution gives every prompt's length; drop ${flag}`,
+        );
+    }
+    const flag = '--prompt-tokens-dist';
+    config.workload.promptTokensDist = await loadLengthDist(
+      absoluteText(promptDist, flag, cwd),
+      flag,
+      'input',
+    );
+  }
+  if (outputDist !== undefined) {
+    if (given.has('maxTokens'))
+      throw usage(
+        '--max-tokens-dist and --max-tokens cannot be used together',
+        "the distribution gives every request's output limit; drop --max-tokens",
+      );
+    const flag = '--max-tokens-dist';
+    config.workload.maxTokensDist = await loadLengthDist(absoluteText(outputDist, flag, cwd), flag, 'output');
+    config.workload.outputFromDataset = false;
+  }
+  const groups = num('prefixGroups');
+  const prefixTokens = num('prefixTokens');
+  const perGroup = num('promptsPerGroup');
+  if (groups === undefined) {
+    if (prefixTokens !== undefined || perGroup !== undefined)
+      throw usage(
+        `--${prefixTokens !== undefined ? 'prefix-tokens' : 'prompts-per-group'} needs --prefix-groups`,
+        'e.g. --prefix-groups 8 --prefix-tokens 2048 --prompts-per-group 16',
+      );
+    return;
+  }
+  const spec = {
+    groups,
+    prefixTokens: prefixTokens ?? DEFAULT_PREFIX_TOKENS,
+    ...(perGroup !== undefined ? { promptsPerGroup: perGroup } : {}),
+  };
+  checkPrefixGroups(spec);
+  config.workload.prefixGroups = spec;
+}
