@@ -8,7 +8,6 @@ import {
   listModels,
   modelsUrl,
   parseRetryAfter,
-  redactKey,
   redirectMessage,
   serverErrorMessage,
 } from './index.js';
@@ -68,18 +67,6 @@ describe('serverErrorMessage', () => {
     const got = serverErrorMessage('x'.repeat(5000));
     expect(got.length).toBeLessThanOrEqual(300);
     expect(got.endsWith('…')).toBe(true);
-  });
-});
-
-describe('redactKey', () => {
-  it('removes every occurrence and leaves other text', () => {
-    expect(redactKey('key sk-abcdef and again sk-abcdef.', 'sk-abcdef')).toBe(
-      'key [REDACTED] and again [REDACTED].',
-    );
-    expect(redactKey('nothing here', undefined)).toBe('nothing here');
-  });
-  it('removes a long prefix of the key (an echo the server cut)', () => {
-    expect(redactKey('got key-live-0123…', 'key-live-0123456789')).toBe('got [REDACTED]…');
   });
 });
 

@@ -7,7 +7,7 @@
  */
 
 import type { RequestError, RequestErrorCode } from '../types.js';
-import { makeRedactor, noRedaction, type Redactor } from '../util/index.js';
+import { noRedaction, type Redactor } from '../util/index.js';
 
 const MAX_MESSAGE_CHARS = 300;
 
@@ -134,15 +134,6 @@ function codeFor(code: string, text: string): RequestErrorCode {
 export function truncate(message: string, max = MAX_MESSAGE_CHARS): string {
   const oneLine = message.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
-}
-
-/**
- * Remove the key from a message: every whole occurrence and any 6+ character prefix or suffix
- * of it (util's redactor). Apply it before any cut; {@link serverErrorMessage} takes a redactor
- * for that reason.
- */
-export function redactKey(message: string, apiKey: string | undefined): string {
-  return makeRedactor([apiKey])(message);
 }
 
 /**

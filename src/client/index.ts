@@ -9,7 +9,6 @@
 export {
   classifyNetworkError,
   parseRetryAfter,
-  redactKey,
   redirectMessage,
   serverErrorMessage,
 } from './classify.js';

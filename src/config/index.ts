@@ -40,7 +40,6 @@ export {
   hasBearerPrefix,
   inspectKey,
   type KeyInspection,
-  redact,
   redactUrl,
 } from './secrets.js';
 export { parseStartAt } from './start-at.js';

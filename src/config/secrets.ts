@@ -1,6 +1,7 @@
 /**
- * Keeping the API key out of everything that is printed or written: redaction, a safe
- * description for doctor, checks for whitespace pasted around a key, and URL scrubbing.
+ * Keeping the API key out of everything that is printed or written: a safe description for
+ * doctor, checks for whitespace pasted around a key, and URL scrubbing (text is redacted by
+ * util's one redactor, `makeRedactor`).
  *
  * @module
  */
@@ -11,21 +12,6 @@ export interface KeyInspection {
   key: string;
   /** Problems with the raw value, in words (empty when there are none). */
   problems: string[];
-}
-
-const REDACTED = '[REDACTED]';
-
-/**
- * Replaces every occurrence of the key (raw and trimmed) in `text`. A missing or empty key
- * leaves the text as it is.
- */
-export function redact(text: string, key: string | undefined): string {
-  if (!key) return text;
-  let out = text;
-  for (const k of new Set([key, key.trim()])) {
-    if (k !== '') out = out.split(k).join(REDACTED);
-  }
-  return out;
 }
 
 /**

@@ -40,6 +40,18 @@ describe('makeRedactor', () => {
     expect(JSON.stringify(v)).not.toContain(KEY.slice(0, 6));
   });
 
+  // The cases of the two redactors this one replaced (config's redact, client's redactKey).
+  it('removes the key raw and trimmed (a key pasted with whitespace)', () => {
+    const key = 'key-test-9f8e7d6c5b4a3210ZYXW';
+    const text = `Authorization: Bearer ${key}\nretry with ${key}`;
+    expect(makeRedactor([key])(text)).toBe('Authorization: Bearer [REDACTED]\nretry with [REDACTED]');
+    expect(makeRedactor([` ${key}\n`])(`key=${key}`)).toBe('key=[REDACTED]');
+    expect(makeRedactor(['sk-abcdef'])('key sk-abcdef and again sk-abcdef.')).toBe(
+      'key [REDACTED] and again [REDACTED].',
+    );
+    expect(makeRedactor(['key-live-0123456789'])('got key-live-0123…')).toBe('got [REDACTED]…');
+  });
+
   it('with no key, is the identity', () => {
     expect(makeRedactor([undefined, ''])('abc')).toBe('abc');
   });
