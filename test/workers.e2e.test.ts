@@ -20,6 +20,7 @@ import {
 } from '../src/runner/index.js';
 import { shareArrivals } from '../src/runner/workers/index.js';
 import type { RequestRecord } from '../src/types.js';
+import { Part } from '../src/workload/index.js';
 import { capture, ensureBuilt, REPO } from './helpers/cli.js';
 import { startTinyServer, type TinyServer } from './helpers/sse-server.js';
 
@@ -113,7 +114,7 @@ describe('--workers 2 (in process, from the sources)', () => {
     for (const k of [0, 1]) {
       const mine = rs.filter((r) => r.index % 2 === k).sort((a, b) => a.index - b.index);
       expect(mine).toHaveLength(30);
-      const at = shareArrivals({ rate: 400, burstiness: 1 }, summary.meta.seed, k, 2);
+      const at = shareArrivals({ rate: 400, burstiness: 1 }, summary.meta.seed, Part.whole.sub(k, 2));
       // Relative to its first send: the worker's measured start is its own (within µs of the other's).
       const base = mine[0]!.scheduledMs - at(0);
       mine.forEach((r, j) => {

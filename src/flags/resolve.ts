@@ -22,7 +22,7 @@ import {
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveWorkerCount } from '../runner/index.js';
-import { parseShard } from '../runner/shard.js';
+import { parseShard } from '../runner/sharding/shard.js';
 import {
   loadProfileFile,
   parseReasoningField,

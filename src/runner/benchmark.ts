@@ -34,7 +34,7 @@ import {
   SCHEMA_VERSION,
   type ServerSummary,
 } from '../types.js';
-import { createRng, type Part, type Tokenizer } from '../workload/index.js';
+import { createRng, Part, type PartSpec, type Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { connectionUse, describeServerConnections, HeadersTally } from './connection-use.js';
 import { type ConnectionPlan, createRunClient, planConnections, warmConnections } from './live-client.js';
@@ -44,7 +44,14 @@ import { buildRunMeta, fanOut, type RecordSinkFn, runPipeline } from './pipeline
 import { Progress, type ProgressMode, type ProgressStream, progressMode } from './progress.js';
 import { Reservoir } from './reservoir.js';
 import { buildRunWorkload, prepareRunDir, rebuildInfo } from './run-workload.js';
-import { checkShard, inShardRecord, peakInFlight, shardItem, shardLoad, shardSessions } from './shard.js';
+import {
+  checkShard,
+  inShardRecord,
+  peakInFlight,
+  shardItem,
+  shardLoad,
+  shardSessions,
+} from './sharding/shard.js';
 import { checkServedModel, type PreparedTarget, prepareTarget } from './target.js';
 import { RunClock } from './timer.js';
 import { createVirtualTransport } from './virtual.js';
@@ -152,7 +159,7 @@ function checkShardedRun(config: BenchmarkConfig, virtual: boolean): void {
 
 /** Load workers of the target, each with its connections open, the server metrics probed, before the clock starts. */
 async function openWorkerTransport(
-  loads: { run: BenchmarkConfig; own: BenchmarkConfig; shard: Part | undefined },
+  loads: { run: BenchmarkConfig; own: BenchmarkConfig; shard: PartSpec | undefined },
   target: PreparedTarget,
   workers: number,
   io: BenchmarkIo,
@@ -381,7 +388,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
                   : workload.sessions,
               }
             : {}),
-          ...(split ? { stageUsers: { first: shard.index, every: shard.count } } : {}),
+          ...(split ? { stageUsers: Part.of(shard) } : {}),
           send: transport.send!,
           clock,
           signal: output.signal,

@@ -18,7 +18,7 @@ import type {
   TraceFormat,
   TraceSpec,
 } from '../types.js';
-import type { LengthDist, Part } from '../workload/index.js';
+import type { LengthDist, PartSpec } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -126,7 +126,7 @@ export interface BenchmarkConfig {
     resolvedProfile?: SimProfile;
   };
   /** `--shard i/N`: run only shard i of the workload (runner/shard.ts). */
-  shard?: Part;
+  shard?: PartSpec;
   /** `--start-at`: Unix ms at which the measured load starts (live time only). */
   startAtMs?: number;
 }

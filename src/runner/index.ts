@@ -41,7 +41,7 @@ export {
 export { PROGRESS_MODES, type ProgressMode, progressMode } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
 export { runTokenizer, warmWorkload, workloadShape } from './run-workload.js';
-export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './shard.js';
+export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './sharding/shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
 export { createVirtualTransport, type VirtualEnd, virtualRecord } from './virtual.js';

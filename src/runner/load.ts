@@ -27,7 +27,7 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
-import { nextActiveMs, type SessionSource, StageTally, stageWindows } from '../workload/index.js';
+import { nextActiveMs, Part, type SessionSource, StageTally, stageWindows } from '../workload/index.js';
 import { runSessionLoop } from './sessions.js';
 
 /** An open-loop send later than this behind its schedule counts as late. */
@@ -81,11 +81,11 @@ export interface RunLoadOptions {
   /** Awaited between the warmup and the measured phase (load workers start measuring together). */
   beforeMeasured?: () => Promise<void>;
   /**
-   * Closed-loop stages split over load workers or shards: this loop runs the run's stage users
-   * first, first + every, … (user u sends while the target is above u), so the parts together
-   * follow the stages. Default: every user ({ first: 0, every: 1 }).
+   * Closed-loop stages split over load workers or shards: this loop runs its part of the run's
+   * stage users (user u sends while the target is above u), so the parts together follow the
+   * stages. Default: every user (`Part.whole`).
    */
-  stageUsers?: { first: number; every: number };
+  stageUsers?: Part;
   /** Aborts when another load worker took the run's last measured item (sessions stop waiting to send more). */
   exhausted?: AbortSignal;
 }
@@ -300,18 +300,15 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
       const claim = opts.claim ? () => opts.claim!('measured') : () => (next < limit ? next++ : undefined);
       // Concurrency stages: as many workers as the highest target; worker w sends while the target is > w.
       const shape = load.stages && load.stagesOf !== 'rate' ? stageWindows(load.stages) : undefined;
-      const users = opts.stageUsers ?? { first: 0, every: 1 };
+      const users = opts.stageUsers ?? Part.whole;
       const workers = shape
-        ? Math.max(
-            0,
-            Math.ceil((Math.max(1, ...shape.map((w) => Math.ceil(w.to))) - users.first) / users.every),
-          )
+        ? users.share(Math.max(1, ...shape.map((w) => Math.ceil(w.to))))
         : Math.max(1, load.concurrency ?? 1);
       await Promise.all(
         Array.from({ length: workers }, async (_, worker) => {
           while (!stopSending.signal.aborted) {
             if (shape) {
-              const user = users.first + users.every * worker;
+              const user = users.position(worker);
               const at = nextActiveMs(shape, user, clock.now() - measuredStartMs);
               if (!Number.isFinite(at)) break;
               if (!(await clock.sleepUntil(measuredStartMs + at, stopSending.signal))) break;

@@ -44,15 +44,7 @@ export {
   parseHistogramCsv,
   traceHistogram,
 } from './length-dist-file.js';
-export {
-  MAX_PARTS,
-  type Part,
-  parseShard,
-  partItemIndex,
-  partPosition,
-  partShare,
-  splitBudget,
-} from './partition.js';
+export { MAX_PARTS, Part, type PartSpec, parseShard } from './partition.js';
 export { checkPrefixGroups, type PrefixChoice, PrefixGroups } from './prefix-groups.js';
 export { type BuildPrompt, fitPromptFrame, type PromptFrame } from './prompt-frame.js';
 export { createRng, type Rng } from './rng.js';

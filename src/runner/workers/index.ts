@@ -5,15 +5,7 @@
  * @module
  */
 export { checkWorkers } from './config.js';
+export { effectiveWorkers, MAX_WORKERS, resolveWorkerCount } from './count.js';
 export { mergeConnectionWarmups, mergeLoadResults, workerName } from './merge.js';
 export { type LoadWorkerPool, startLoadWorkers } from './pool.js';
-export {
-  effectiveWorkers,
-  MAX_WORKERS,
-  openLoopSplit,
-  resolveWorkerCount,
-  shareArrivals,
-  shareRequests,
-  splitEvenly,
-  workerLoad,
-} from './split.js';
+export { openLoopSplit, shareArrivals, workerLoad } from './share.js';

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { GoodputError, type GoodputErrorCode } from '../../errors.js';
 import type { ConnectionWarmup, LoadSpec, RequestRecord } from '../../types.js';
-import type { Part } from '../../workload/index.js';
+import type { PartSpec } from '../../workload/index.js';
 import type { BenchmarkConfig } from '../config.js';
 import type { LoadResult } from '../load.js';
 import type { RunClock } from '../timer.js';
@@ -131,7 +131,7 @@ export async function startLoadWorkers(opts: {
   config: BenchmarkConfig;
   /** The load this process runs (the run's, or its shard's); default the config's. */
   load?: LoadSpec;
-  shard?: Part;
+  shard?: PartSpec;
   baseUrl: string;
   model: string;
   workers: number;

@@ -11,7 +11,7 @@
  */
 
 import type { ConnectionWarmup, LatencyStats, LoadSpec, RequestRecord } from '../../types.js';
-import type { Part } from '../../workload/index.js';
+import type { PartSpec } from '../../workload/index.js';
 import type { BenchmarkConfig } from '../config.js';
 import type { LoadResult } from '../load.js';
 
@@ -23,7 +23,7 @@ export interface LoadWorkerData {
   /** The load this process runs (the run's, or its shard's): the workers split it (split.ts). */
   load: LoadSpec;
   /** `--shard i/N`: this process sends the shard's items (their global index and schedule). */
-  shard?: Part;
+  shard?: PartSpec;
   /** Where requests go (may carry what the user put in the URL: never persisted by a worker). */
   baseUrl: string;
   model: string;

@@ -1,5 +1,5 @@
 /**
- * One load worker (`--workers`): its share of the run's load (split.ts) on its own event loop
+ * One load worker (`--workers`): its share of the run's load (share.ts) on its own event loop
  * with its own client (undici pool), on a clock whose t0 is the main thread's. Records go to
  * the main thread in batches; the result goes back once the load ends. Runs on a worker
  * thread (entry.ts) or, from the TypeScript sources, in the main thread over a MessageChannel.
@@ -10,15 +10,16 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Client } from '../../client/index.js';
 import type { RequestRecord } from '../../types.js';
+import { Part } from '../../workload/index.js';
 import { createRunClient, planConnections, warmConnections } from '../live-client.js';
 import { runLoad } from '../load.js';
 import { buildRunWorkload } from '../run-workload.js';
-import { shardItem, shardSessions } from '../shard.js';
+import { shardItem, shardSessions } from '../sharding/shard.js';
 import { RunClock } from '../timer.js';
 import { raiseExhausted, watchExhausted } from './exhausted.js';
 import { portableLoadResult } from './merge.js';
 import type { FromWorker, LoadWorkerData, ToWorker } from './protocol.js';
-import { shareSessions, shareStageUsers, shareWorkItem, workerLoad } from './split.js';
+import { shareSessions, shareWorkItem, workerLoad } from './share.js';
 
 /** Records are posted when this many are waiting, or every FLUSH_MS. */
 const BATCH = 256;
@@ -73,7 +74,9 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
   const post = (m: FromWorker) => port.postMessage(m);
   const { config, worker: k, workers: n } = data;
   const whole = data.load;
-  const load = workerLoad(whole, k, n);
+  // This worker's part of its process's load, and of the run (a shard's sub-part).
+  const worker = Part.whole.sub(k, n);
+  const load = workerLoad(whole, worker);
   const counters = new Int32Array(data.counters);
   const stop = new AbortController();
   const messages = inbox(port, stop);
@@ -94,8 +97,8 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
     const source = shard ? { item: shardItem(workload, config.load.warmup, shard) } : workload;
     const workItem =
       shard || workload.spec.kind === 'trace'
-        ? shareWorkItem(source, whole, config.seed, k, n, 'round-robin')
-        : shareWorkItem(source, whole, config.seed, k, n);
+        ? shareWorkItem(source, whole, config.seed, worker, 'round-robin')
+        : shareWorkItem(source, whole, config.seed, worker);
     // Sessions stay whole on this worker: the shard's, then this worker's share of them.
     const base =
       workload.sessions && shard
@@ -107,8 +110,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
         base,
         whole,
         config.seed,
-        k,
-        n,
+        worker,
         () => Atomics.add(counters, 2, 1),
         shard ? 'round-robin' : undefined,
       );
@@ -137,7 +139,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       backpressure: messages.paused,
       ...(sessions ? { sessions } : {}),
       ...(exhausted ? { exhausted: exhausted.signal } : {}),
-      stageUsers: shareStageUsers(k, n, shard && { first: shard.index, every: shard.count }),
+      stageUsers: (shard ? Part.of(shard) : Part.whole).sub(k, n),
       claim: (phase) => {
         if (phase === 'warmup') {
           const i = Atomics.add(counters, 0, 1);

@@ -1,6 +1,6 @@
 /**
  * One shard of a sharded run (`goodput run --shard i/N --start-at TIME`): the shard's share
- * of the load (workload/partition.ts: requests round-robin by measured position, concurrency
+ * of the load (a `Part` of workload/partition.ts: requests round-robin by measured position, concurrency
  * and --max-concurrency split) and the checks that every shard gets something to do.
  *
  * The shard's records keep their global index and id, and in the open loop their place in
@@ -14,28 +14,25 @@
  * @module
  */
 
-import { GoodputError } from '../errors.js';
-import type { LoadSpec, WorkItem } from '../types.js';
+import { GoodputError } from '../../errors.js';
+import type { LoadSpec, WorkItem } from '../../types.js';
 import {
-  type Part,
-  partItemIndex,
-  partPosition,
-  partShare,
+  Part,
+  type PartSpec,
   type SessionScript,
   type SessionSource,
-  splitBudget,
   type Workload,
-} from '../workload/index.js';
+} from '../../workload/index.js';
 
 /** `--shard i/N` parsed (workload/partition.ts), for the command that takes the flag. */
-export { parseShard } from '../workload/index.js';
+export { parseShard } from '../../workload/index.js';
 
 function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
 }
 
 /** Refuses a sharding that would leave a shard without work or split what cannot be split. */
-export function checkShard(load: LoadSpec, part: Part, virtual: boolean): void {
+export function checkShard(load: LoadSpec, part: PartSpec, virtual: boolean): void {
   const n = part.count;
   if (load.mode === 'closed' && (load.concurrency ?? 1) < n) {
     throw usage(
@@ -67,14 +64,15 @@ export function checkShard(load: LoadSpec, part: Part, virtual: boolean): void {
  * The load one shard runs: its share of warmup, requests (turns, with sessions), concurrency
  * (sessions at once, with --sessions) and --max-concurrency.
  */
-export function shardLoad(load: LoadSpec, part: Part): LoadSpec {
-  const local: LoadSpec = { ...load, warmup: partShare(load.warmup, part) };
-  if (load.requests !== undefined) local.requests = partShare(load.requests, part);
-  if (load.concurrency !== undefined) local.concurrency = splitBudget(load.concurrency, part);
-  if (load.maxConcurrency !== undefined) local.maxConcurrency = splitBudget(load.maxConcurrency, part);
+export function shardLoad(load: LoadSpec, spec: PartSpec): LoadSpec {
+  const part = Part.of(spec);
+  const local: LoadSpec = { ...load, warmup: part.share(load.warmup) };
+  if (load.requests !== undefined) local.requests = part.share(load.requests);
+  if (load.concurrency !== undefined) local.concurrency = part.share(load.concurrency);
+  if (load.maxConcurrency !== undefined) local.maxConcurrency = part.share(load.maxConcurrency);
   const sessions = load.sessions;
   if (sessions?.concurrency !== undefined)
-    local.sessions = { ...sessions, concurrency: splitBudget(sessions.concurrency, part) };
+    local.sessions = { ...sessions, concurrency: part.share(sessions.concurrency) };
   return local;
 }
 
@@ -93,12 +91,13 @@ export function renumberSession(script: SessionScript, index: (local: number) =>
  * sends take the shard's positions among the run's measured requests (as `shardItem`'s do),
  * so the shards' records never share an index and together are the whole run's.
  */
-export function shardSessions(source: SessionSource, warmup: number, part: Part): SessionSource {
-  if (part.count === 1) return source;
-  const whole = (s: number) => partPosition(s, part);
+export function shardSessions(source: SessionSource, warmup: number, spec: PartSpec): SessionSource {
+  if (spec.count === 1) return source;
+  const part = Part.of(spec);
+  const whole = (s: number) => part.position(s);
   const start = source.startMs;
   return {
-    session: (s) => renumberSession(source.session(whole(s)), (i) => partItemIndex(i, warmup, part)),
+    session: (s) => renumberSession(source.session(whole(s)), (i) => part.itemIndex(i, warmup)),
     warmup: (w) => source.warmup(w),
     ...(start ? { startMs: (s: number) => start(whole(s)) } : {}),
   };
@@ -118,20 +117,26 @@ export function sessionNumber(sessionId: string | undefined): number | undefined
 export function inShardRecord(
   record: { index: number; sessionId?: string; warmup: boolean },
   warmup: number,
-  part: Part,
+  spec: PartSpec,
 ): boolean {
+  const part = Part.of(spec);
   const s = record.warmup ? undefined : sessionNumber(record.sessionId);
-  return s !== undefined ? s % part.count === part.index : inShard(record.index, warmup, part);
+  return s !== undefined ? part.has(s) : part.hasItem(record.index, warmup);
 }
 
 /** The shard's `local`-th item: the whole workload's item at its global position (index, id, schedule). */
-export function shardItem(workload: Workload, warmup: number, part: Part): (local: number) => WorkItem {
-  return (local) => workload.item(partItemIndex(local, warmup, part));
+export function shardItem(
+  workload: Pick<Workload, 'item'>,
+  warmup: number,
+  spec: PartSpec,
+): (local: number) => WorkItem {
+  const part = Part.of(spec);
+  return (local) => workload.item(part.itemIndex(local, warmup));
 }
 
 /** Whether the whole workload's item `index` (warmup included) belongs to the shard. */
-export function inShard(index: number, warmup: number, part: Part): boolean {
-  return (index < warmup ? index : index - warmup) % part.count === part.index;
+export function inShard(index: number, warmup: number, spec: PartSpec): boolean {
+  return Part.of(spec).hasItem(index, warmup);
 }
 
 /** Highest number of requests in flight at once among [sent, end) intervals. */

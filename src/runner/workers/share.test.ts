@@ -1,19 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { bareItem, fakeSessions } from '../../../test/fixtures/sessions.js';
-import { GoodputError } from '../../errors.js';
 import type { LoadSpec, WorkItem } from '../../types.js';
-import {
-  effectiveWorkers,
-  openLoopSplit,
-  resolveWorkerCount,
-  shareArrivals,
-  shareRequests,
-  shareSessions,
-  shareStageUsers,
-  shareWorkItem,
-  splitEvenly,
-  workerLoad,
-} from './split.js';
+import { Part } from '../../workload/index.js';
+import { openLoopSplit, shareArrivals, shareSessions, shareWorkItem, workerLoad } from './share.js';
+
+/** Worker k of n. */
+const w = (k: number, n: number) => Part.whole.sub(k, n);
 
 const closed = (concurrency: number, requests?: number): LoadSpec => ({
   mode: 'closed',
@@ -37,7 +29,7 @@ const open = (rate: number, burstiness: number, extra: Partial<LoadSpec> = {}): 
 function union(load: LoadSpec, n: number, perWorker: number): number[] {
   const all: number[] = [];
   for (let k = 0; k < n; k++) {
-    const at = shareArrivals(load, 7, k, n);
+    const at = shareArrivals(load, 7, w(k, n));
     for (let j = 0; j < perWorker; j++) all.push(at(j));
   }
   return all.sort((a, b) => a - b);
@@ -50,83 +42,18 @@ function gapStats(offsets: number[]): { mean: number; cv2: number } {
   return { mean, cv2: variance / (mean * mean) };
 }
 
-describe('resolveWorkerCount', () => {
-  test.each([
-    [undefined, 2, 1],
-    ['auto', 2, 1],
-    ['auto', 1, 1],
-    ['auto', 16, 15],
-    ['3', 2, 3],
-    [' 4 ', 2, 4],
-    [2, 8, 2],
-  ])('--workers %s on %i cores → %i', (flag, cores, want) => {
-    expect(resolveWorkerCount(flag, cores)).toBe(want);
-  });
-
-  test.each(['0', '-1', '1.5', 'two', '', '257'])('--workers %s is a usage error with a hint', (flag) => {
-    const err = (() => {
-      try {
-        resolveWorkerCount(flag, 4);
-      } catch (e) {
-        return e;
-      }
-    })() as GoodputError;
-    expect(err).toBeInstanceOf(GoodputError);
-    expect(err.code).toBe('E_USAGE');
-    expect(err.hint).toContain('--workers 2');
-  });
-});
-
-describe('splitEvenly / shareRequests / effectiveWorkers', () => {
-  test.each([
-    [8, 3, [3, 3, 2]],
-    [64, 2, [32, 32]],
-    [1, 2, [1, 0]],
-    [10, 4, [3, 3, 2, 2]],
-  ])('%i over %i → %j', (total, n, want) => {
-    expect(splitEvenly(total, n)).toEqual(want);
-    expect(want.reduce((a, b) => a + b, 0)).toBe(total);
-  });
-
-  test.each([
-    [100, 3],
-    [7, 2],
-    [1, 4],
-    [1000, 7],
-  ])('requests %i over %i workers: the shares add up and differ by at most one', (requests, n) => {
-    const shares = Array.from({ length: n }, (_, k) => shareRequests(requests, k, n)!);
-    expect(shares.reduce((a, b) => a + b, 0)).toBe(requests);
-    expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
-  });
-
-  test('a run bounded by time has no request share', () => {
-    expect(shareRequests(undefined, 1, 2)).toBeUndefined();
-  });
-
-  test.each([
-    [closed(1), 4, 1],
-    [closed(3), 4, 3],
-    [closed(64), 4, 4],
-    [open(10, 1, { maxConcurrency: 2 }), 4, 2],
-    [open(10, 1, { requests: 3 }), 8, 3],
-    [open(10, 1), 8, 8],
-  ])('%j with %i workers asked → %i with work to do', (load, n, want) => {
-    expect(effectiveWorkers(load, n)).toBe(want);
-  });
-});
-
 describe('workerLoad', () => {
   test('closed loop: the concurrency is split, the request count is shared (one counter)', () => {
-    const shares = [0, 1, 2].map((k) => workerLoad(closed(8, 100), k, 3));
+    const shares = [0, 1, 2].map((k) => workerLoad(closed(8, 100), w(k, 3)));
     expect(shares.map((s) => s.concurrency)).toEqual([3, 3, 2]);
     expect(shares.every((s) => s.requests === 100)).toBe(true);
   });
 
   test('open loop: requests and the cap on requests in flight are split; rate stays the run’s', () => {
-    const shares = [0, 1].map((k) => workerLoad(open(100, 1, { requests: 11, maxConcurrency: 5 }), k, 2));
+    const shares = [0, 1].map((k) => workerLoad(open(100, 1, { requests: 11, maxConcurrency: 5 }), w(k, 2)));
     expect(shares.map((s) => s.requests)).toEqual([6, 5]);
     expect(shares.map((s) => s.maxConcurrency)).toEqual([3, 2]);
-    const timed = workerLoad(open(100, 1, { durationMs: 1000 }), 1, 2);
+    const timed = workerLoad(open(100, 1, { durationMs: 1000 }), w(1, 2));
     expect(timed.requests).toBeUndefined();
     expect(timed.durationMs).toBe(1000);
   });
@@ -150,14 +77,16 @@ describe('open-loop split', () => {
     const offsets = union(open(rate, 1), n, 12_000);
     // Compare over the span where every share is still running.
     const end = Math.min(
-      ...Array.from({ length: n }, (_, k) => shareArrivals(open(rate, 1), 7, k, n)(11_999)),
+      ...Array.from({ length: n }, (_, k) => shareArrivals(open(rate, 1), 7, w(k, n))(11_999)),
     );
     const s = gapStats(offsets.filter((t) => t <= end));
     expect(Math.abs(s.mean / (1000 / rate) - 1)).toBeLessThan(0.03);
     expect(Math.abs(s.cv2 - 1)).toBeLessThan(0.1);
     // One arrival at 0, as in a one-worker run, and the shares are not copies of each other.
     expect(offsets.filter((t) => t === 0)).toHaveLength(1);
-    expect(shareArrivals(open(rate, 1), 7, 1, n)(0)).not.toBe(shareArrivals(open(rate, 1), 7, 2 % n, n)(0));
+    expect(shareArrivals(open(rate, 1), 7, w(1, n))(0)).not.toBe(
+      shareArrivals(open(rate, 1), 7, w(2 % n, n))(0),
+    );
   });
 
   test.each([
@@ -166,7 +95,7 @@ describe('open-loop split', () => {
   ])(
     'gamma %f/s burstiness %f over %i workers: the union is the one-worker schedule exactly',
     (rate, b, n) => {
-      const one = shareArrivals(open(rate, b), 7, 0, 1);
+      const one = shareArrivals(open(rate, b), 7, w(0, 1));
       const merged = union(open(rate, b), n, 300);
       expect(merged).toEqual(Array.from({ length: 300 * n }, (_, i) => one(i)));
     },
@@ -183,8 +112,8 @@ describe('open-loop split', () => {
     const load = open(100, 0.5, { warmup: 2, requests: 10 });
     const seen: number[] = [];
     for (let k = 0; k < 3; k++) {
-      const share = workerLoad(load, k, 3);
-      const at = shareWorkItem({ item }, load, 7, k, 3);
+      const share = workerLoad(load, w(k, 3));
+      const at = shareWorkItem({ item }, load, 7, w(k, 3));
       expect(at(1).index).toBe(1);
       for (let i = load.warmup; i < load.warmup + share.requests!; i++) seen.push(at(i).index);
     }
@@ -201,7 +130,7 @@ describe('open-loop split', () => {
       scheduledMs: 10 * i * i,
     });
     const load = open(100, 1, { requests: 9 });
-    const second = shareWorkItem({ item }, load, 7, 1, 3, 'round-robin');
+    const second = shareWorkItem({ item }, load, 7, w(1, 3), 'round-robin');
     expect([0, 1, 2].map((j) => second(j))).toEqual([item(1), item(4), item(7)]);
   });
 });
@@ -216,8 +145,8 @@ describe('sessions split across workers', () => {
     let next = 0;
     const take = () => next++;
     const closedSessions: LoadSpec = { ...closed(4), sessions: { concurrency: 4 } };
-    const a = shareSessions(fakeSessions(), closedSessions, 7, 0, 2, take);
-    const b = shareSessions(fakeSessions(), closedSessions, 7, 1, 2, take);
+    const a = shareSessions(fakeSessions(), closedSessions, 7, w(0, 2), take);
+    const b = shareSessions(fakeSessions(), closedSessions, 7, w(1, 2), take);
     // Whatever number the loop asks for, the counter decides: sessions 0, 1, 2, 3 once each.
     expect([a.session(0).id, b.session(0).id, b.session(1).id, a.session(1).id]).toEqual([
       's0',
@@ -231,7 +160,7 @@ describe('sessions split across workers', () => {
     const take = () => {
       throw new Error('not used in the open loop');
     };
-    const shares = [0, 1, 2].map((k) => shareSessions(fakeSessions(), sessionsOpen(2), 7, k, 3, take));
+    const shares = [0, 1, 2].map((k) => shareSessions(fakeSessions(), sessionsOpen(2), 7, w(k, 3), take));
     expect(shares.map((s) => [0, 1].map((j) => s.session(j).id))).toEqual([
       ['s0', 's3'],
       ['s1', 's4'],
@@ -246,42 +175,37 @@ describe('sessions split across workers', () => {
 
   test('session rate, Poisson: worker k’s starts are its own Poisson share of rate/N', () => {
     const take = () => 0;
-    const s = shareSessions(fakeSessions(), sessionsOpen(1), 7, 1, 2, take);
-    const at = shareArrivals({ rate: 10, burstiness: 1 }, 7, 1, 2);
+    const s = shareSessions(fakeSessions(), sessionsOpen(1), 7, w(1, 2), take);
+    const at = shareArrivals({ rate: 10, burstiness: 1 }, 7, w(1, 2));
     expect([0, 1, 2].map((j) => s.startMs!(j))).toEqual([0, 1, 2].map(at));
     expect(s.session(2).id).toBe('s5');
     // A shard's sessions keep the one schedule: round-robin over it.
-    const rr = shareSessions(fakeSessions(), sessionsOpen(1), 7, 1, 2, take, 'round-robin');
+    const rr = shareSessions(fakeSessions(), sessionsOpen(1), 7, w(1, 2), take, 'round-robin');
     expect([0, 1].map((j) => rr.startMs!(j))).toEqual([100, 300]);
   });
 
   test('one worker: the sessions as they are', () => {
     const source = fakeSessions();
-    expect(shareSessions(source, sessionsOpen(1), 7, 0, 1, () => 0)).toBe(source);
+    expect(shareSessions(source, sessionsOpen(1), 7, w(0, 1), () => 0)).toBe(source);
   });
 
   test('workerLoad splits the sessions at once and keeps the run’s turn count (one shared counter)', () => {
     const closedSessions: LoadSpec = { ...closed(5, 30), sessions: { concurrency: 5 } };
-    expect(workerLoad(closedSessions, 1, 2)).toMatchObject({
+    expect(workerLoad(closedSessions, w(1, 2))).toMatchObject({
       concurrency: 2,
       requests: 30,
       sessions: { concurrency: 2 },
     });
     const rate: LoadSpec = { ...sessionsOpen(1), requests: 30, maxConcurrency: 5 };
-    expect(workerLoad(rate, 0, 2)).toMatchObject({ requests: 30, maxConcurrency: 3, sessions: { rate: 10 } });
+    expect(workerLoad(rate, w(0, 2))).toMatchObject({
+      requests: 30,
+      maxConcurrency: 3,
+      sessions: { rate: 10 },
+    });
   });
 });
 
 describe('stages split across workers', () => {
-  test.each([
-    [0, 1, undefined, { first: 0, every: 1 }],
-    [1, 3, undefined, { first: 1, every: 3 }],
-    // Worker 1 of 2 inside shard 2 of 3: the run's users 2 + 3·1, then every 6th.
-    [1, 2, { first: 2, every: 3 }, { first: 5, every: 6 }],
-  ])('worker %i of %i (part %j) runs stage users %j', (k, n, part, want) => {
-    expect(shareStageUsers(k, n, part)).toEqual(want);
-  });
-
   test('stages of rate: every worker sends every N-th arrival of the one staged schedule', () => {
     const load: LoadSpec = {
       mode: 'open',
@@ -293,7 +217,7 @@ describe('stages split across workers', () => {
       stagesOf: 'rate',
     };
     const item = (i: number): WorkItem => bareItem(i, { scheduledMs: i * 10 });
-    const share = shareWorkItem({ item }, load, 7, 1, 2);
+    const share = shareWorkItem({ item }, load, 7, w(1, 2));
     expect([0, 1, 2].map((i) => share(i).scheduledMs)).toEqual([10, 30, 50]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { fakeSessions } from '../../test/fixtures/sessions.js';
-import type { LoadSpec } from '../types.js';
+import { fakeSessions } from '../../../test/fixtures/sessions.js';
+import type { LoadSpec } from '../../types.js';
 import {
   checkShard,
   inShard,
