@@ -37,7 +37,12 @@ export type ImportedSource = Exclude<RunSource, { kind: 'goodput' }>;
 /** Every benchmark of another tool's file (a guidellm sweep holds several), or the imported summary. */
 export function importedRuns(source: ImportedSource): ImportedSummary[] {
   if (source.kind === 'imported') return [source.summary];
-  return importResult(source.tool, source.value, { path: source.path, sha256: source.sha256 });
+  const file = { path: source.path, sha256: source.sha256 };
+  return importResult(
+    source.tool,
+    source.value,
+    source.records ? { ...file, records: source.records } : file,
+  );
 }
 
 /** What a report draws of a source: the benchmark `FILE#N` selects, else every one (a whole sweep). */

@@ -29,8 +29,8 @@ export interface RunSamples {
 
 /**
  * The samples of another tool's per-request values (vLLM's detailed TTFTs and inter-chunk
- * gaps): TTFT and ITL as stated; TPOT and E2EL empty, since the tool does not state them per
- * request.
+ * gaps, AIPerf's per-request records): TTFT and ITL as stated; TPOT and E2EL where the tool
+ * states them per request (AIPerf), else empty.
  */
 export function samplesFromStated(stated: ImportedSamples): RunSamples {
   let sum = 0;
@@ -41,9 +41,9 @@ export function samplesFromStated(stated: ImportedSamples): RunSamples {
   }
   return {
     ttft: Float64Array.from(stated.ttftMs).sort(),
-    tpot: new Float64Array(0),
+    tpot: Float64Array.from(stated.tpotMs ?? []).sort(),
     itl: Float64Array.from(stated.itlMs).sort(),
-    e2el: new Float64Array(0),
+    e2el: Float64Array.from(stated.e2elMs ?? []).sort(),
     completed: stated.ttftMs.length,
     outputTokens: { sum, sumOfSquares },
   };

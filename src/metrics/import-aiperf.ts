@@ -4,12 +4,23 @@
  * std, …}`; times are converted from their stated unit exactly, rates are read only in the
  * units the tools write (`requests/sec`, `tokens/sec`). Pure.
  *
+ * AIPerf's schema versions (ai-dynamo/aiperf docs/reference/json-export-schema.md): 1.0 the
+ * GenAI-Perf shape; 1.1 adds `count` and `sum` to record metrics; 1.2–1.3 a top-level
+ * `run_info` (seed, sweep point, redacted command line); 1.4 `warmup_metrics` (the top-level
+ * metrics stay profiling-only); 1.5 a per-GPU `platform` and `nvidia_*` telemetry names. Every
+ * 1.x reads alike here (telemetry is not imported). Beside it, `profile_export.jsonl` holds one
+ * record a request (`{metadata: {benchmark_phase, was_cancelled, …}, metrics: {name: {value,
+ * unit}}, error}`, docs/tutorials/working-with-profile-exports.md): its successful profiling
+ * requests give compare per-request TTFT, TPOT (`inter_token_latency`), ITL
+ * (`inter_chunk_latency`, a list) and E2EL (`request_latency`).
+ *
  * Their `inter_token_latency` is per request (request latency − TTFT) / (output tokens − 1):
  * goodput's TPOT. Their `inter_chunk_latency` (the gaps between streamed chunks) is goodput's ITL.
  *
  * @module
  */
 
+import type { ImportedSamples } from '../types.js';
 import type { LatencyStatKey } from './catalogue.js';
 import { finite, type ImportedFigures, putLatency, record, toMs } from './import-common.js';
 
@@ -56,7 +67,50 @@ function modelOf(v: Record<string, unknown>): string | undefined {
   return typeof names === 'string' ? names : undefined;
 }
 
-export function readAiperf(value: unknown): ImportedFigures[] {
+/** A record metric's value in ms (`{value, unit}`), else undefined. */
+function recordMs(metrics: Record<string, unknown>, key: string): number | undefined {
+  const m = record(metrics[key]);
+  const x = finite(m?.value);
+  return x === undefined || typeof m?.unit !== 'string' ? undefined : toMs(x, m.unit);
+}
+
+/**
+ * The per-request samples of AIPerf's `profile_export.jsonl` records: successful (no error,
+ * not cancelled) profiling-phase requests; undefined when none has a TTFT.
+ */
+export function aiperfSamples(records: readonly unknown[]): ImportedSamples | undefined {
+  const out: Required<ImportedSamples> = { ttftMs: [], itlMs: [], outputTokens: [], tpotMs: [], e2elMs: [] };
+  for (const r of records) {
+    const rec = record(r);
+    const meta = record(rec?.metadata);
+    const metrics = record(rec?.metrics);
+    if (!rec || !metrics || (rec.error !== null && rec.error !== undefined)) continue;
+    if (meta?.was_cancelled === true) continue;
+    if (typeof meta?.benchmark_phase === 'string' && meta.benchmark_phase !== 'profiling') continue;
+    const ttft = recordMs(metrics, 'time_to_first_token');
+    if (ttft === undefined) continue;
+    out.ttftMs.push(ttft);
+    const tpot = recordMs(metrics, 'inter_token_latency');
+    if (tpot !== undefined) out.tpotMs.push(tpot);
+    const e2el = recordMs(metrics, 'request_latency');
+    if (e2el !== undefined) out.e2elMs.push(e2el);
+    const chunks = record(metrics.inter_chunk_latency);
+    if (Array.isArray(chunks?.value) && typeof chunks.unit === 'string') {
+      for (const g of chunks.value) {
+        const x = finite(g);
+        const ms = x === undefined ? undefined : toMs(x, chunks.unit);
+        if (ms !== undefined) out.itlMs.push(ms);
+      }
+    }
+    const osl = finite(
+      record(metrics.output_sequence_length)?.value ?? record(metrics.output_token_count)?.value,
+    );
+    if (osl !== undefined) out.outputTokens.push(osl);
+  }
+  return out.ttftMs.length > 0 ? out : undefined;
+}
+
+export function readAiperf(value: unknown, records?: readonly unknown[]): ImportedFigures[] {
   const v = record(value) ?? {};
   const figures: Record<string, number> = {};
   const notes: string[] = [];
@@ -99,7 +153,18 @@ export function readAiperf(value: unknown): ImportedFigures[] {
     if (typeof x === 'number' || typeof x === 'string') context.push([k.replace('_', ' '), String(x)]);
   }
   if (v.was_cancelled === true) context.push(['cancelled', 'the benchmark was stopped before it completed']);
+  if (typeof v.schema_version === 'string') context.push(['export schema', v.schema_version]);
+  if (typeof v.aiperf_version === 'string') context.push(['AIPerf version', v.aiperf_version]);
+  const seed = record(v.run_info)?.random_seed;
+  if (typeof seed === 'number') context.push(['seed', String(seed)]);
   const out: ImportedFigures = { figures, notes, context };
+  const samples = records ? aiperfSamples(records) : undefined;
+  if (samples) {
+    out.samples = samples;
+    notes.push(
+      `per-request records of ${samples.ttftMs.length} successful requests read from profile_export.jsonl: TTFT, TPOT, ITL and E2EL get intervals`,
+    );
+  }
   const model = modelOf(v);
   if (model) out.model = model;
   if (typeof v.start_time === 'string') out.date = v.start_time;

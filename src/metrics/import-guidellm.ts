@@ -1,8 +1,15 @@
 /**
- * A guidellm benchmarks JSON (`guidellm benchmark --output-path benchmarks.json`, 0.3 and
- * 0.4+ layouts) in the catalogue's vocabulary, one entry per benchmark of the file (a sweep
+ * A guidellm benchmarks JSON (`guidellm benchmark --output-path benchmarks.json`, 0.3, 0.4–0.6
+ * and 0.7 layouts) in the catalogue's vocabulary, one entry per benchmark of the file (a sweep
  * holds several). Figures come from the distributions of successful requests
  * (`metrics.<name>.successful`): mean, std_dev, min, max and `percentiles.pNN`. Pure.
+ *
+ * 0.7 (vllm-project/guidellm `src/guidellm/benchmark/schemas/report.py`,
+ * `GenerativeBenchmarksReport`): `metadata.version` 2 with `guidellm_version`, the run's
+ * scenario under `config.spec` (the model at `config.spec.backend.model`), each benchmark's
+ * `config.{strategy, backend}` and `metrics` as in 0.4 (schemas/metrics.py
+ * `GenerativeMetrics`: `request_totals`, `*_per_second`, `request_latency` in seconds, the
+ * `_ms` distributions in ms, statistics.py `DistributionSummary` with `percentiles.p001…p999`).
  *
  * Definitions differ from goodput's in places, and such figures are left out rather than
  * relabelled: guidellm's `inter_token_latency_ms` weights each request by its output tokens − 1
@@ -112,10 +119,25 @@ function readBenchmark(bench: Record<string, unknown>, model: string | undefined
   return out;
 }
 
+/** A backend's model (`{kind, target, model}`), when it names one. */
+function backendModel(backend: unknown): string | undefined {
+  const model = record(backend)?.model;
+  return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
 export function readGuidellm(value: unknown): ImportedFigures[] {
   const v = record(value) ?? {};
   const args = record(v.args);
-  const model = typeof args?.model === 'string' ? args.model : undefined;
+  // 0.7 (metadata.version 2): the scenario under `config.spec`, the backend's model in it.
+  const model =
+    backendModel(record(record(v.config)?.spec)?.backend) ??
+    (typeof args?.model === 'string' ? args.model : undefined);
+  const version = record(v.metadata)?.guidellm_version;
   const benches = Array.isArray(v.benchmarks) ? v.benchmarks : [];
-  return benches.map((b) => readBenchmark(record(b) ?? {}, model));
+  return benches.map((b) => {
+    const bench = record(b) ?? {};
+    const out = readBenchmark(bench, backendModel(record(bench.config)?.backend) ?? model);
+    if (typeof version === 'string') out.context.push(['guidellm version', version]);
+    return out;
+  });
 }

@@ -14,6 +14,9 @@ import { METRICS, type MetricDef } from './catalogue.js';
 import { readAiperf } from './import-aiperf.js';
 import type { ImportedFigures } from './import-common.js';
 import { readGuidellm } from './import-guidellm.js';
+import { readInferencePerf } from './import-inference-perf.js';
+import { readLlmd } from './import-llmd.js';
+import { readSglang } from './import-sglang.js';
 import { readVllm } from './import-vllm.js';
 
 /** How each tool's file is named in messages. */
@@ -22,6 +25,9 @@ export const TOOL_DESCRIPTIONS: Record<ImportTool, string> = {
   guidellm: 'a guidellm benchmarks file',
   aiperf: 'an AIPerf profile export',
   'genai-perf': 'a GenAI-Perf profile export',
+  'llm-d': 'an llm-d benchmark report',
+  'inference-perf': 'an inference-perf lifecycle report',
+  sglang: 'an SGLang bench_serving result',
 };
 
 /** Tool names for titles. */
@@ -30,6 +36,9 @@ export const TOOL_NAMES: Record<ImportTool, string> = {
   guidellm: 'guidellm',
   aiperf: 'AIPerf',
   'genai-perf': 'GenAI-Perf',
+  'llm-d': 'llm-d',
+  'inference-perf': 'inference-perf',
+  sglang: 'SGLang',
 };
 
 /** "a vLLM result", "an AIPerf result": how a run from another tool is named in sentences. */
@@ -56,13 +65,18 @@ export function missingIds(figures: Record<string, number>): string[] {
 export interface ImportFile {
   path: string;
   sha256: string;
+  /** Per-request records read beside it (AIPerf's profile_export.jsonl, parsed lines). */
+  records?: readonly unknown[];
 }
 
-const READERS: Record<ImportTool, (value: unknown) => ImportedFigures[]> = {
+const READERS: Record<ImportTool, (value: unknown, records?: readonly unknown[]) => ImportedFigures[]> = {
   vllm: readVllm,
   guidellm: readGuidellm,
   aiperf: readAiperf,
-  'genai-perf': readAiperf,
+  'genai-perf': (value) => readAiperf(value),
+  'llm-d': readLlmd,
+  'inference-perf': readInferencePerf,
+  sglang: readSglang,
 };
 
 /**
@@ -91,11 +105,12 @@ function withoutImpossible(b: ImportedFigures): ImportedFigures {
 }
 
 /**
- * Every benchmark of another tool's result as an ImportedSummary: one for a vLLM, AIPerf or
- * GenAI-Perf file, one per benchmark of a guidellm file (a sweep holds several).
+ * Every benchmark of another tool's result as an ImportedSummary: one for a vLLM, AIPerf,
+ * GenAI-Perf, llm-d or inference-perf file, one per benchmark of a guidellm file (a sweep holds
+ * several) and one per line of an SGLang bench_serving JSONL.
  */
 export function importResult(tool: ImportTool, value: unknown, file: ImportFile): ImportedSummary[] {
-  const benches = READERS[tool](value).map(withoutImpossible);
+  const benches = READERS[tool](value, file.records).map(withoutImpossible);
   return benches.map((b, i) => {
     const source: ImportSource = { tool, path: file.path, sha256: file.sha256 };
     if (benches.length > 1 || b.label !== undefined) {

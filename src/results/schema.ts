@@ -507,7 +507,15 @@ export const ImportedSummarySchema = z.object({
   missing: z.array(z.string()),
   notes: z.array(z.string()),
   context: z.array(z.tuple([z.string(), z.string()])),
-  samples: z.object({ ttftMs: z.array(num), itlMs: z.array(num), outputTokens: z.array(num) }).optional(),
+  samples: z
+    .object({
+      ttftMs: z.array(num),
+      itlMs: z.array(num),
+      outputTokens: z.array(num),
+      tpotMs: z.array(num).optional(),
+      e2elMs: z.array(num).optional(),
+    })
+    .optional(),
 });
 
 export const ServerSampleSchema = z.object({

@@ -17,6 +17,7 @@ import type {
   ServerSample,
 } from '../types.js';
 import { runPaths } from './files.js';
+import { checkForeignFile, parseForeignText, readAiperfRecords } from './foreign.js';
 import { type JsonlReadOptions, readJsonl } from './jsonl.js';
 import { readResultFile } from './read-file.js';
 import {
@@ -82,8 +83,20 @@ export async function readSummary(dirOrSummary: string): Promise<RunSummary> {
  */
 export type RunSource =
   | { kind: 'goodput'; path: string; summary: RunSummary }
-  | { kind: 'foreign'; path: string; tool: ImportTool; sha256: string; value: unknown; benchmark?: number }
+  | ForeignSource
   | { kind: 'imported'; path: string; summary: ImportedSummary };
+
+/** Another tool's file, parsed, untouched; with AIPerf's per-request records read beside it. */
+export interface ForeignSource {
+  kind: 'foreign';
+  path: string;
+  tool: ImportTool;
+  sha256: string;
+  value: unknown;
+  benchmark?: number;
+  /** The parsed lines of AIPerf's profile_export.jsonl beside its summary, when there is one. */
+  records?: unknown[];
+}
 
 /** `sweep.json#2` → the file and benchmark 2, when `sweep.json#2` itself does not exist. */
 function splitSelector(arg: string): { path: string; benchmark?: number } {
@@ -116,21 +129,25 @@ export async function readRunSource(arg: string): Promise<RunSource> {
       'pass a result directory written by goodput run --out DIR, or its summary.json',
     );
   }
-  const value = parseJsonFile(bytes.toString('utf8'), path, 'run the benchmark again');
+  const text = bytes.toString('utf8');
+  const value = parseForeignText(text, path) ?? parseJsonFile(text, path, 'run the benchmark again');
   const kind = (value as { kind?: unknown } | null)?.kind;
   refuseNewerSchema(value, path, ['goodput.run', 'goodput.imported']);
   const tool = kind === undefined ? foreignTool(value, path) : undefined;
-  if (benchmark !== undefined && tool !== 'guidellm') {
+  if (benchmark !== undefined && tool !== 'guidellm' && tool !== 'sglang') {
     throw new GoodputError(
       'E_USAGE',
-      `${arg}: #${benchmark} selects a benchmark of a file holding several (a guidellm sweep), and ${path} is not one`,
+      `${arg}: #${benchmark} selects a benchmark of a file holding several (a guidellm sweep, an SGLang JSONL), and ${path} is not one`,
       `pass ${dirOrSummary} without #${benchmark}`,
     );
   }
   if (tool) {
+    checkForeignFile(tool, value, path);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const source: RunSource = { kind: 'foreign', path, tool, sha256, value };
+    const source: ForeignSource = { kind: 'foreign', path, tool, sha256, value };
     if (benchmark !== undefined) source.benchmark = benchmark;
+    const records = tool === 'aiperf' ? await readAiperfRecords(path) : undefined;
+    if (records) source.records = records;
     return source;
   }
   if (kind === 'goodput.imported') {

@@ -94,19 +94,42 @@ export function parseJsonFile(text: string, path: string, rerun: string): unknow
 }
 
 const has = (v: Record<string, unknown>, ...keys: string[]) => keys.every((k) => k in v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const LLMD = 'an llm-d benchmark report';
+const INFERENCE_PERF = 'an inference-perf lifecycle report (summary_lifecycle_metrics.json)';
+const SGLANG = 'an SGLang bench_serving result (--output-file JSONL)';
+
+/** A line of SGLang's bench_serving output: vLLM-like keys, with its own E2E spelling. */
+function isSglangLine(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    v.kind === undefined &&
+    (has(v, 'mean_e2e_latency_ms') ||
+      has(v, 'median_e2e_latency_ms') ||
+      has(v, 'total_output_tokens_retokenized'))
+  );
+}
 
 /**
  * What a JSON value looks like when it is not a goodput run summary: "a vLLM --save-result
  * file", "a guidellm benchmarks file", …, or undefined when it is not recognised.
  */
 export function recogniseForeign(value: unknown): string | undefined {
-  if (Array.isArray(value)) return undefined;
+  if (Array.isArray(value)) {
+    // The lines of a JSONL file: SGLang's bench_serving appends one result a line.
+    return value.length > 0 && value.every(isSglangLine) ? SGLANG : undefined;
+  }
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
   if (typeof v.kind === 'string' && v.kind.startsWith('goodput.') && v.kind !== 'goodput.run') {
     const what = v.kind.slice('goodput.'.length);
     return `a goodput ${what} file (kind ${v.kind})`;
   }
+  if (typeof v.version === 'string' && isObject(v.run) && isObject(v.results)) return LLMD;
+  if (isObject(v.successes) && isObject(v.failures)) return INFERENCE_PERF;
+  if (isSglangLine(v)) return SGLANG;
   if (Array.isArray(v.benchmarks)) return 'a guidellm benchmarks file';
   if (
     has(v, 'time_to_first_token') ||
@@ -139,6 +162,9 @@ export function foreignTool(value: unknown, path = ''): ImportTool | undefined {
   if (what === undefined) return undefined;
   if (what.startsWith('a vLLM')) return 'vllm';
   if (what.startsWith('a guidellm')) return 'guidellm';
+  if (what === LLMD) return 'llm-d';
+  if (what === INFERENCE_PERF) return 'inference-perf';
+  if (what === SGLANG) return 'sglang';
   if (!what.startsWith('a GenAI-Perf')) return undefined;
   const name = path.split(/[\\/]/).pop() ?? '';
   if (/genai[_-]?perf/i.test(name)) return 'genai-perf';

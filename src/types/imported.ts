@@ -10,7 +10,15 @@
 import type { SCHEMA_VERSION } from './request.js';
 
 /** The tools whose results goodput reads. */
-export const IMPORT_TOOLS = ['vllm', 'guidellm', 'aiperf', 'genai-perf'] as const;
+export const IMPORT_TOOLS = [
+  'vllm',
+  'guidellm',
+  'aiperf',
+  'genai-perf',
+  'llm-d',
+  'inference-perf',
+  'sglang',
+] as const;
 export type ImportTool = (typeof IMPORT_TOOLS)[number];
 
 /** Where an imported result came from. */
@@ -58,4 +66,8 @@ export interface ImportedSamples {
   ttftMs: number[];
   itlMs: number[];
   outputTokens: number[];
+  /** TPOT per request, where the tool states it per request (AIPerf's profile_export.jsonl). */
+  tpotMs?: number[];
+  /** End-to-end latency per request, where the tool states it per request (AIPerf). */
+  e2elMs?: number[];
 }

@@ -21,11 +21,13 @@ import type { ImportedSummary } from '../../types.js';
 export const importCommand: CommandSpec = {
   name: 'import',
   summary:
-    "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf) as a result directory every command reads",
+    "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf, llm-d, inference-perf, SGLang) as a result directory every command reads",
   description: [
     'Recognises the file by its content: a vLLM bench serve --save-result JSON (current and old keys), a guidellm',
-    'benchmarks JSON (FILE#N picks one benchmark of a sweep), an AIPerf profile_export_aiperf.json or a GenAI-Perf',
-    'profile_export_genai_perf.json. Figures are taken exactly as the file states them (times converted from their',
+    'benchmarks JSON up to 0.7 (FILE#N picks one benchmark of a sweep), an AIPerf profile_export_aiperf.json (schema',
+    '1.x; the profile_export.jsonl beside it gives per-request samples) or a GenAI-Perf profile_export_genai_perf.json,',
+    'an llm-d benchmark report (0.2, 0.2.1), an inference-perf summary or stage lifecycle report, an SGLang',
+    'bench_serving JSONL (FILE#N picks a line). Figures are taken exactly as the file states them (times converted from their',
     'stated unit exactly); every figure it does not state is listed as missing in DIR/summary.json, with the source',
     'tool, the file and its sha256. compare, gate --from and report read DIR; merge and summarize refuse it (no records).',
   ].join('\n'),

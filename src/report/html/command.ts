@@ -37,6 +37,7 @@ import {
   summaryMetrics,
 } from '../csv.js';
 import { buildImportedView, renderImportedTable } from '../imported.js';
+import { llmdReportOfImported, llmdReportOfRun } from '../llmd.js';
 import { renderRunTable } from '../terminal.js';
 import { buildComparison } from './compare-view.js';
 import { deltaComparison } from './comparison.js';
@@ -97,11 +98,11 @@ export const reportCommand: CommandSpec = {
     {
       name: 'format',
       type: 'string',
-      choices: ['html', 'markdown', 'text', 'csv', 'json'],
+      choices: ['html', 'markdown', 'text', 'csv', 'json', 'llm-d'],
       default: 'html',
       group: 'Output',
       description:
-        'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; text: the terminal tables of each run; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1)',
+        'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; text: the terminal tables of each run; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1); llm-d: one run as an llm-d benchmark report v0.2 (JSON; goodput import reads it back)',
     },
     {
       name: 'records',
@@ -159,7 +160,7 @@ export const reportCommand: CommandSpec = {
         }
       }
     }
-    if (experiment && runs.length === 0 && imported.length === 0 && format !== 'html') {
+    if (experiment && runs.length === 0 && imported.length === 0 && format !== 'html' && format !== 'llm-d') {
       const text =
         format === 'json'
           ? renderExperimentJson(experiment)
@@ -188,6 +189,13 @@ export const reportCommand: CommandSpec = {
       run!.label = label;
     });
     const out = typeof ctx.args.options.out === 'string' ? resolve(ctx.cwd, ctx.args.options.out) : undefined;
+    if (format === 'llm-d') {
+      const text = `${JSON.stringify(llmdReport(runs, imported), null, 2)}\n`;
+      if (out) await writeOut(out, text);
+      else ctx.stdout.write(text);
+      if (out) ctx.stderr.write(`wrote ${out}\n`);
+      return ExitCode.OK;
+    }
     if (format === 'csv' || format === 'json') {
       await writeData(ctx, runs, imported, format, ctx.args.options.records === true, out);
       if (out) ctx.stderr.write(`wrote ${out}\n`);
@@ -231,6 +239,19 @@ export const reportCommand: CommandSpec = {
     return ExitCode.OK;
   },
 };
+
+/** The one run of `--format llm-d` as an llm-d benchmark report (the format holds one run a file). */
+function llmdReport(runs: ReportRun[], imported: readonly ImportedReportRun[]): Record<string, unknown> {
+  const count = runs.length + imported.length;
+  if (count !== 1) {
+    throw new GoodputError(
+      'E_USAGE',
+      `--format llm-d writes one run a report, and ${count} were given`,
+      'write one report per run: goodput report RUN --format llm-d -o RUN.llm-d.json (a sweep: one per point directory; FILE#N for one benchmark of a guidellm sweep)',
+    );
+  }
+  return runs[0] ? llmdReportOfRun(runs[0].summary) : llmdReportOfImported(imported[0]!.summary);
+}
 
 /** --format, with --json as its shorthand and --records only for CSV. */
 function outputFormat(ctx: CommandContext): string {
