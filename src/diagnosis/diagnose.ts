@@ -20,6 +20,7 @@ import {
 } from './rules.js';
 import { serverConnectionsFinding } from './rules-connections.js';
 import { schedulerBoundFinding } from './rules-gpu.js';
+import { replicaImbalanceFinding } from './rules-replicas.js';
 
 export interface DiagnosisInput {
   /** Measured requests (warmup excluded): observations, or records to observe. */
@@ -82,6 +83,7 @@ export function diagnose(input: DiagnosisInput): Finding[] {
     serverConnectionsFinding(input.summary),
     wastedWorkFinding(observations, input.summary),
     schedulerBoundFinding(samples, input.summary, engine),
+    replicaImbalanceFinding(input.summary),
     errorsFinding(observations),
   ].filter((f): f is Finding => f !== undefined);
   return findings.sort((a, b) => b.score - a.score);

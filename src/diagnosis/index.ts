@@ -34,4 +34,5 @@ export {
 } from './rules.js';
 export { serverConnectionsFinding } from './rules-connections.js';
 export { GPU_LOW_UTIL_PCT, QUEUE_FULL_SHARE, schedulerBoundFinding } from './rules-gpu.js';
+export { REPLICA_IMBALANCE_RATIO, replicaImbalanceFinding } from './rules-replicas.js';
 export { type UnmeasuredView, unmeasuredLines } from './unmeasured.js';

@@ -124,9 +124,27 @@ export const TARGET_OPTIONS: OptionSpec[] = [
   {
     name: 'metrics-url',
     type: 'string',
+    repeatable: true,
     valueName: 'URL',
     group: 'Target',
-    description: "Server's Prometheus /metrics URL [default: <url>/metrics when it answers]",
+    description:
+      "Server's Prometheus /metrics URL [default: <url>/metrics when it answers]; repeat it for each replica or data-parallel rank behind a router (NAME=URL names one): per-replica figures, their totals, and a finding when the router is uneven",
+  },
+  {
+    name: 'metrics-prometheus',
+    type: 'string',
+    valueName: 'URL',
+    group: 'Target',
+    description:
+      "A Prometheus server that scrapes the engine(s), e.g. http://prometheus:9090: the run window's series are read through its query_range API (with --metrics-selector), one replica per instance, in place of scraping /metrics; GOODPUT_PROMETHEUS_AUTH is sent as its Authorization header",
+  },
+  {
+    name: 'metrics-selector',
+    type: 'string',
+    valueName: 'SELECTOR',
+    group: 'Target',
+    description:
+      'Label matchers of the engine\'s series in --metrics-prometheus, e.g. \'{job="vllm"}\' or \'{namespace="llm",pod=~"vllm-.*"}\'',
   },
   {
     name: 'server-metrics',

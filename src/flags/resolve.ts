@@ -32,6 +32,7 @@ import {
 } from '../sim/index.js';
 import type { ConnectionSetting, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
+import { applyMetricsSources } from './metrics-sources.js';
 import { applySessionFlags } from './sessions.js';
 import { applyShapeFlags } from './shape.js';
 import type { ParsedArgs } from './spec.js';
@@ -296,8 +297,7 @@ export async function resolveBenchmarkConfig(
   if (o.force === true) config.force = true;
   const labels = parseLabels(o.label as string[] | undefined);
   if (labels) config.labels = labels;
-  const metricsUrl = str('metricsUrl');
-  if (metricsUrl !== undefined) config.serverMetrics.url = metricsUrl;
+  applyMetricsSources(o, env, config);
   const gpuMetricsUrl = str('gpuMetricsUrl');
   if (gpuMetricsUrl !== undefined) {
     const gpu = normalizeMetricsUrl(gpuMetricsUrl, '--gpu-metrics-url', 'http://gpu-node:9400/metrics');
@@ -337,6 +337,12 @@ export async function resolveBenchmarkConfig(
       throw usage(
         '--time virtual applies to the embedded engine only',
         'drop --url to simulate, or drop --time virtual to measure the server',
+      );
+    }
+    if (config.serverMetrics.prometheus !== undefined || config.serverMetrics.replicas !== undefined) {
+      throw usage(
+        `${config.serverMetrics.prometheus ? '--metrics-prometheus' : '--metrics-url for several replicas'} with --time virtual: the simulated engine's own counters are the server block`,
+        'drop it, or run in live time against the servers it names',
       );
     }
     if (config.gpuMetricsUrl !== undefined) {

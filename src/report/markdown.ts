@@ -54,6 +54,7 @@ export function renderRunMarkdown(summary: RunSummary): string {
     if (v.server.table.rows.length > 0) out.push(...mdTable(v.server.table), '');
     if (v.server.notes.length > 0) out.push(...mdPairs(['metric', 'value'], v.server.notes), '');
   }
+  if (v.replicas) out.push('### Replicas', '', ...mdTable(v.replicas), '');
   if (v.turns) {
     out.push('### By turn (sessions)', '', ...mdTable(v.turns.table), '');
     out.push(...mdPairs(['figure', 'value'], v.turns.notes), '');

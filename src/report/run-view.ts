@@ -18,6 +18,7 @@ import {
 import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SloName } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
 import { gpuNotes, gpuRows } from './gpu-view.js';
+import { buildReplicasView, type ReplicasView } from './replicas-view.js';
 import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
 
 /** A header and rows of cells (strings), with the alignment of each column. */
@@ -52,6 +53,8 @@ export interface RunView {
   warnings: string[];
   server?: { title: string; table: ViewTable; notes: Array<[string, string]> };
   buckets?: ViewTable;
+  /** Several replicas: one row each and the totals (replicas-view.ts). */
+  replicas?: ReplicasView;
   /** Multi-turn sessions: TTFT and prompt tokens by turn, beside the prefix-cache hit rate. */
   turns?: { table: ViewTable; notes: Array<[string, string]> };
 }
@@ -161,7 +164,9 @@ function serverView(s: RunSummary): RunView['server'] {
     // Without the engine's own metrics the block holds only the GPUs (its notes say from where).
     title:
       srv.samples > 0
-        ? `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`
+        ? srv.replicas && srv.replicas.length > 1
+          ? `Server (${srv.engine}, ${srv.replicas.length} replicas: their totals over ${srv.samples} scrape rounds)`
+          : `Server (${srv.engine}, ${srv.samples} samples from ${srv.metricsUrl})`
         : 'Server GPUs',
     table: { header: ['series', 'min', 'mean', 'max', 'last'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
     notes,
@@ -322,6 +327,8 @@ export function buildRunView(s: RunSummary): RunView {
   };
   const server = serverView(s);
   if (server) view.server = server;
+  const replicas = buildReplicasView(s);
+  if (replicas) view.replicas = replicas;
   const turns = turnsView(s);
   if (turns) view.turns = turns;
   if (s.buckets && s.buckets.length > 0) {

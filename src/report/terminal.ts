@@ -63,6 +63,7 @@ export function renderRunTable(summary: RunSummary, options: RunRenderOptions = 
     if (v.server.table.rows.length > 0) out.push(...table(v.server.table), '');
     if (v.server.notes.length > 0) out.push(...pairs(v.server.notes), '');
   }
+  if (v.replicas) out.push(paint('Replicas', 'bold'), ...table(v.replicas), '');
   if (v.turns)
     out.push(paint('By turn (sessions)', 'bold'), ...table(v.turns.table), ...pairs(v.turns.notes), '');
   if (v.buckets) out.push(paint('Prompt-length buckets', 'bold'), ...table(v.buckets), '');

@@ -274,7 +274,7 @@ const turnRow = z.object({
 const seriesStats = z.object({ min: num, mean: num, max: num, last: num });
 const engine = z.enum(SERVER_ENGINES);
 
-const serverSummary = z.object({
+const serverFigures = z.object({
   engine,
   metricsUrl: z.string(),
   samples: int,
@@ -292,7 +292,13 @@ const serverSummary = z.object({
   specMeanAcceptedLength: num.optional(),
   specAcceptanceRateByPosition: z.array(num).optional(),
   scrapeFailures: int.optional(),
+});
+const serverSummary = serverFigures.extend({
   gpu: gpuSummarySchema.optional(),
+  replicas: z.array(serverFigures.extend({ replica: z.string(), requests: num.optional() })).optional(),
+  replicaMax: z
+    .partialRecord(z.enum(SERVER_SERIES), z.object({ value: num, replica: z.string() }))
+    .optional(),
 });
 
 /** The 32 flat vLLM latency keys (`mean_ttft_ms`, `p99.9_e2el_ms`, …). */
@@ -327,6 +333,7 @@ export const findingSchema = z.object({
     'server-connections',
     'wasted-work',
     'scheduler-bound',
+    'replica-imbalance',
     'errors',
   ]),
   score: num,
@@ -523,6 +530,7 @@ export const ServerSampleSchema = z.object({
   engine,
   values: z.partialRecord(z.enum(SERVER_SERIES), num),
   specAcceptedByPosition: z.array(num).optional(),
+  replica: z.string().optional(),
 });
 
 export const JsonlHeaderSchema = z.object({

@@ -125,7 +125,7 @@ async function openLiveTransport(
   const client = createRunClient(config, target, config.load, tokenizer, clock);
   try {
     // Server metrics: probe (and take the counters' baseline) before the clock starts.
-    const metrics = await chooseMetricsUrl(config.serverMetrics, target.baseUrl);
+    const metrics = await chooseMetricsUrl({ ...config.serverMetrics, shown: redactUrl }, target.baseUrl);
     if (metrics.note) note(metrics.note);
     const connectionWarmup = await warmConnections(client, plan, config.load, io.signal);
     const warmupNote = describeConnectionWarmup(connectionWarmup);
@@ -166,7 +166,7 @@ async function openWorkerTransport(
   note: (text: string) => void,
 ): Promise<Transport> {
   const clock = new RunClock();
-  const metrics = await chooseMetricsUrl(loads.run.serverMetrics, target.baseUrl);
+  const metrics = await chooseMetricsUrl({ ...loads.run.serverMetrics, shown: redactUrl }, target.baseUrl);
   if (metrics.note) note(metrics.note);
   const pool = await startLoadWorkers({
     config: loads.run,
@@ -310,6 +310,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         clock,
         intervalMs: run.serverMetrics.intervalMs,
         baseline: metrics.baseline,
+        ...metrics.sources,
         onWriteError: output.onWriteError(join(dir, RESULT_FILES.serverMetrics)),
       });
     }
@@ -402,6 +403,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const scraped = recorder ? await recorder.finish() : undefined;
     if (scraped?.scrapeFailures)
       note(`server metrics: ${scraped.scrapeFailures} scrape(s) failed (${recorder!.scraper.lastError})`);
+    const recorded = recorder?.note();
+    if (recorded) note(`server metrics: ${recorded}`);
     const gpu = await finishGpu(gpuRecorder, note);
     const server = withGpu(
       transport.server ? transport.server() : scraped && scraped.samples > 0 ? scraped : undefined,

@@ -7,6 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
+import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   ApiKind,
@@ -96,8 +97,16 @@ export interface BenchmarkConfig {
   /** Replace an earlier run found in outDir (`--force`); without it such a folder is refused. */
   force?: boolean;
   labels?: Record<string, string>;
-  /** Server metrics scrape (--metrics-url, --no-server-metrics, --scrape-interval). */
-  serverMetrics: { enabled: boolean; url?: string; intervalMs?: number };
+  /** Server metrics scrape (--metrics-url, --no-server-metrics, --scrape-interval, --metrics-prometheus). */
+  serverMetrics: {
+    enabled: boolean;
+    url?: string;
+    intervalMs?: number;
+    /** `--metrics-url` as given, when given more than once: one replica each (NAME=URL names it). */
+    replicas?: string[];
+    /** `--metrics-prometheus` and `--metrics-selector`: read from a Prometheus server instead. */
+    prometheus?: PrometheusSource;
+  };
   /**
    * NVIDIA DCGM exporter's metrics URL (--gpu-metrics-url), scraped at the server-metrics
    * interval into gpu-metrics.jsonl and the server block's `gpu`.

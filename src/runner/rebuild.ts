@@ -27,7 +27,7 @@ import {
   ClientViewBuilder,
   measuredServerGeneratedTokens,
   summarizeGpu,
-  summarizeServer,
+  summarizeSamples,
 } from '../server-metrics/index.js';
 import type { GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
@@ -161,7 +161,7 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
 
   let server: RunSummary['server'];
   if (samples.length > 0) {
-    server = summarizeServer(samples, {
+    server = summarizeSamples(samples, {
       metricsUrl: info.metricsUrl ?? 'unknown',
       records: client.build(),
     });

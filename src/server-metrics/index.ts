@@ -7,6 +7,7 @@
  * @module
  */
 
+export { chooseMetricsUrl, type MetricsChoice, type MetricsSources } from './choose.js';
 export { DCGM_FIELDS, gpuAggregate, gpuKey, normalizeDcgm, scrapeGpuOnce } from './dcgm.js';
 export {
   type ClientSpan,
@@ -41,12 +42,30 @@ export {
   parseValue,
 } from './parse.js';
 export {
+  checkPrometheusSource,
+  MAX_PROMETHEUS_BYTES,
+  matrixToSamples,
+  type PrometheusSource,
+  parseSelector,
+  prometheusApi,
+} from './prometheus.js';
+export { type PrometheusReader, startPrometheusReader } from './prometheus-reader.js';
+export {
   type ServerMetricsRecorder,
   type ServerMetricsRecorderOptions,
   startServerMetricsRecorder,
 } from './recorder.js';
+export { type ReplicaScraper, type ReplicaTarget, startReplicaScraper } from './replica-scraper.js';
 export {
-  chooseMetricsUrl,
+  combineRounds,
+  hasReplicas,
+  nameReplicas,
+  type ReplicaEndpoint,
+  RoundCombiner,
+  samplesByReplica,
+  summarizeSamples,
+} from './replicas.js';
+export {
   fetchExposition,
   probeMetricsUrl,
   type ScrapeLoopOptions,

@@ -17,8 +17,12 @@ import {
   type ServerSummary,
 } from '../types.js';
 import type { NormalizedScrape } from './normalize.js';
+import type { PrometheusSource } from './prometheus.js';
+import { startPrometheusReader } from './prometheus-reader.js';
+import { type ReplicaScraper, type ReplicaTarget, startReplicaScraper } from './replica-scraper.js';
+import { summarizeSamples } from './replicas.js';
 import { type Scraper, startScraper } from './scraper.js';
-import { ClientViewBuilder, measuredServerGeneratedTokens, summarizeServer } from './summarize.js';
+import { ClientViewBuilder, measuredServerGeneratedTokens } from './summarize.js';
 
 /** What every recording of a run (the server's, the GPUs') takes: where it writes, on which clock. */
 export interface RecordingOptions {
@@ -37,10 +41,17 @@ export interface RecordingOptions {
 }
 
 export interface ServerMetricsRecorderOptions extends RecordingOptions {
-  /** The server's metrics URL; samples go to DIR/server-metrics.jsonl. */
+  /** The server's metrics URL (with several replicas, as shown: all of them); samples go to DIR/server-metrics.jsonl. */
   metricsUrl: string;
   /** The scrape taken just before t0 (chooseMetricsUrl): the first sample, the counters' baseline. */
   baseline?: NormalizedScrape;
+  /**
+   * Two or more replicas (`--metrics-url` given several times): scraped together in place of
+   * `metricsUrl`, each sample naming its replica; the summary is their totals and each one's figures.
+   */
+  replicas?: readonly ReplicaTarget[];
+  /** A Prometheus server to read the run window from, in place of scraping (`--metrics-prometheus`). */
+  prometheus?: PrometheusSource;
 }
 
 export interface ServerMetricsRecorder {
@@ -49,6 +60,8 @@ export interface ServerMetricsRecorder {
   observe(record: RequestRecord): void;
   /** Stops scraping (after a final scrape), closes the file and summarises. Idempotent. */
   finish(): Promise<ServerSummary>;
+  /** What the run should be told of the recording once finished (a Prometheus read cut short), if anything. */
+  note(): string | undefined;
   /** Generated tokens of the measured requests (warmup excluded), for the token goodput ratio. */
   measuredGeneratedTokens(summary: ServerSummary): number | undefined;
 }
@@ -86,29 +99,44 @@ export function openSampleFile<T>(
 /** Starts scraping `metricsUrl` and recording samples. */
 export function startServerMetricsRecorder(opts: ServerMetricsRecorderOptions): ServerMetricsRecorder {
   const file = openSampleFile<ServerSample>(opts, RESULT_FILES.serverMetrics, 'goodput.server-metrics');
-  const scraper = startScraper({
-    url: opts.metricsUrl,
-    intervalMs: opts.intervalMs,
-    clock: opts.clock,
-    signal: opts.signal,
-    baseline: opts.baseline,
-    onSample: (s) => file.write(s),
-  });
+  const common = { intervalMs: opts.intervalMs, clock: opts.clock, signal: opts.signal };
+  const several = opts.replicas && opts.replicas.length > 1 ? opts.replicas : undefined;
+  const write = (s: ServerSample) => file.write(s);
+  const replicaScraper = opts.prometheus
+    ? startPrometheusReader({ ...common, source: opts.prometheus, onSample: write })
+    : several
+      ? startReplicaScraper({ ...common, replicas: several, onSample: write })
+      : undefined;
+  const scraper =
+    replicaScraper ??
+    startScraper({
+      ...common,
+      url: opts.metricsUrl,
+      baseline: opts.baseline,
+      onSample: (s) => file.write(s),
+    });
   // Ended requests are folded into the samples they cover: memory follows the samples.
   const client = new ClientViewBuilder(scraper.samples);
   let finished: Promise<ServerSummary> | undefined;
   const finish = async (): Promise<ServerSummary> => {
     await scraper.stop();
     await file.close();
-    return summarizeServer(scraper.samples, {
+    return summarizeSamples(replicaScraper?.replicaSamples ?? scraper.samples, {
       metricsUrl: opts.metricsUrl,
       records: client.build(),
       scrapeFailures: scraper.failures,
+      ...(several && !opts.prometheus
+        ? {
+            urls: new Map(several.map((r) => [r.name, r.shownUrl ?? r.url])),
+            failures: (replicaScraper as ReplicaScraper).failuresByReplica,
+          }
+        : {}),
     });
   };
   return {
     scraper,
     observe: (record) => client.add(record),
+    note: () => (replicaScraper && 'note' in replicaScraper ? replicaScraper.note : undefined),
     finish() {
       finished ??= finish();
       return finished;

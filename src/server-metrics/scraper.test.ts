@@ -7,8 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loopbacksClosedAfterEach } from '../../test/helpers/loopback.js';
 import { writeEndless, writeTrickle } from '../../test/helpers/misbehave.js';
 import type { Clock } from '../types.js';
+import { chooseMetricsUrl } from './choose.js';
 import { startServerMetricsRecorder } from './recorder.js';
-import { chooseMetricsUrl, probeMetricsUrl, scrapeOnce, serverRootUrl, startScraper } from './scraper.js';
+import { probeMetricsUrl, scrapeOnce, serverRootUrl, startScraper } from './scraper.js';
 
 const clock: Clock = { now: () => performance.now() };
 

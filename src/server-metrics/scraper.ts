@@ -165,7 +165,7 @@ export async function probeMetricsUrl(
   return (await tryScrape(url, timeoutMs))?.engine;
 }
 
-async function tryScrape(url: string, timeoutMs: number): Promise<NormalizedScrape | undefined> {
+export async function tryScrape(url: string, timeoutMs: number): Promise<NormalizedScrape | undefined> {
   try {
     return await scrapeOnce(url, { timeoutMs });
   } catch {
@@ -280,37 +280,3 @@ export function startScrapeLoop<V extends object>(opts: ScrapeLoopOptions<V>): S
     },
   };
 }
-
-/**
- * The metrics URL a run should scrape: the explicit one (scraped whatever it answers, so a
- * wrong URL shows as failures), else the target's `/metrics` when it answers with Prometheus
- * text (or, for trtllm-serve, its `/prometheus/metrics`), else none (with a note saying why). Call it before the run's t0: its scrape is the
- * counters' baseline (pass it to the recorder as `baseline`).
- */
-export async function chooseMetricsUrl(
-  opts: { enabled: boolean; url?: string },
-  baseUrl: string,
-  probeTimeoutMs = 1500,
-): Promise<{ url?: string; note?: string; baseline?: NormalizedScrape }> {
-  if (!opts.enabled) return {};
-  const url = opts.url ?? serverRootUrl(baseUrl, '/metrics');
-  const baseline = await tryScrape(url, probeTimeoutMs);
-  if (opts.url !== undefined) {
-    return baseline
-      ? { url, baseline }
-      : { url, note: `server metrics: ${url} does not answer yet; scraping anyway` };
-  }
-  if (!baseline) {
-    // trtllm-serve answers /metrics with JSON iteration stats; its Prometheus page is elsewhere.
-    const trtllmUrl = serverRootUrl(baseUrl, TRTLLM_METRICS_PATH);
-    const trtllm = await tryScrape(trtllmUrl, probeTimeoutMs);
-    if (trtllm?.engine === 'trtllm') return { url: trtllmUrl, baseline: trtllm };
-    return {
-      note: `no Prometheus metrics at ${url}: server metrics off (set --metrics-url to scrape elsewhere)`,
-    };
-  }
-  return { url, baseline };
-}
-
-/** Where trtllm-serve serves its Prometheus metrics (TensorRT-LLM examples/serve/prometheus_metrics.py). */
-export const TRTLLM_METRICS_PATH = '/prometheus/metrics';

@@ -132,6 +132,11 @@ export interface SummarizeServerOptions {
   /** The run's records (warmup included) or their compact view: for wasted tokens and derived fragmentation. */
   records?: readonly RequestRecord[] | ClientView;
   scrapeFailures?: number;
+  /**
+   * Several replicas (replicas.ts): each one's own samples, whose counter deltas add up; the
+   * `samples` are then their combined scrape rounds, read for the gauges. Default: the samples.
+   */
+  counterSources?: readonly (readonly ServerSample[])[];
 }
 
 /** Increase of a cumulative counter read from each sample; undefined when no sample has a value. */
@@ -144,12 +149,35 @@ function cumulativeDelta(
   let seen = 0;
   for (const s of samples) {
     const v = read(s);
-    if (v === undefined || !Number.isFinite(v)) continue;
+    if (v === undefined || !Number.isFinite(v)) {
+      // A scrape that answered without the counter: a labelled counter appears on its first
+      // increment (a histogram's count on its first request), so it stood at 0 there.
+      if (prev === undefined && seen === 0 && v === undefined) prev = 0;
+      continue;
+    }
     seen++;
     if (prev !== undefined) delta += v >= prev ? v - prev : v;
     prev = v;
   }
   return seen === 0 ? undefined : delta;
+}
+
+/** The sum of what `read` gives for each item, undefined when it gives nothing for any. */
+function sumDefined<T>(items: readonly T[], read: (item: T) => number | undefined): number | undefined {
+  let sum: number | undefined;
+  for (const item of items) {
+    const v = read(item);
+    if (v !== undefined) sum = (sum ?? 0) + v;
+  }
+  return sum;
+}
+
+/** Position-wise sums of several replicas' per-position counts (a shorter list counts 0 beyond its end). */
+function sumByPosition(lists: readonly (number[] | undefined)[]): number[] | undefined {
+  const given = lists.filter((l): l is number[] => l !== undefined);
+  if (given.length <= 1) return given[0];
+  const length = Math.max(...given.map((l) => l.length));
+  return Array.from({ length }, (_, k) => given.reduce((acc, l) => acc + (l[k] ?? 0), 0));
 }
 
 /** Increase of a cumulative counter over the samples; undefined when fewer than one value. */
@@ -245,32 +273,35 @@ export function summarizeServer(
     if (stats) summary.series[name] = stats;
   }
 
-  const preemptions = counterDelta(samples, 'preemptionsTotal');
+  const sources = opts.counterSources ?? [samples];
+  const delta = (series: ServerSeriesName): number | undefined =>
+    sumDefined(sources, (l) => counterDelta(l, series));
+  const preemptions = delta('preemptionsTotal');
   if (preemptions !== undefined) {
     summary.preemptions = preemptions;
     const windowMs = samples.length >= 2 ? samples.at(-1)!.tMs - samples[0]!.tMs : 0;
     if (windowMs > 0) summary.preemptionsPerS = preemptions / (windowMs / 1000);
   }
 
-  const queries = counterDelta(samples, 'prefixCacheQueriesTotal');
-  const hits = counterDelta(samples, 'prefixCacheHitsTotal');
+  const queries = delta('prefixCacheQueriesTotal');
+  const hits = delta('prefixCacheHitsTotal');
   if (queries !== undefined && hits !== undefined && queries > 0) summary.prefixCacheHitRate = hits / queries;
 
-  const ttftSum = counterDelta(samples, 'serverTtftSecondsSum');
-  const ttftCount = counterDelta(samples, 'serverTtftCount');
+  const ttftSum = delta('serverTtftSecondsSum');
+  const ttftCount = delta('serverTtftCount');
   if (ttftSum !== undefined && ttftCount) summary.serverTtftMeanMs = (ttftSum / ttftCount) * 1000;
-  const itlSum = counterDelta(samples, 'serverItlSecondsSum');
-  const itlCount = counterDelta(samples, 'serverItlCount');
+  const itlSum = delta('serverItlSecondsSum');
+  const itlCount = delta('serverItlCount');
   if (itlSum !== undefined && itlCount) summary.serverItlMeanMs = (itlSum / itlCount) * 1000;
 
-  const drafts = counterDelta(samples, 'specDraftsTotal');
+  const drafts = delta('specDraftsTotal');
   Object.assign(
     summary,
     specDecodeFigures({
       drafts,
-      draftTokens: counterDelta(samples, 'specDraftTokensTotal'),
-      accepted: counterDelta(samples, 'specAcceptedTokensTotal'),
-      acceptedByPosition: drafts ? acceptedByPositionDelta(samples) : undefined,
+      draftTokens: delta('specDraftTokensTotal'),
+      accepted: delta('specAcceptedTokensTotal'),
+      acceptedByPosition: drafts ? sumByPosition(sources.map(acceptedByPositionDelta)) : undefined,
     }),
   );
 
@@ -281,14 +312,14 @@ export function summarizeServer(
     summary.fragmentationSource = fragmentation.source;
   }
 
-  const generated = counterDelta(samples, 'generationTokensTotal');
+  const generated = delta('generationTokensTotal');
   if (generated !== undefined && samples.length >= 2) {
     summary.generatedTokens = generated;
     if (client)
       summary.wastedTokens = Math.max(0, generated - client.usefulTokens - (client.interruptedTokens ?? 0));
   }
   if (summary.wastedTokens === undefined) {
-    const wasted = counterDelta(samples, 'wastedTokensTotal');
+    const wasted = delta('wastedTokensTotal');
     if (wasted !== undefined && samples.length >= 2) summary.wastedTokens = wasted;
   }
   return summary;

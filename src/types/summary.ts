@@ -314,6 +314,11 @@ export interface ServerSample {
    * position "0"), summed across label sets (engines); absent without speculative decoding.
    */
   specAcceptedByPosition?: number[];
+  /**
+   * Which replica this scrape is of, when the run scraped several (`--metrics-url` given more
+   * than once, or a Prometheus server's series by instance); absent with one endpoint.
+   */
+  replica?: string;
 }
 
 export interface SeriesStats {
@@ -353,6 +358,22 @@ export interface ServerSummary {
   scrapeFailures?: number;
   /** GPU telemetry from a DCGM exporter (`--gpu-metrics-url`), when it was scraped. */
   gpu?: GpuSummary;
+  /**
+   * Several replicas (server-metrics/replicas.ts): each one's own figures, in the order given.
+   * The block's own figures are then their totals: counters summed, queue depths summed per
+   * scrape round, ratios (KV usage, fragmentation) the mean across replicas per round.
+   */
+  replicas?: ReplicaServerSummary[];
+  /** Several replicas: for the ratios averaged across them, the highest any one replica reached, and which. */
+  replicaMax?: Partial<Record<ServerSeriesName, { value: number; replica: string }>>;
+}
+
+/** One replica's figures in a server block of several (`ServerSummary.replicas`). */
+export interface ReplicaServerSummary extends Omit<ServerSummary, 'replicas' | 'replicaMax' | 'gpu'> {
+  /** Its name: given as NAME=URL, else the endpoint's host:port (or a Prometheus instance label). */
+  replica: string;
+  /** Requests it served during the run: the increase of its TTFT histogram's count (one per request), when exported. */
+  requests?: number;
 }
 
 export interface PromptBucket {
@@ -396,6 +417,7 @@ export interface Finding {
     | 'server-connections'
     | 'wasted-work'
     | 'scheduler-bound'
+    | 'replica-imbalance'
     | 'errors';
   /** 0..1, for ranking. */
   score: number;

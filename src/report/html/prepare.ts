@@ -8,7 +8,7 @@
  */
 
 import { LatencyHistogram } from '../../metrics/index.js';
-import { gpuAggregate, gpuKey } from '../../server-metrics/index.js';
+import { combineRounds, gpuAggregate, gpuKey, hasReplicas } from '../../server-metrics/index.js';
 import type { GpuSample, PromptBucket, RequestRecord, RunSummary, ServerSample } from '../../types.js';
 import { lttb, type XY } from './lttb.js';
 import type { LatencySamples, RunChartData } from './model.js';
@@ -191,7 +191,14 @@ export class RunChartBuilder {
         errorsPerS: series(this.errors.totals(), perSecond),
         bucketMs: this.bucketMs,
       },
-      ...(this.serverSamples.length > 0 ? { server: serverSeries(this.serverSamples) } : {}),
+      // Several replicas: the chart draws their totals per scrape round, as the server block does.
+      ...(this.serverSamples.length > 0
+        ? {
+            server: serverSeries(
+              hasReplicas(this.serverSamples) ? combineRounds(this.serverSamples) : this.serverSamples,
+            ),
+          }
+        : {}),
       ...(this.gpuSamples.length > 0 ? { gpu: gpuSeries(this.gpuSamples) } : {}),
       recordsRead: this.records,
     };

@@ -11,6 +11,7 @@ import { CHART_SCRIPT } from './client-script.js';
 import { experimentSection } from './experiment.js';
 import { importedSection } from './imported.js';
 import type { ChartAssets, HtmlReportInput } from './model.js';
+import { replicasSection } from './replicas.js';
 import {
   comparisonSection,
   diagnosisSection,
@@ -106,6 +107,7 @@ ${runs.length === 1 ? factsSection(runs) : ''}
 ${importedSection(imported, runs.length)}
 ${input.comparison ? comparisonSection(input.comparison) : ''}
 ${diagnosisSection(runs)}
+${replicasSection(runs)}
 ${experimentPart}
 ${sweepPart}
 ${cdfPart}
