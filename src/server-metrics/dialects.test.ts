@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerSample } from '../types.js';
+import { chooseMetricsUrl } from './choose.js';
 import { detectEngine, normalizeExposition } from './normalize.js';
 import { parsePrometheusText } from './parse.js';
-import { chooseMetricsUrl } from './scraper.js';
 import { summarizeServer } from './summarize.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { escapeHtml as e } from '../../util/index.js';
 import { buildReplicasView } from '../replicas-view.js';
-import { escapeHtml as e } from './format.js';
 import type { ReportRun } from './model.js';
 import { dataTable } from './table.js';
 
