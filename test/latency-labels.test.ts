@@ -16,9 +16,9 @@ import { allCharts } from '../src/report/html/charts.js';
 import { renderReportMarkdown } from '../src/report/html/markdown.js';
 import { RunChartBuilder } from '../src/report/html/prepare.js';
 import { renderHtmlReport } from '../src/report/html/render.js';
-import { syntheticMeta, syntheticRecord } from '../src/report/html/testing.js';
 import { renderRunMarkdown, renderRunTable } from '../src/report/index.js';
 import { type RequestRecord, SUMMARY_LATENCY_NAMES } from '../src/types.js';
+import { syntheticMeta, syntheticRecord } from './helpers/synthetic-run.js';
 
 const LABELS = new Set(LATENCIES.map((d) => d.label));
 

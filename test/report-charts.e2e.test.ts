@@ -27,13 +27,13 @@ import {
   renderHtmlReport,
   type SweepView,
 } from '../src/report/html/index.js';
-import { syntheticMeta } from '../src/report/html/testing.js';
 import type { WindowFigures } from '../src/store/index.js';
 import type { RequestRecord } from '../src/types.js';
 import { renderHistoryHtml } from '../src/watch/history.js';
 import { VLLM_CURRENT } from './fixtures/foreign-results.js';
 import { runCliInProcess } from './helpers/cli.js';
 import { writeExperimentFixture } from './helpers/experiment-fixture.js';
+import { syntheticMeta } from './helpers/synthetic-run.js';
 
 const OUT = resolve('test-output/report-charts');
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { streamRequest } from '../../test/helpers/sim-sse-client.js';
 import { type SimOptions, type SimServer, startSim } from './server.js';
-import { streamRequest } from './testing/sse-client.js';
 import { OUTPUT_WORDS } from './text.js';
 
 // Unique prompts of about n tokens (each word is one o200k token).

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamRequest } from '../../test/helpers/sim-sse-client.js';
 import { FailureInjector } from './failures.js';
 import { type SimServer, startSim } from './server.js';
-import { streamRequest } from './testing/sse-client.js';
 
 const body = {
   messages: [{ role: 'user', content: ' tell me a story about the sea' }],

@@ -1,7 +1,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamRequest } from '../../test/helpers/sim-sse-client.js';
 import { type SimServer, startSim } from './server.js';
-import { streamRequest } from './testing/sse-client.js';
 
 const PROMPT = ' the quick brown fox jumps over the lazy dog'.repeat(20);
 

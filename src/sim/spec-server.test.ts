@@ -6,9 +6,9 @@
 
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamRequest } from '../../test/helpers/sim-sse-client.js';
 import { normalizeExposition, parsePrometheusText } from '../server-metrics/index.js';
 import { type SimServer, startSim } from './server.js';
-import { streamRequest } from './testing/sse-client.js';
 
 const K = 3;
 const MAX_TOKENS = 40;

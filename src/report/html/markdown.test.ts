@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { syntheticMeta, syntheticRecord } from '../../../test/helpers/synthetic-run.js';
 import { summarizeRecords } from '../../metrics/index.js';
 import { markdownCell } from '../../util/index.js';
 import { demoteHeadings, mdCell, renderReportMarkdown } from './markdown.js';
 import { RunChartBuilder } from './prepare.js';
-import { syntheticMeta, syntheticRecord } from './testing.js';
 
 describe('demoteHeadings', () => {
   it.each([

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { syntheticMeta, syntheticRecord } from '../../../test/helpers/synthetic-run.js';
 import { summarizeRecords } from '../../metrics/index.js';
 import type { ServerSample } from '../../types.js';
 import {
@@ -11,7 +12,6 @@ import {
   serverSeries,
 } from './prepare.js';
 import { TimeBuckets } from './series.js';
-import { syntheticMeta, syntheticRecord } from './testing.js';
 
 describe('requestLatencies', () => {
   it('follows the definitions: TTFT, E2EL, TPOT = (E2EL − TTFT)/(n − 1), ITL = chunk gaps', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { syntheticMeta, syntheticRecord } from '../../../test/helpers/synthetic-run.js';
 import { summarizeRecords } from '../../metrics/index.js';
 import { escapeHtml } from '../../util/index.js';
 import { allCharts, roundSig, wantsLogAxis } from './charts.js';
 import type { ReportRun } from './model.js';
 import { RunChartBuilder } from './prepare.js';
 import { jsonForScript, renderHtmlReport } from './render.js';
-import { syntheticMeta, syntheticRecord } from './testing.js';
 
 const HOSTILE = '</script><img src=x onerror=alert(1)>';
 

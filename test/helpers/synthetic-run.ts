@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { RequestRecord, RunMeta } from '../../types.js';
+import type { RequestRecord, RunMeta } from '../../src/types.js';
 
 /** Run metadata for a synthetic run (closed loop, concurrency 4, SLO on TTFT). */
 export function syntheticMeta(overrides: Partial<RunMeta> = {}): RunMeta {
