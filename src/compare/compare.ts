@@ -166,12 +166,6 @@ export interface CompareOptions {
   minEffect?: number;
 }
 
-/**
- * The smallest noise floor of a relative row (the table's floors are never under it); kept for
- * callers that name one floor.
- */
-export const DEFAULT_MIN_EFFECT = 0.05;
-
 const ALPHA = 0.05;
 
 export function refOf(run: CompareInput): RunRef {

@@ -29,7 +29,6 @@ export {
   type CompareOptions,
   type CompareReport,
   compareRuns,
-  DEFAULT_MIN_EFFECT,
   type ImportedRunInput,
   type IntervalKind,
   type MetricDelta,

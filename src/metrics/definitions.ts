@@ -48,11 +48,6 @@ export function failedRequests(s: { counts: Pick<Counts, 'failed'> }): number {
   return s.counts.failed;
 }
 
-/** Measured requests whose simulated user gave up (interruptions by the run excluded). */
-export function cancelledRequests(s: { counts: Pick<Counts, 'cancelled'> }): number {
-  return s.counts.cancelled;
-}
-
 /**
  * Measured requests the server was given a full chance to answer: attempted − interrupted.
  * The denominator of error rate and SLO attainment.

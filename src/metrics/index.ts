@@ -35,7 +35,6 @@ export {
   runCaveats,
 } from './caveats.js';
 export {
-  cancelledRequests,
   errorRate,
   failedRequests,
   interruptedRequests,

@@ -63,7 +63,6 @@ export {
 } from './spec-decode.js';
 export {
   chatPromptText,
-  countChatPromptTokens,
   OUTPUT_WORDS,
   pickOutputLength,
   replyText,

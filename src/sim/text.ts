@@ -75,11 +75,6 @@ export function chatPromptText(messages: readonly { content?: MessageContent }[]
   return text;
 }
 
-/** Prompt tokens of a chat request (see the module comment for exactly what is counted). */
-export function countChatPromptTokens(messages: readonly { content?: MessageContent }[]): number {
-  return tokenIds(chatPromptText(messages)).length;
-}
-
 /** Common English words, each a single o200k_base token when preceded by a space. */
 export const OUTPUT_WORDS: readonly string[] = (
   'the of and to in is that for it as with was on be at by this had not are but from or have an they ' +

@@ -221,9 +221,3 @@ export interface RequestRecord {
   /** Multi-turn sessions: 1-based turn index within the session (WorkItem.turn). */
   turn?: number;
 }
-
-/** Receives records as the run goes (JSONL writer, accumulator, progress). */
-export interface RecordSink {
-  write(record: RequestRecord): void;
-  close(): Promise<void>;
-}

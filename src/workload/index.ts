@@ -60,7 +60,6 @@ export {
   StagedArrivals,
   StageTally,
   type StageWindow,
-  stagesDurationMs,
   stageWindows,
   targetAt,
 } from './stages.js';

@@ -36,11 +36,6 @@ export function stageWindows(stages: readonly LoadStage[]): StageWindow[] {
   });
 }
 
-/** Total duration of the stages (ms). */
-export function stagesDurationMs(stages: readonly LoadStage[]): number {
-  return stages.reduce((t, s) => t + s.durationMs, 0);
-}
-
 /** The target at `tMs` (after the last stage: its target; a 0-length stage is a jump). */
 export function targetAt(windows: readonly StageWindow[], tMs: number): number {
   for (const w of windows) {
