@@ -117,6 +117,18 @@ describe('llm-d benchmark report v0.2', () => {
     expect(two.stderr).toContain('one run a report');
   });
 
+  it("llm-d's own example report, in YAML as llm-d-benchmark writes it: seconds to ms, the harness named", async () => {
+    const example = join(ROOT, 'vendor/llm-d-benchmark/br_v0_2_example.yaml');
+    const imported = await importJson(example, 'llmd-example');
+    expect(imported.source.tool).toBe('llm-d');
+    expect(imported.model).toBe('Qwen/Qwen3-0.6B');
+    expect(imported.figures.ttft_p99).toBeCloseTo(0.05029489721637218 * 1000, 9);
+    expect(imported.figures.tpot_mean).toBeCloseTo(0.0368578234128654 * 1000, 9);
+    expect(imported.figures).toMatchObject({ completed: 500, failed: 0, request_throughput: 2262.448 });
+    expect(imported.context).toContainEqual(['load generator', 'inference-perf 0.3.0']);
+    expect(imported.notes.join('\n')).toContain('figures as inference-perf defined them');
+  });
+
   it('an unknown version and a damaged field are usage errors naming the file, the field and the fix', async () => {
     const good = JSON.parse(readFileSync(join(work, 'run.llm-d.json'), 'utf8'));
     const old = join(work, 'old.llm-d.json');

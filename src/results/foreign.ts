@@ -2,7 +2,7 @@
  * Other tools' result files as they are written, before their figures are read: Python's JSON
  * (`json.dumps` writes `Infinity` and `NaN`, which JSON.parse refuses: SGLang's unpaced
  * `request_rate`), JSON Lines (SGLang's bench_serving appends one result a line; AIPerf's
- * per-request `profile_export.jsonl`), the versions goodput reads of each format, and the
+ * per-request `profile_export.jsonl`), YAML (llm-d reports), the versions goodput reads of each format, and the
  * fields a damaged file gets wrong. A version goodput does not read, or a damaged file, is a
  * usage error naming the file, the field and the fix.
  *
@@ -14,6 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { GoodputError } from '../errors.js';
 import type { ImportTool } from '../types.js';
+import { parseYamlBounded } from '../util/index.js';
 import { readResultFile } from './read-file.js';
 import { describeIssues, describeValue } from './validate.js';
 
@@ -63,13 +64,28 @@ export function parseJsonLines(text: string, path: string): unknown[] | undefine
   return out;
 }
 
+/** The largest YAML result read (llm-d reports are a few hundred KiB at most). */
+const YAML_RESULT_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
- * Another tool's file that JSON.parse refused: Python's JSON (Infinity, NaN), or JSON Lines.
- * Undefined when it is neither (the caller reports the JSON error).
+ * A result file's text: JSON, Python's JSON (Infinity, NaN), JSON Lines, or, for a `.yaml` /
+ * `.yml` file, YAML (llm-d-benchmark writes its reports in YAML), parsed within util's bounds.
+ * Undefined when it is none of them (the caller reports the JSON error).
  */
 export function parseForeignText(text: string, path: string): unknown | undefined {
   const whole = tryParse(text);
   if (whole) return whole.value;
+  if (/\.ya?ml$/i.test(path)) {
+    const r = parseYamlBounded(text, { maxBytes: YAML_RESULT_MAX_BYTES });
+    if (!r.ok) {
+      throw new GoodputError(
+        'E_USAGE',
+        `${path} is not YAML goodput can read: ${r.problem}`,
+        'pass the llm-d benchmark report as llm-d-benchmark wrote it (YAML or JSON)',
+      );
+    }
+    return r.documents.length === 1 ? r.documents[0] : r.documents;
+  }
   return parseJsonLines(text, path);
 }
 
