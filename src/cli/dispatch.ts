@@ -98,7 +98,7 @@ export async function runCli(
       io.stdout.write(renderCommandHelp(leaf.spec, parentPath ? `goodput ${parentPath}` : 'goodput'));
       return ExitCode.OK;
     }
-    return await leaf.spec.run({ ...io, args });
+    return await leaf.spec.run({ ...io, args, argv: ['goodput', ...argv] });
   } catch (e) {
     if (isGoodputError(e)) {
       io.stderr.write(formatError(e));

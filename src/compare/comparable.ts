@@ -22,6 +22,9 @@ const IGNORED_PATHS = new Set([
   'workload.trace.path',
   'workload.tokenizerFile.path',
   'workload.tokenizerFile.chatTemplate.source',
+  // what the server said of itself is compared on its own (serverDescriptionDiffs): a shard
+  // whose endpoint timed out does not make its run another target
+  'target.selfDescription',
 ]);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -72,4 +75,20 @@ export function targetDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] 
 export function describeDiff(d: FieldDiff): string {
   const show = (v: unknown) => (v === undefined ? '(unset)' : JSON.stringify(v));
   return `${d.path}: ${show(d.baseline)} → ${show(d.candidate)}`;
+}
+
+/**
+ * What the two servers said of themselves that differs (engine, version, models, settings, the
+ * GPUs), as `server.*` paths; which endpoints answered is left out. Empty when either run has
+ * no description (older summaries, another tool's result): nothing to say, not a difference.
+ */
+export function serverDescriptionDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] {
+  const a = baseline.target.selfDescription;
+  const b = candidate.target.selfDescription;
+  if (!a || !b) return [];
+  const out: FieldDiff[] = [];
+  const { sources: _a, ...restA } = a;
+  const { sources: _b, ...restB } = b;
+  diffValues('server', restA, restB, out);
+  return out;
 }

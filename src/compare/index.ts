@@ -22,6 +22,7 @@ export {
   comparabilityDiffs,
   describeDiff,
   type FieldDiff,
+  serverDescriptionDiffs,
   targetDiffs,
 } from './comparable.js';
 export {

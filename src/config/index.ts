@@ -40,6 +40,7 @@ export {
   hasBearerPrefix,
   inspectKey,
   type KeyInspection,
+  redactCommandLine,
   redactUrl,
 } from './secrets.js';
 export { parseStartAt } from './start-at.js';

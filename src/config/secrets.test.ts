@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { describeKey, inspectKey, redactUrl } from './secrets.js';
+import { describe, expect, it, test } from 'vitest';
+import { describeKey, inspectKey, redactCommandLine, redactUrl } from './secrets.js';
 
 const KEY = 'key-test-9f8e7d6c5b4a3210ZYXW';
 
@@ -46,4 +46,41 @@ describe('redactUrl', () => {
     ['https://gw.example/?token=t0k', 'https://gw.example/?token=REDACTED'],
     ['not a url', 'not a url'],
   ])('%s → %s', (url, safe) => expect(redactUrl(url)).toBe(safe));
+});
+
+describe('redactCommandLine', () => {
+  const key = 'sk-live-abcdefghijklmnop';
+  it.each([
+    [
+      ['goodput', 'run', '--api-key', key],
+      ['goodput', 'run', '--api-key', '[REDACTED]'],
+    ],
+    [
+      ['goodput', 'run', `--api-key=${key}`],
+      ['goodput', 'run', '--api-key=[REDACTED]'],
+    ],
+    [
+      ['goodput', 'run', '--header', 'X-Tenant: acme-42', '-H', 'Authorization: Bearer t0k3n'],
+      ['goodput', 'run', '--header', 'X-Tenant: [REDACTED]', '-H', 'Authorization: [REDACTED]'],
+    ],
+    [
+      ['goodput', 'run', '--header=Cookie: s=1'],
+      ['goodput', 'run', '--header=Cookie: [REDACTED]'],
+    ],
+    [
+      ['goodput', 'run', '--url', 'http://user:pw@gpu:8000', '--metrics-url=https://h/m?token=abc'],
+      ['goodput', 'run', '--url', 'http://gpu:8000', '--metrics-url=https://h/m?token=REDACTED'],
+    ],
+    // a secret given elsewhere (a config file, the environment) that also shows in a word
+    [
+      ['goodput', 'run', '--label', `k=${key.slice(0, 12)}`],
+      ['goodput', 'run', '--label', 'k=[REDACTED]'],
+    ],
+    [
+      ['goodput', 'run', '--api-key'],
+      ['goodput', 'run', '--api-key'],
+    ],
+  ])('%j → %j', (argv, expected) => {
+    expect(redactCommandLine(argv, [key])).toEqual(expected);
+  });
 });

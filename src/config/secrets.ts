@@ -6,6 +6,8 @@
  * @module
  */
 
+import { makeRedactor, REDACTED } from '../util/index.js';
+
 /** What doctor may say about a key: never the key itself. */
 export interface KeyInspection {
   /** The key as it should be used: surrounding whitespace removed. */
@@ -91,4 +93,50 @@ export function redactUrl(url: string): string {
   const text = parsed.toString();
   // URL adds a trailing slash to a bare origin; keep the caller's form.
   return !url.endsWith('/') && parsed.pathname === '/' && !parsed.search ? text.replace(/\/$/, '') : text;
+}
+
+/** Flags whose whole value is a secret. */
+const SECRET_FLAGS = new Set(['--api-key']);
+/** Flags whose value is `Name: value`: the value is kept out, the name stays. */
+const HEADER_FLAGS = new Set(['--header', '-H']);
+
+function redactHeaderValue(text: string): string {
+  const colon = text.indexOf(':');
+  return colon < 0 ? REDACTED : `${text.slice(0, colon)}: ${REDACTED}`;
+}
+
+/**
+ * A command line safe to record: the value of `--api-key` replaced, every `--header` value
+ * replaced (its name kept), URLs stripped of credentials (`redactUrl`), and every occurrence of
+ * `secrets` (the key, secret header values, whatever a config file or the environment gave)
+ * removed with the fragment-aware redactor of `util/redact.ts`.
+ *
+ * @example
+ * redactCommandLine(['goodput', 'run', '--api-key', 'sk-1', '--url', 'http://u:p@h:8000'], ['sk-1']);
+ * // ['goodput', 'run', '--api-key', '[REDACTED]', '--url', 'http://h:8000']
+ */
+export function redactCommandLine(
+  argv: readonly string[],
+  secrets: ReadonlyArray<string | undefined> = [],
+): string[] {
+  const scrub = makeRedactor(secrets);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const eq = word.startsWith('--') ? word.indexOf('=') : -1;
+    const flag = eq > 0 ? word.slice(0, eq) : word;
+    if (SECRET_FLAGS.has(flag) || HEADER_FLAGS.has(flag)) {
+      const hide = SECRET_FLAGS.has(flag) ? () => REDACTED : redactHeaderValue;
+      if (eq > 0) out.push(`${flag}=${hide(word.slice(eq + 1))}`);
+      else {
+        out.push(word);
+        if (i + 1 < argv.length) out.push(hide(argv[++i]!));
+      }
+      continue;
+    }
+    const value = eq > 0 ? word.slice(eq + 1) : word;
+    const clean = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? redactUrl(value) : value;
+    out.push(scrub(eq > 0 ? `${flag}=${clean}` : clean));
+  }
+  return out;
 }

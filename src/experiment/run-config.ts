@@ -1,15 +1,13 @@
 /**
  * What one run of a configuration is given and what it records of its target: the run's
  * measurement (the experiment's, with the configuration's target and the repeat's seed), the
- * embedded engine described as servers describe themselves, and a server's self-description
- * with the run's secrets redacted.
+ * embedded engine described as servers describe themselves.
  *
  * @module
  */
 
 import type { BenchmarkConfig } from '../runner/index.js';
 import type { ServerSelfDescription } from '../types.js';
-import { makeRedactor } from '../util/index.js';
 import type { ConfigurationSpec, ExperimentSpec } from './types.js';
 
 /**
@@ -68,13 +66,4 @@ export function embeddedDescription(
     settings,
     sources: { embedded: spec.virtual ? 'ok (virtual time)' : 'ok' },
   };
-}
-
-export function redactDescription(
-  d: ServerSelfDescription,
-  secrets: Array<string | undefined>,
-): ServerSelfDescription {
-  const r = makeRedactor(secrets);
-  const settings = d.settings && Object.fromEntries(Object.entries(d.settings).map(([k, v]) => [k, r(v)]));
-  return { ...d, ...(settings ? { settings } : {}), ...(d.models ? { models: d.models.map(r) } : {}) };
 }

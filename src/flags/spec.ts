@@ -71,6 +71,8 @@ export interface CommandContext {
   cwd: string;
   /** Aborted on Ctrl-C (SIGINT) or SIGTERM: stop the load, write what was measured. */
   signal: AbortSignal;
+  /** The whole command line (`goodput run …`), for the summary's record of what ran (redacted there). */
+  argv?: readonly string[];
 }
 
 export interface CommandSpec {

@@ -176,6 +176,7 @@ async function measuredSummary(
     cwd: ctx.cwd,
     quiet,
     version: toolVersion(),
+    ...(ctx.argv ? { command: ctx.argv } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SloName } from '.
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
 import { gpuNotes, gpuRows } from './gpu-view.js';
 import { buildReplicasView, type ReplicasView } from './replicas-view.js';
+import { serverFacts } from './server-facts.js';
 import { describeSessions, sessionLoadShape, turnsView } from './turns-view.js';
 
 /** A header and rows of cells (strings), with the alignment of each column. */
@@ -254,6 +255,7 @@ export function buildRunView(s: RunSummary): RunView {
           (s.meta.sampling.ignoreEos ? ' · ignore_eos' : ''),
       ],
       ['duration', `${fmtNum(s.duration)} s`],
+      ...serverFacts(s.meta),
     ],
     latency: {
       header: ['latency (ms)', 'count', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],

@@ -26,6 +26,7 @@ import {
   type RunSummary,
   SERVER_ENGINES,
   type ServerSample,
+  type ServerSelfDescription,
   type ServerSeriesName,
   type ServerSummary,
   SUMMARY_LATENCY_NAMES,
@@ -162,8 +163,22 @@ const lengthDist = z.object({
     .optional(),
 });
 
+/** What a server said of itself (TargetInfo.selfDescription, an experiment configuration's server). */
+export const ServerSelfDescriptionSchema = z.object({
+  engine: z.string(),
+  version: z.string().optional(),
+  models: z.array(z.string()).optional(),
+  settings: z.record(z.string(), z.string()).optional(),
+  gpu: z.object({ model: z.string(), count: int }).optional(),
+  sources: z.record(z.string(), z.string()),
+});
+
 export const RunMetaSchema = z.object({
-  tool: z.object({ name: z.literal('goodput'), version: z.string() }),
+  tool: z.object({
+    name: z.literal('goodput'),
+    version: z.string(),
+    command: z.array(z.string()).optional(),
+  }),
   runId: z.string(),
   startedAt: z.string(),
   target: z.object({
@@ -173,6 +188,7 @@ export const RunMetaSchema = z.object({
     timeMode: z.enum(['live', 'virtual']).optional(),
     simProfile: z.string().optional(),
     simSpeculativeConfig: z.string().optional(),
+    selfDescription: ServerSelfDescriptionSchema.optional(),
   }),
   model: z.string(),
   sampling,
@@ -562,7 +578,8 @@ const sameTypes: [
   Same<z.infer<typeof latencyStats>, LatencyStats>,
   Same<z.infer<typeof JsonlHeaderSchema>, JsonlHeader>,
   Same<z.infer<typeof requestErrorCode>, RequestErrorCode>,
+  Same<z.infer<typeof ServerSelfDescriptionSchema>, ServerSelfDescription>,
   Same<(typeof SERVER_SERIES)[number], ServerSeriesName>,
   Same<ErrorCount, z.infer<typeof RunSummarySchema>['errors'][number]>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 void sameTypes;

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Client } from '../client/index.js';
-import { redactUrl } from '../config/index.js';
+import { redactCommandLine, redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
@@ -37,6 +37,7 @@ import {
 import { createRng, Part, type PartSpec, type Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { connectionUse, describeServerConnections, HeadersTally } from './connection-use.js';
+import { describeRunTarget } from './describe.js';
 import { type ConnectionPlan, createRunClient, planConnections, warmConnections } from './live-client.js';
 import { LATE_SEND_TOLERANCE_MS, type SendFn } from './load.js';
 import { RunOutput } from './output.js';
@@ -73,6 +74,8 @@ export interface BenchmarkIo {
   progress?: ProgressMode;
   /** Tool version recorded in the summary. */
   version?: string;
+  /** The command line that ran this (`goodput run …`): recorded in the summary with its secrets redacted. */
+  command?: readonly string[];
   /** Called with every record (warmup included) as it completes. */
   onRecord?: (record: RequestRecord) => void;
 }
@@ -231,6 +234,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   let writer: JsonlWriter<RequestRecord> | undefined;
   try {
     const built = await buildRunWorkload(config, io.signal, note);
+    // What the server says of itself, before the clock starts (after the workload: building it
+    // can hold the event loop longer than the answers may take).
+    const selfDescription = await describeRunTarget(config, target, io.signal);
     const { workload, tokenizer } = built;
     // A trace replay fills in its load (open loop, the trace's request count).
     const run: BenchmarkConfig = built.load === config.load ? config : { ...config, load: built.load };
@@ -280,6 +286,9 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     const startedAt = new Date();
     note(`results: ${dir}`);
     const meta = buildRunMeta(run, target, workload.spec, { runId, startedAt, version: io.version });
+    meta.target = { ...meta.target, selfDescription };
+    if (io.command)
+      meta.tool.command = redactCommandLine(io.command, [config.apiKey, ...(config.secrets ?? [])]);
     meta.load = { ...meta.load };
     if (workers > 1) meta.load.workers = workers;
     else delete meta.load.workers;

@@ -76,7 +76,12 @@ export {
   startScrapeLoop,
   startScraper,
 } from './scraper.js';
-export { type DescribeServerOptions, describeServer, flattenSettings } from './self-description.js';
+export {
+  type DescribeServerOptions,
+  describeServer,
+  flattenSettings,
+  redactDescription,
+} from './self-description.js';
 export { normalizeLlamaCppSlots } from './slots.js';
 export {
   type ClientView,

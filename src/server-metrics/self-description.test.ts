@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimServer, startSim } from '../sim/index.js';
-import { describeServer } from './self-description.js';
+import { describeServer, redactDescription } from './self-description.js';
 
 const DCGM = readFileSync(join(import.meta.dirname, 'fixtures', 'dcgm.prom'), 'utf8');
 
@@ -64,5 +64,110 @@ describe('describeServer', () => {
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(d.engine).toBe('unknown');
     expect(d.sources['/v1/models']).toMatch(/not read whole|Timeout|Abort/i);
+  });
+
+  it('reads a server that answers as SGLang does (/get_server_info), leaving its api_key out', async () => {
+    const sglang = await serve((path) => {
+      if (path === '/v1/models')
+        return { status: 200, body: JSON.stringify({ data: [{ id: 'qwen', owned_by: 'sglang' }] }) };
+      if (path === '/get_server_info')
+        return {
+          status: 200,
+          body: JSON.stringify({
+            version: '0.5.2',
+            tp_size: 2,
+            mem_fraction_static: 0.88,
+            api_key: 'sk-sglang-secret-123456',
+            chunked_prefill_size: 8192,
+            internal_states: [{ last_gen_throughput: 10 }],
+          }),
+        };
+      return { status: 404, body: '{"detail":"Not Found"}' };
+    });
+    try {
+      const d = await describeServer(sglang.url, { timeoutMs: 1000 });
+      expect(d).toMatchObject({ engine: 'sglang', version: '0.5.2', models: ['qwen'] });
+      expect(d.settings).toMatchObject({
+        tp_size: '2',
+        mem_fraction_static: '0.88',
+        chunked_prefill_size: '8192',
+      });
+      expect(JSON.stringify(d)).not.toContain('sk-sglang');
+      expect(d.sources).toMatchObject({ '/get_server_info': 'ok', '/version': 'HTTP 404' });
+    } finally {
+      sglang.server.closeAllConnections();
+      sglang.server.close();
+    }
+  });
+
+  it('reads a server that answers as llama.cpp does (/props: its build as the version, long values cut)', async () => {
+    const llama = await serve((path) => {
+      if (path === '/v1/models')
+        return { status: 200, body: JSON.stringify({ data: [{ id: 'gemma.gguf', owned_by: 'llamacpp' }] }) };
+      if (path === '/props')
+        return {
+          status: 200,
+          body: JSON.stringify({
+            build_info: 'b6123-abc1234',
+            total_slots: 4,
+            default_generation_settings: { n_ctx: 4096, params: { temperature: 0.8 } },
+            chat_template: 'x'.repeat(5000),
+          }),
+        };
+      return { status: 404, body: 'File Not Found' };
+    });
+    try {
+      const d = await describeServer(llama.url, { timeoutMs: 1000 });
+      expect(d).toMatchObject({ engine: 'llama.cpp', version: 'b6123-abc1234', models: ['gemma.gguf'] });
+      expect(d.settings).toMatchObject({
+        total_slots: '4',
+        'default_generation_settings.n_ctx': '4096',
+        'default_generation_settings.params.temperature': '0.8',
+      });
+      expect(d.settings!.chat_template!.length).toBeLessThan(300);
+    } finally {
+      llama.server.closeAllConnections();
+      llama.server.close();
+    }
+  });
+
+  it('says what it could not read from a server that answers garbage or too much, and never throws', async () => {
+    const huge = JSON.stringify({ version: '1', pad: 'y'.repeat(2_000_000) });
+    const odd = await serve((path) =>
+      path === '/get_server_info'
+        ? { status: 200, body: huge }
+        : path === '/metrics'
+          ? { status: 200, body: '\u0000\u0001 not prometheus {{{' }
+          : { status: 200, body: '<html>not json</html>' },
+    );
+    try {
+      const d = await describeServer(odd.url, { timeoutMs: 1000 });
+      expect(d.engine).toBe('unknown');
+      expect(d.settings).toBeUndefined();
+      expect(d.sources['/get_server_info']).toMatch(/not read whole \(limit\)/);
+      expect(d.sources['/props']).toBe('not understood');
+      expect(d.sources['/version']).toBe('not understood');
+      expect(d.sources['/metrics']).toBe('not understood');
+    } finally {
+      odd.server.closeAllConnections();
+      odd.server.close();
+    }
+  });
+
+  it('redacts the run secrets from everything a server said (a gateway that echoes the key)', () => {
+    const key = 'sk-run-key-abcdefghijkl';
+    const d = redactDescription(
+      {
+        engine: 'vllm',
+        version: `0.11 ${key}`,
+        models: [`m-${key.slice(0, 10)}`],
+        settings: { echo: `Bearer ${key}` },
+        gpu: { model: 'H100', count: 1 },
+        sources: { '/version': 'ok' },
+      },
+      [key],
+    );
+    expect(JSON.stringify(d)).not.toContain('sk-run-key');
+    expect(d.settings!.echo).toBe('Bearer [REDACTED]');
   });
 });

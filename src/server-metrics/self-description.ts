@@ -3,7 +3,7 @@
  * endpoints each engine exposes (vLLM `/version` and `vllm:cache_config_info` in `/metrics`,
  * SGLang `/get_server_info`, llama.cpp `/props`, every engine's `/v1/models`), plus the GPU
  * model from a DCGM exporter when one is given. `goodput experiment` records it per
- * configuration; any run could.
+ * configuration, and every run records it in its summary (`meta.target.selfDescription`).
  *
  * Every read is bounded in bytes and time, an endpoint that fails is named in `sources` (never
  * an error), and settings whose name looks like a credential (SGLang's server args carry
@@ -14,7 +14,7 @@
 
 import { request } from 'undici';
 import type { ServerSelfDescription } from '../types.js';
-import { readBounded } from '../util/index.js';
+import { makeRedactor, readBounded } from '../util/index.js';
 import { scrapeGpuOnce } from './dcgm.js';
 import { parsePrometheusTextYielding } from './parse.js';
 
@@ -58,8 +58,10 @@ async function getText(url: string, maxBytes: number, opts: DescribeServerOption
     if (res.statusCode !== 200) return { ok: false, reason: `HTTP ${res.statusCode}` };
     return { ok: true, status: res.statusCode, text: body.text };
   } catch (e) {
-    const err = e as Error & { code?: string };
-    return { ok: false, reason: err.code ?? err.name ?? 'error' };
+    // undici names its errors by a string code; an abort or timeout is a DOMException whose
+    // `code` is a number (23), so its name says it
+    const err = e as Error & { code?: unknown };
+    return { ok: false, reason: typeof err.code === 'string' ? err.code : err.name || 'error' };
   }
 }
 
@@ -176,6 +178,9 @@ export async function describeServer(
   note('/props', props, isObject(propsJson));
   if (isObject(propsJson)) {
     engine ??= 'llama.cpp';
+    // llama.cpp names its build (`b6123-abc1234`) in /props; it has no /version.
+    if (typeof propsJson.build_info === 'string')
+      out.version ??= propsJson.build_info.slice(0, MAX_VALUE_CHARS);
     flattenSettings(propsJson, settings);
   }
   engine ??= metricsEngine ?? (versionText !== undefined ? 'vllm' : undefined);
@@ -197,4 +202,23 @@ export async function describeServer(
     }
   }
   return out;
+}
+
+/** A description with every string a server sent run through the redactor of `secrets` (keys, secret header values). */
+export function redactDescription(
+  d: ServerSelfDescription,
+  secrets: ReadonlyArray<string | undefined>,
+): ServerSelfDescription {
+  const r = makeRedactor(secrets);
+  const settings = d.settings && Object.fromEntries(Object.entries(d.settings).map(([k, v]) => [r(k), r(v)]));
+  const sources = Object.fromEntries(Object.entries(d.sources).map(([k, v]) => [k, r(v)]));
+  return {
+    ...d,
+    engine: r(d.engine),
+    ...(d.version !== undefined ? { version: r(d.version) } : {}),
+    ...(settings ? { settings } : {}),
+    ...(d.models ? { models: d.models.map(r) } : {}),
+    ...(d.gpu ? { gpu: { ...d.gpu, model: r(d.gpu.model) } } : {}),
+    sources,
+  };
 }

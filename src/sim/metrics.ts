@@ -14,6 +14,7 @@
  */
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineConfig } from './engine-config.js';
 import type { EngineRequest } from './request.js';
 import type { Engine } from './scheduler.js';
 
@@ -107,16 +108,7 @@ export function createSimMetrics(engine: Engine, modelName: string): Registry {
       'cache_dtype',
     ],
     registers,
-  }).set(
-    {
-      block_size: String(config.blockSize),
-      num_gpu_blocks: String(config.numGpuBlocks),
-      gpu_memory_utilization: String(config.gpuMemoryUtilization),
-      enable_prefix_caching: String(config.enablePrefixCaching),
-      cache_dtype: 'auto',
-    },
-    1,
-  );
+  }).set(cacheConfigLabels(config), 1);
   gauge(
     'goodput_sim:kv_fragmentation_perc',
     'Unused slots in allocated KV blocks: 1 - tokens held / (allocated blocks x block size).',
@@ -199,4 +191,17 @@ export function createSimMetrics(engine: Engine, modelName: string): Registry {
     },
   });
   return registry;
+}
+
+/** The labels of `vllm:cache_config_info` as the engine publishes them (the virtual engine's self-description too). */
+export function cacheConfigLabels(
+  config: Pick<EngineConfig, 'blockSize' | 'numGpuBlocks' | 'gpuMemoryUtilization' | 'enablePrefixCaching'>,
+): Record<string, string> {
+  return {
+    block_size: String(config.blockSize),
+    num_gpu_blocks: String(config.numGpuBlocks),
+    gpu_memory_utilization: String(config.gpuMemoryUtilization),
+    enable_prefix_caching: String(config.enablePrefixCaching),
+    cache_dtype: 'auto',
+  };
 }

@@ -230,6 +230,7 @@ export const sweepCommand: CommandSpec = {
           quiet: true,
           progress: quiet ? 'none' : progressMode(o.progress as ProgressMode | undefined, ctx.stderr),
           version: toolVersion(),
+          ...(ctx.argv ? { command: ctx.argv } : {}),
         });
       },
       {

@@ -9,27 +9,13 @@
  * @module
  */
 
+import type { ServerSelfDescription } from './run.js';
+
 /** A serving parameter's value as the plan states it. */
 export type ServeParamValue = string | number | boolean;
 
 /** How a configuration's server came to be. */
 export type ExperimentTargetKind = 'url' | 'serve' | 'embedded';
-
-/** What a server says of itself (each field only where the engine exposes it). */
-export interface ServerSelfDescription {
-  /** Detected engine: 'vllm' | 'sglang' | 'llama.cpp' | 'tgi' | 'goodput-sim' | 'unknown'. */
-  engine: string;
-  /** Engine version (vLLM `/version`, SGLang `/get_server_info` version, …). */
-  version?: string;
-  /** Model ids from `/v1/models`. */
-  models?: string[];
-  /** Engine settings it reports (vLLM `vllm:cache_config_info` labels, SGLang server args, llama.cpp `/props`), flattened to strings. */
-  settings?: Record<string, string>;
-  /** GPU model and count from a DCGM exporter, when one was given. */
-  gpu?: { model: string; count: number };
-  /** Which endpoints answered, and which did not (name → 'ok' | reason). */
-  sources: Record<string, string>;
-}
 
 /** One run of one configuration. */
 export interface ExperimentRun {

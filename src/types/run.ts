@@ -176,6 +176,22 @@ export interface ConnectionSetting {
   limit?: number;
 }
 
+/** What a server says of itself (each field only where the engine exposes it). */
+export interface ServerSelfDescription {
+  /** Detected engine: 'vllm' | 'sglang' | 'llama.cpp' | 'tgi' | 'goodput-sim' | 'unknown'. */
+  engine: string;
+  /** Engine version (vLLM `/version`, SGLang `/get_server_info` version, …). */
+  version?: string;
+  /** Model ids from `/v1/models`. */
+  models?: string[];
+  /** Engine settings it reports (vLLM `vllm:cache_config_info` labels, SGLang server args, llama.cpp `/props`), flattened to strings. */
+  settings?: Record<string, string>;
+  /** GPU model and count from a DCGM exporter (its `modelName` and `gpu` labels), when one was given. */
+  gpu?: { model: string; count: number };
+  /** Which endpoints answered, and which did not (name → 'ok' | reason). */
+  sources: Record<string, string>;
+}
+
 export interface TargetInfo {
   /** Base URL as called (never with credentials). */
   baseUrl: string;
@@ -188,10 +204,16 @@ export interface TargetInfo {
   simProfile?: string;
   /** For the embedded engine: its `--speculative-config` JSON as given, when it drafted. */
   simSpeculativeConfig?: string;
+  /**
+   * What the server said of itself before the load (its version, settings, the GPUs under it),
+   * secrets redacted. Absent in older summaries and where nothing was asked (merged shards).
+   */
+  selfDescription?: ServerSelfDescription;
 }
 
 export interface RunMeta {
-  tool: { name: 'goodput'; version: string };
+  /** goodput itself: its version, and the command line that ran it (secrets redacted; absent from a library call). */
+  tool: { name: 'goodput'; version: string; command?: string[] };
   runId: string;
   /** Wall-clock time of the run's t0, ISO 8601. */
   startedAt: string;

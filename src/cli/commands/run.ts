@@ -41,6 +41,7 @@ export const runCommand: CommandSpec = {
         ? { progress: ctx.args.options.progress as ProgressMode }
         : {}),
       version: toolVersion(),
+      ...(ctx.argv ? { command: ctx.argv } : {}),
     });
     if (json) ctx.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else if (!quiet) {

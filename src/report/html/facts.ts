@@ -16,6 +16,7 @@ import {
 } from '../../metrics/index.js';
 import type { RunMeta, RunSummary } from '../../types.js';
 import { fmtShortMs as fmtMs, fmtShort as fmtNum, fmtPct } from '../format.js';
+import { serverFacts } from '../server-facts.js';
 import { sessionLoadShape } from '../turns-view.js';
 
 /** Where the run was sent. */
@@ -115,6 +116,7 @@ export function runFacts(summary: RunSummary): Array<[string, string]> {
     ['SLO', describeSlo(summary)],
     ['Seed', String(m.seed)],
     ['Tool', `${m.tool.name} ${m.tool.version}`],
+    ...serverFacts(m).map(([k, v]): [string, string] => [k.charAt(0).toUpperCase() + k.slice(1), v]),
     ['Date', m.startedAt],
     ['Run id', m.runId],
     ...(labels.length > 0
