@@ -15,12 +15,12 @@ export const TRACE_OPTIONS: OptionSpec[] = [
     valueName: 'FILE',
     group: 'Trace',
     description:
-      'Replay a trace: each request at its timestamp with its prompt and output lengths (Mooncake JSONL with hash_ids, Azure CSV, or --trace-columns); replaces --rate/--concurrency and synthetic prompts',
+      'Replay a trace: each request at its timestamp with its prompt and output lengths (Mooncake or Bailian JSONL with hash_ids, Azure or BurstGPT CSV, or --trace-columns); replaces --rate/--concurrency and synthetic prompts',
   },
   {
     name: 'trace-format',
     type: 'string',
-    choices: ['auto', 'mooncake', 'azure', 'jsonl', 'csv'],
+    choices: ['auto', 'mooncake', 'azure', 'burstgpt', 'bailian', 'jsonl', 'csv'],
     default: 'auto',
     group: 'Trace',
     description: 'Format of --trace; auto recognises it from the first line',
@@ -47,7 +47,7 @@ export const TRACE_OPTIONS: OptionSpec[] = [
     valueName: 'N',
     group: 'Trace',
     description:
-      'Tokens per hash id of a Mooncake trace: requests sharing a hash id share that block of prompt text [default: 512]',
+      "Tokens per hash id of a trace: requests sharing a hash id share that block of prompt text [default: the format's own, Bailian 16, else 512]",
   },
   {
     name: 'time-scale',

@@ -12,7 +12,6 @@ import type { BenchmarkTrace } from '../runner/config.js';
 import type { TraceFormat } from '../types.js';
 import type { ParsedArgs } from './spec.js';
 
-const DEFAULT_BLOCK_SIZE = 512;
 const COLUMN_KEYS = ['timestamp', 'input', 'output'] as const;
 const GENERIC_DEFAULTS = { timestamp: 'timestamp', input: 'input_length', output: 'output_length' };
 /** Flags that choose prompts or the load's schedule, which a trace replaces. */
@@ -80,8 +79,10 @@ export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace
       'a trace gives every request its send time and its prompt and output lengths; drop the flag (--time-scale speeds the replay up or slows it down)',
     );
   }
-  const blockSize = typeof o.traceBlockSize === 'number' ? o.traceBlockSize : DEFAULT_BLOCK_SIZE;
-  if (!(blockSize >= 1)) throw usage('--trace-block-size must be at least 1', 'Mooncake traces use 512');
+  // Not given: the trace format's own (Bailian's 16), else Mooncake's 512 (workload/trace/replay.ts).
+  const blockSize = typeof o.traceBlockSize === 'number' ? o.traceBlockSize : undefined;
+  if (blockSize !== undefined && !(blockSize >= 1))
+    throw usage('--trace-block-size must be at least 1', 'Mooncake traces use 512');
   const timeScale = typeof o.timeScale === 'number' ? o.timeScale : 1;
   if (!(timeScale > 0)) {
     throw usage(
@@ -91,14 +92,14 @@ export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace
   }
   const trace: BenchmarkTrace = {
     path: isAbsolute(path) ? path : resolvePath(cwd, path),
-    blockSize,
+    ...(blockSize !== undefined ? { blockSize } : {}),
     timeScale,
   };
   const format = o.traceFormat;
   if (typeof format === 'string' && format !== 'auto') trace.format = format as TraceFormat;
   const columns = o.traceColumns as string[] | undefined;
   if (columns && columns.length > 0) {
-    if (trace.format === 'mooncake' || trace.format === 'azure') {
+    if (trace.format !== undefined && trace.format !== 'jsonl' && trace.format !== 'csv') {
       throw usage(
         `--trace-columns applies to generic traces, not --trace-format ${trace.format}`,
         'use --trace-format jsonl or csv with --trace-columns',

@@ -204,7 +204,7 @@ export const RunMetaSchema = z.object({
     trace: z
       .object({
         path: z.string(),
-        format: z.enum(['mooncake', 'azure', 'jsonl', 'csv']),
+        format: z.enum(['mooncake', 'azure', 'burstgpt', 'bailian', 'jsonl', 'csv']),
         sha256: z.string(),
         entries: int,
         blockSize: int,

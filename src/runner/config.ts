@@ -59,8 +59,8 @@ export interface BenchmarkTrace {
   format?: TraceFormat;
   columns?: TraceSpec['columns'];
   timeUnit?: TraceSpec['timeUnit'];
-  /** Tokens per hash id [default 512]. */
-  blockSize: number;
+  /** Tokens per hash id [default: the format's own (Bailian 16), else 512]. */
+  blockSize?: number;
   /** Trace times × this [default 1]. */
   timeScale: number;
   /** The file must have this sha256 (an ADR's rerun replays exactly the trace it recorded). */

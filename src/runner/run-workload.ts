@@ -132,7 +132,15 @@ export async function buildRunWorkload(
     dataset,
     tokenizer,
     outputFromDataset: config.workload.outputFromDataset ?? true,
-    ...(trace ? { trace: { trace, blockSize: t!.blockSize, timeScale: t!.timeScale } } : {}),
+    ...(trace
+      ? {
+          trace: {
+            trace,
+            timeScale: t!.timeScale,
+            ...(t!.blockSize !== undefined ? { blockSize: t!.blockSize } : {}),
+          },
+        }
+      : {}),
     ...(note ? { note } : {}),
     ...(prompt || output
       ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }

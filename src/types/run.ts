@@ -13,7 +13,7 @@ export interface Slo {
 }
 
 /** Formats of a replayed trace (`--trace`, `--trace-format`). */
-export type TraceFormat = 'mooncake' | 'azure' | 'jsonl' | 'csv';
+export type TraceFormat = 'mooncake' | 'azure' | 'burstgpt' | 'bailian' | 'jsonl' | 'csv';
 
 /** A replayed trace: which file, read how, replayed how (enough for `gate --adr` to replay it again). */
 export interface TraceSpec {

@@ -11,6 +11,7 @@ import { type CommandSpec, parseTraceColumns } from '../flags/index.js';
 import type { TraceFormat } from '../types.js';
 import {
   analyzeTrace,
+  DEFAULT_TRACE_BLOCK_SIZE,
   loadTrace,
   renderTraceAnalysis,
   type TraceReadOptions,
@@ -31,7 +32,7 @@ const analyzeCommand: CommandSpec = {
     {
       name: 'trace-format',
       type: 'string',
-      choices: ['auto', 'mooncake', 'azure', 'jsonl', 'csv'],
+      choices: ['auto', 'mooncake', 'azure', 'burstgpt', 'bailian', 'jsonl', 'csv'],
       default: 'auto',
       description: 'Format of the trace; auto recognises it from the first line',
     },
@@ -51,8 +52,7 @@ const analyzeCommand: CommandSpec = {
       name: 'trace-block-size',
       type: 'integer',
       valueName: 'N',
-      default: 512,
-      description: 'Tokens per hash id of the trace',
+      description: "Tokens per hash id of the trace [default: the format's own, Bailian 16, else 512]",
     },
     {
       name: 'block-size',
@@ -80,7 +80,7 @@ const analyzeCommand: CommandSpec = {
         'e.g. goodput trace analyze trace.jsonl',
       );
     for (const key of ['traceBlockSize', 'blockSize', 'bins'] as const) {
-      if (!((o[key] as number) >= 1)) {
+      if (o[key] !== undefined && !((o[key] as number) >= 1)) {
         throw new GoodputError(
           'E_USAGE',
           `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be at least 1`,
@@ -97,7 +97,7 @@ const analyzeCommand: CommandSpec = {
     const trace = await loadTrace(resolvePath(ctx.cwd, file), read);
     const analysis = analyzeTrace(trace, {
       blockSize: o.blockSize as number,
-      traceBlockSize: o.traceBlockSize as number,
+      traceBlockSize: (o.traceBlockSize as number | undefined) ?? trace.blockSize ?? DEFAULT_TRACE_BLOCK_SIZE,
       bins: o.bins as number,
     });
     ctx.stdout.write(o.json === true ? traceAnalysisJson(analysis) : renderTraceAnalysis(analysis));

@@ -5,8 +5,9 @@
  * before anything is measured.
  *
  * The format is given (`--trace-format`) or recognised from the first line: a JSON object is
- * Mooncake (or generic JSONL when columns are mapped), anything else is a CSV header (Azure's
- * when it names TIMESTAMP, ContextTokens and GeneratedTokens).
+ * Mooncake (Bailian's when it has `chat_id` and `parent_chat_id`; generic JSONL when columns
+ * are mapped), anything else is a CSV header (Azure's when it names TIMESTAMP, ContextTokens and
+ * GeneratedTokens; BurstGPT's when it names Timestamp, Request tokens and Response tokens).
  *
  * @module
  */
@@ -17,8 +18,11 @@ import { ExitCode, GoodputError } from '../../errors.js';
 import type { TraceFormat } from '../../types.js';
 import {
   AZURE_COLUMNS,
+  BAILIAN_BLOCK_SIZE,
+  BURSTGPT_COLUMNS,
   csvHeader,
   DEFAULT_COLUMNS,
+  parseBailianLine,
   parseCsvLine,
   parseMappedJsonLine,
   parseMooncakeLine,
@@ -48,19 +52,24 @@ export const MAX_TRACE_BYTES = 2 * 1024 * 1024 * 1024;
 
 function recognise(first: string, options: TraceReadOptions): TraceFormat {
   if (options.format) return options.format;
-  if (first.trimStart().startsWith('{')) return options.columns ? 'jsonl' : 'mooncake';
+  if (first.trimStart().startsWith('{')) {
+    if (options.columns) return 'jsonl';
+    return /"parent_chat_id"\s*:/.test(first) && /"chat_id"\s*:/.test(first) ? 'bailian' : 'mooncake';
+  }
   if (!options.columns) {
     const names = new Set(splitCsvLine(first));
-    if (
-      names.has(AZURE_COLUMNS.timestamp) &&
-      names.has(AZURE_COLUMNS.input) &&
-      names.has(AZURE_COLUMNS.output)
-    ) {
-      return 'azure';
-    }
+    const has = (c: TraceColumns) => names.has(c.timestamp) && names.has(c.input) && names.has(c.output);
+    if (has(AZURE_COLUMNS)) return 'azure';
+    if (has(BURSTGPT_COLUMNS)) return 'burstgpt';
   }
   return 'csv';
 }
+
+/** The columns and timestamp unit of a CSV format with fixed names; undefined for the generic ones. */
+const FIXED_COLUMNS: Partial<Record<TraceFormat, { columns: TraceColumns; unit: TraceTimeUnit }>> = {
+  azure: { columns: AZURE_COLUMNS, unit: 'ms' },
+  burstgpt: { columns: BURSTGPT_COLUMNS, unit: 's' },
+};
 
 /** Turns the lines of one trace into rows: the parse shared by the file reader and `parseTrace`. */
 class TraceLines {
@@ -68,7 +77,9 @@ class TraceLines {
   builder: TraceBuilder | undefined;
   private header: Map<string, number> | undefined;
   private columns: TraceColumns = DEFAULT_COLUMNS;
-  private readonly unit: TraceTimeUnit;
+  private unit: TraceTimeUnit;
+  /** Bailian: each chat's conversation (the chat id of its first request), by chat id. */
+  private readonly roots = new Map<number, number>();
 
   constructor(
     private readonly name: string,
@@ -82,7 +93,9 @@ class TraceLines {
       if (text.trim() === '') return;
       this.format = recognise(text, this.options);
       this.builder = new TraceBuilder(this.format);
-      this.columns = this.format === 'azure' ? AZURE_COLUMNS : (this.options.columns ?? DEFAULT_COLUMNS);
+      const fixed = FIXED_COLUMNS[this.format];
+      this.columns = fixed?.columns ?? this.options.columns ?? DEFAULT_COLUMNS;
+      if (fixed) this.unit = fixed.unit;
     }
     const where = `${this.name}:${lineNo}`;
     let row: TraceRow | undefined;
@@ -93,6 +106,16 @@ class TraceLines {
       case 'jsonl':
         row = parseMappedJsonLine(text, where, this.columns, this.unit);
         break;
+      case 'bailian': {
+        const line = parseBailianLine(text, where);
+        if (!line) return;
+        // A follow-up's conversation is its parent's; a parent not in the file starts one.
+        const root =
+          line.parentChatId < 0 ? line.chatId : (this.roots.get(line.parentChatId) ?? line.parentChatId);
+        this.roots.set(line.chatId, root);
+        row = { ...line.row, sessionId: String(root) };
+        break;
+      }
       default:
         if (this.header === undefined) {
           if (text.trim() === '') return;
@@ -109,11 +132,13 @@ class TraceLines {
       throw traceError(this.format ?? 'mooncake', this.name, undefined, 'has no requests');
     }
     const generic = this.format === 'jsonl' || this.format === 'csv';
-    return this.builder.finish({
+    const trace = this.builder.finish({
       path: this.name,
       sha256,
       ...(generic ? { columns: this.columns, timeUnit: this.unit } : {}),
     });
+    if (this.format === 'bailian') trace.blockSize = BAILIAN_BLOCK_SIZE;
+    return trace;
   }
 }
 

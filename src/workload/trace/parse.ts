@@ -1,8 +1,13 @@
 /**
  * Trace lines, parsed one at a time (pure): Mooncake JSONL (`timestamp` in ms, `input_length`,
  * `output_length`, `hash_ids`, optional `session_id` and `delay`), a generic JSONL or CSV
- * trace whose columns are named by a mapping, and the Azure LLM inference trace CSV
- * (`TIMESTAMP,ContextTokens,GeneratedTokens`, timestamps as date-times).
+ * trace whose columns are named by a mapping, the Azure LLM inference trace CSV
+ * (`TIMESTAMP,ContextTokens,GeneratedTokens`, timestamps as date-times; Azure/AzurePublicDataset),
+ * the BurstGPT CSV (`Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type`,
+ * seconds from the trace's first day; HPMLL/BurstGPT) and the Qwen Bailian JSONL
+ * (`chat_id`, `parent_chat_id` (-1 for a conversation's first request), `timestamp` in seconds,
+ * `input_length`, `output_length`, `type`, `turn`, `hash_ids` of 16-token blocks;
+ * alibaba-edu/qwen-bailian-usagetraces-anon).
  *
  * Every problem is an `E_DATASET` error (exit 2) naming the file, the line and the field.
  *
@@ -34,6 +39,14 @@ export const AZURE_COLUMNS: TraceColumns = {
   input: 'ContextTokens',
   output: 'GeneratedTokens',
 };
+/** The columns of the BurstGPT traces (timestamps in seconds). */
+export const BURSTGPT_COLUMNS: TraceColumns = {
+  timestamp: 'Timestamp',
+  input: 'Request tokens',
+  output: 'Response tokens',
+};
+/** Tokens per hash id of the Bailian traces (`qwen_*_blksz_16.jsonl`). */
+export const BAILIAN_BLOCK_SIZE = 16;
 /** The default columns of a generic trace: Mooncake's names. */
 export const DEFAULT_COLUMNS: TraceColumns = {
   timestamp: 'timestamp',
@@ -49,6 +62,10 @@ export const TRACE_HINTS: Record<TraceFormat, string> = {
   csv: 'the first line names the columns; map them with --trace-columns timestamp=COL,input=COL,output=COL; timestamps not decreasing',
   azure:
     'an Azure LLM inference trace CSV starts with the header TIMESTAMP,ContextTokens,GeneratedTokens; timestamps not decreasing',
+  burstgpt:
+    'a BurstGPT CSV starts with the header Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type; timestamps in seconds, not decreasing',
+  bailian:
+    'each Bailian line is {"chat_id": N, "parent_chat_id": N or -1, "timestamp": SECONDS, "input_length": N, "output_length": N, "hash_ids": [..]}, timestamps not decreasing',
 };
 
 export function traceError(
@@ -177,6 +194,41 @@ export function parseMooncakeLine(text: string, where: string): TraceRow | undef
     row.hashIds = (ids as unknown[]).map((id, k) => countValue(id, 0, failOn(`hash_ids[${k}]`), 0xffff_ffff));
   }
   return row;
+}
+
+/** A Bailian line: the row, and its chat id and parent's (-1 for a conversation's first request). */
+export interface BailianRow {
+  row: TraceRow;
+  chatId: number;
+  parentChatId: number;
+}
+
+/** One Bailian trace line (`where` = "file:line"); undefined for a blank line. */
+export function parseBailianLine(text: string, where: string): BailianRow | undefined {
+  if (text.trim() === '') return undefined;
+  const line = parseJsonObject(text, 'bailian', where);
+  const failOn =
+    (field: string) =>
+    (problem: string): never => {
+      throw traceError('bailian', where, field, problem);
+    };
+  const chatId = countValue(line.chat_id, 0, failOn('chat_id'), Number.MAX_SAFE_INTEGER);
+  const parent = line.parent_chat_id;
+  const parentChatId =
+    parent === -1 || parent === '-1'
+      ? -1
+      : countValue(parent, 0, failOn('parent_chat_id'), Number.MAX_SAFE_INTEGER);
+  const row: TraceRow = {
+    timeMs: timeValue(line.timestamp, 's', failOn('timestamp')),
+    input: countValue(line.input_length, 1, failOn('input_length')),
+    output: countValue(line.output_length, 0, failOn('output_length')),
+  };
+  const ids = line.hash_ids;
+  if (ids !== undefined) {
+    if (!Array.isArray(ids)) failOn('hash_ids')(`expected an array of whole numbers, got ${typeOf(ids)}`);
+    row.hashIds = (ids as unknown[]).map((id, k) => countValue(id, 0, failOn(`hash_ids[${k}]`), 0xffff_ffff));
+  }
+  return { row, chatId, parentChatId };
 }
 
 /** One generic JSONL line whose fields are named by `columns`; undefined for a blank line. */

@@ -11,14 +11,14 @@
 import { GoodputError } from '../../errors.js';
 import type { TraceSpec } from '../../types.js';
 import type { Tokenizer } from '../tokenizer.js';
-import { TracePrompts } from './prompts.js';
+import { DEFAULT_TRACE_BLOCK_SIZE, TracePrompts } from './prompts.js';
 import { entryHashIds, type Trace } from './trace.js';
 
 /** How a run replays a trace. */
 export interface TraceReplayOptions {
   trace: Trace;
-  /** Tokens per hash id. */
-  blockSize: number;
+  /** Tokens per hash id; default the trace format's own (Bailian: 16), else 512 (Mooncake's). */
+  blockSize?: number;
   /** Trace times are multiplied by this (0.5: twice as fast). */
   timeScale: number;
 }
@@ -47,7 +47,8 @@ function usage(message: string, hint: string): GoodputError {
 
 /** Checks the replay options and returns the requests of the trace. */
 export function traceReplay(options: TraceReplayOptions, tokenizer: Tokenizer, seed: number): TraceReplay {
-  const { trace, blockSize, timeScale } = options;
+  const { trace, timeScale } = options;
+  const blockSize = options.blockSize ?? trace.blockSize ?? DEFAULT_TRACE_BLOCK_SIZE;
   if (!Number.isInteger(blockSize) || blockSize < 1) {
     throw usage(`--trace-block-size must be a whole number ≥ 1, got ${blockSize}`, 'Mooncake traces use 512');
   }

@@ -27,7 +27,17 @@ export interface Trace {
   hashIds: Float64Array;
   /** Distinct session ids (0 when the trace has none). */
   sessions: number;
+  /** Tokens per hash id that the format itself fixes (Bailian: 16); absent: the replay's --trace-block-size. */
+  blockSize?: number;
 }
+
+/** The field holding a format's timestamps, named when one goes back (generic formats: the mapping's). */
+const TIMESTAMP_FIELD: Partial<Record<TraceFormat, string>> = {
+  azure: 'TIMESTAMP',
+  burstgpt: 'Timestamp',
+  mooncake: 'timestamp',
+  bailian: 'timestamp',
+};
 
 /** The hash ids of entry k (a view, not a copy). */
 export function entryHashIds(trace: Trace, k: number): Float64Array {
@@ -84,7 +94,7 @@ export class TraceBuilder {
         throw traceError(
           this.format,
           where,
-          this.format === 'azure' ? 'TIMESTAMP' : this.format === 'mooncake' ? 'timestamp' : undefined,
+          TIMESTAMP_FIELD[this.format],
           `timestamp ${row.timeMs} goes back in time (the line before it, ${this.lastTimestampWhere}, has ${this.lastTimestamp}): a trace must be in time order`,
         );
       }
