@@ -271,7 +271,8 @@ export const WORKLOAD_OPTIONS: OptionSpec[] = [
     type: 'string',
     valueName: 'FILE',
     group: 'Workload',
-    description: 'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON',
+    description:
+      'Prompts from a JSONL file ({"prompt"} or {"messages"} per line), ShareGPT JSON, an OpenAI batch input JSONL, or a Hugging Face datasets export (JSONL or Parquet)',
   },
   {
     name: 'turns',

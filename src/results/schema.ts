@@ -199,7 +199,12 @@ export const RunMetaSchema = z.object({
     promptTokensRange: num.optional(),
     systemPromptTokens: int.optional(),
     dataset: z
-      .object({ path: z.string(), format: z.enum(['jsonl', 'sharegpt']), sha256: z.string(), entries: int })
+      .object({
+        path: z.string(),
+        format: z.enum(['jsonl', 'sharegpt', 'openai-batch', 'hf-jsonl', 'hf-parquet']),
+        sha256: z.string(),
+        entries: int,
+      })
       .optional(),
     trace: z
       .object({

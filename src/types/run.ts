@@ -102,7 +102,12 @@ export interface WorkloadSpec {
   promptTokensRange?: number;
   /** Synthetic: a shared system prompt of this many tokens before every user prompt. */
   systemPromptTokens?: number;
-  dataset?: { path: string; format: 'jsonl' | 'sharegpt'; sha256: string; entries: number };
+  dataset?: {
+    path: string;
+    format: 'jsonl' | 'sharegpt' | 'openai-batch' | 'hf-jsonl' | 'hf-parquet';
+    sha256: string;
+    entries: number;
+  };
   /** Trace replay: prompts and output lengths from the trace, sent at its times. */
   trace?: TraceSpec;
   /** Output limit of each request; with `maxTokensFrom`, only of those whose entry states none. */

@@ -5,6 +5,8 @@
  * the prompt, the reply after it gives the output length, as vLLM's benchmark does).
  * Every entry also keeps its whole conversation (conversation.ts), which `--sessions` replays
  * turn by turn; a JSONL line `{"turns": [...]}` is a conversation trace of token counts.
+ * A JSONL file whose first line is an OpenAI batch request, or a Hugging Face export row, is
+ * read as such, and a Parquet file as Hugging Face rows (dataset-formats.ts, dataset-parquet.ts).
  *
  * Parsing is pure (`parseDataset(text, name)`); `loadDataset(path)` reads the file and adds
  * its sha256, so that a run records exactly which data it sent.
@@ -22,6 +24,15 @@ import {
   conversationFromShareGpt,
   parseTraceTurns,
 } from './conversation.js';
+import {
+  HF_HINT,
+  hfEntry,
+  type JsonlKind,
+  jsonlKindOf,
+  OPENAI_BATCH_HINT,
+  openAiBatchEntry,
+} from './dataset-formats.js';
+import { isParquetFile, loadParquetDataset } from './dataset-parquet.js';
 
 /**
  * One prompt of a dataset. At most one of `messages` and `prompt` is set; a conversation-trace
@@ -38,7 +49,7 @@ export interface DatasetEntry {
   conversation?: Conversation;
 }
 
-export type DatasetFormat = 'jsonl' | 'sharegpt';
+export type DatasetFormat = 'jsonl' | 'sharegpt' | 'openai-batch' | 'hf-jsonl' | 'hf-parquet';
 
 export interface Dataset {
   path: string;
@@ -120,19 +131,35 @@ function parseOutputTokens(line: Record<string, unknown>, where: string): number
   return undefined;
 }
 
-/** Parses one JSONL line (1-based `lineNo`); undefined for a blank line. */
-function parseJsonlLine(text: string, name: string, lineNo: number): DatasetEntry | undefined {
+const LINE_HINTS: Record<JsonlKind, string> = {
+  jsonl: JSONL_HINT,
+  'openai-batch': OPENAI_BATCH_HINT,
+  'hf-jsonl': HF_HINT,
+};
+
+/**
+ * Parses one JSONL line (1-based `lineNo`) of a file read as `kind`; undefined for a blank
+ * line, null for a Hugging Face row without a user turn (skipped).
+ */
+function parseJsonlLine(
+  text: string,
+  name: string,
+  lineNo: number,
+  kind: JsonlKind = 'jsonl',
+): DatasetEntry | undefined | null {
   const raw = text.trim();
   if (raw === '') return undefined;
   const where = `${name}:${lineNo}`;
+  const hint = LINE_HINTS[kind];
   let line: unknown;
   try {
     line = JSON.parse(raw);
   } catch (e) {
-    throw datasetError(where, undefined, `not valid JSON (${(e as Error).message})`, JSONL_HINT);
+    throw datasetError(where, undefined, `not valid JSON (${(e as Error).message})`, hint);
   }
-  if (!isObject(line))
-    throw datasetError(where, undefined, `expected an object, got ${typeOf(line)}`, JSONL_HINT);
+  if (!isObject(line)) throw datasetError(where, undefined, `expected an object, got ${typeOf(line)}`, hint);
+  if (kind === 'openai-batch') return openAiBatchEntry(line, where);
+  if (kind === 'hf-jsonl') return hfEntry(line, where) ?? null;
   const entry: DatasetEntry = {};
   if (line.turns !== undefined) {
     entry.conversation = parseTraceTurns(line.turns, where);
@@ -154,12 +181,17 @@ function parseJsonlLine(text: string, name: string, lineNo: number): DatasetEntr
   return entry;
 }
 
-/** Parses JSONL text; blank lines are skipped. `name` is used in error messages. */
+/**
+ * Parses JSONL text; blank lines are skipped. `name` is used in error messages. The lines are
+ * read as goodput's own, an OpenAI batch file's or a Hugging Face export's by the first one.
+ */
 export function parseJsonlDataset(text: string, name: string): DatasetEntry[] {
   const entries: DatasetEntry[] = [];
   const lines = text.split('\n');
+  let kind: JsonlKind | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const entry = parseJsonlLine(lines[i]!, name, i + 1);
+    if (kind === undefined && lines[i]!.trim() !== '') kind = jsonlKindOf(lines[i]!.trim());
+    const entry = parseJsonlLine(lines[i]!, name, i + 1, kind);
     if (entry) entries.push(entry);
   }
   return entries;
@@ -286,9 +318,15 @@ export async function loadDataset(
   format?: DatasetFormat,
   opts: LoadDatasetOptions = {},
 ): Promise<Dataset> {
+  if (format === 'hf-parquet' || (format === undefined && (await isParquetFile(path)))) {
+    const parquet = await loadParquetDataset(path, opts.signal);
+    return finish(path, 'hf-parquet', parquet.sha256, parquet.entries, parquet.skipped);
+  }
   const hash = createHash('sha256');
   const entries: DatasetEntry[] = [];
   let detected: DatasetFormat | undefined = format;
+  let kind: JsonlKind | undefined = format === 'openai-batch' || format === 'hf-jsonl' ? format : undefined;
+  let skippedRows = 0;
   let total = 0;
   let lineNo = 0;
   let line: Buffer[] = [];
@@ -298,8 +336,11 @@ export async function loadDataset(
     new GoodputError('E_DATASET', `dataset ${path}: ${what}`, hint);
   const endLine = () => {
     lineNo++;
-    const entry = parseJsonlLine(Buffer.concat(line).toString('utf8'), path, lineNo);
+    const text = Buffer.concat(line).toString('utf8');
+    if (kind === undefined && text.trim() !== '') kind = jsonlKindOf(text.trim());
+    const entry = parseJsonlLine(text, path, lineNo, kind);
     if (entry) entries.push(entry);
+    else if (entry === null) skippedRows++;
     line = [];
     lineBytes = 0;
   };
@@ -359,7 +400,7 @@ export async function loadDataset(
     return finish(path, 'sharegpt', hash.digest('hex'), parsed.entries, parsed.skipped);
   }
   if (lineBytes > 0 || line.length > 0) endLine();
-  return finish(path, 'jsonl', hash.digest('hex'), entries, 0);
+  return finish(path, kind ?? 'jsonl', hash.digest('hex'), entries, skippedRows);
 }
 
 function finish(
@@ -373,7 +414,13 @@ function finish(
     throw new GoodputError(
       'E_DATASET',
       `dataset ${path} has no usable prompts${skipped > 0 ? ` (${skipped} conversations without a human turn and a reply)` : ''}`,
-      format === 'sharegpt' ? SHAREGPT_HINT : JSONL_HINT,
+      format === 'sharegpt'
+        ? SHAREGPT_HINT
+        : format === 'jsonl'
+          ? JSONL_HINT
+          : format === 'openai-batch'
+            ? OPENAI_BATCH_HINT
+            : HF_HINT,
     );
   }
   return { path, format, sha256, entries, count: entries.length, skipped };

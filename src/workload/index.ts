@@ -27,6 +27,8 @@ export {
   parseJsonlDataset,
   parseShareGptDataset,
 } from './dataset.js';
+export { HF_PROMPT_COLUMNS, HF_REPLY_COLUMNS, type JsonlKind, jsonlKindOf } from './dataset-formats.js';
+export { isParquetFile, loadParquetDataset, MAX_PARQUET_BYTES } from './dataset-parquet.js';
 export { chatTemplateOf, createHfTokenizer, type HfTokenizerInput } from './hf-tokenizer.js';
 export {
   drawLength,
@@ -100,6 +102,8 @@ export {
 export { loadTrace, MAX_TRACE_BYTES, parseTrace, type TraceReadOptions } from './trace/load.js';
 export {
   AZURE_COLUMNS,
+  BAILIAN_BLOCK_SIZE,
+  BURSTGPT_COLUMNS,
   DEFAULT_COLUMNS,
   parseDateTimeMs,
   type TraceColumns,
