@@ -454,7 +454,10 @@ export function compareRuns(runs: CompareInput[], options: CompareOptions = {}):
   }
   const hasServer = runs.some((r) => !('imported' in r) && r.summary.server !== undefined);
   const reasoned = runs.some((r) => !('imported' in r) && r.summary.reasoning !== undefined);
-  const defs = COMPARE_METRICS.filter((m) => (hasServer || !m.server) && (reasoned || !m.reasoning));
+  const efficient = runs.some((r) => !('imported' in r) && r.summary.efficiency !== undefined);
+  const defs = COMPARE_METRICS.filter(
+    (m) => (hasServer || !m.server) && (reasoned || !m.reasoning) && (efficient || !m.efficiency),
+  );
   const comparisons = candidates.map((cand, i): RunComparison => {
     const random = seededRandom(seed + i);
     const deltas = defs.map((def) => deltaFor(def, base, cand, random, resamples, minEffect));

@@ -8,6 +8,7 @@
 import {
   type Better,
   COMPARE_ROW_IDS,
+  EFFICIENCY_ROW_IDS,
   failedRequests,
   judgedRequests,
   type LatencyStatKey,
@@ -49,6 +50,8 @@ export interface CompareMetric {
   server?: boolean;
   /** Only shown when either run reasoned. */
   reasoning?: boolean;
+  /** Only shown when either run has energy or cost figures. */
+  efficiency?: boolean;
 }
 
 const TESTS: Record<string, TestKind> = {
@@ -73,6 +76,7 @@ function row(id: string): CompareMetric {
   };
   if (def.server) out.server = true;
   if (def.reasoning) out.reasoning = true;
+  if (def.efficiency) out.efficiency = true;
   const q = def.latency ? QUANTILES[def.latency.stat] : undefined;
   if (def.latency && q !== undefined) {
     out.sample = def.latency.text as LatencySampleName;
@@ -83,7 +87,7 @@ function row(id: string): CompareMetric {
 }
 
 /** Every metric compare shows, in display order (the catalogue's compare rows). */
-export const COMPARE_METRICS: readonly CompareMetric[] = COMPARE_ROW_IDS.map(row);
+export const COMPARE_METRICS: readonly CompareMetric[] = [...COMPARE_ROW_IDS, ...EFFICIENCY_ROW_IDS].map(row);
 
 /** Metric keys, for --fail-on-worse validation and help. */
 export const COMPARE_METRIC_KEYS: readonly string[] = COMPARE_METRICS.map((m) => m.key);

@@ -138,7 +138,10 @@ export function compareReplicates(
   const all = [...baselineRuns, ...candidateRuns];
   const hasServer = all.some((r) => r.summary.server !== undefined);
   const reasoned = all.some((r) => r.summary.reasoning !== undefined);
-  const defs = COMPARE_METRICS.filter((m) => (hasServer || !m.server) && (reasoned || !m.reasoning));
+  const efficient = all.some((r) => r.summary.efficiency !== undefined);
+  const defs = COMPARE_METRICS.filter(
+    (m) => (hasServer || !m.server) && (reasoned || !m.reasoning) && (efficient || !m.efficiency),
+  );
   const deltas = defs.map((def) => replicateDelta(def, baselineRuns, candidateRuns));
   return {
     n: { baseline: baselineRuns.length, candidate: candidateRuns.length },

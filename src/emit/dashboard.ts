@@ -37,6 +37,9 @@ export const GRAFANA_UNIT: Record<MetricUnit, string> = {
   count: 'short',
   W: 'watt',
   MiB: 'mbytes',
+  'J/tok': 'short',
+  'tok/J': 'short',
+  'cost/Mtok': 'short',
 };
 
 /** A limit drawn on a panel, and whether values above it are the bad side. */

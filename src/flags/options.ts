@@ -168,6 +168,38 @@ export const TARGET_OPTIONS: OptionSpec[] = [
       "NVIDIA DCGM exporter's /metrics (e.g. http://gpu-node:9400/metrics): GPU utilisation, memory and power into the server block",
   },
   {
+    name: 'gpu-power-watts',
+    type: 'number',
+    valueName: 'W',
+    group: 'Target',
+    description:
+      'Assumed mean power of one GPU, for energy per token when no DCGM exporter measures it (stated as an assumption)',
+  },
+  {
+    name: 'gpu-count',
+    type: 'integer',
+    valueName: 'N',
+    group: 'Target',
+    description:
+      "GPUs serving the endpoint, for energy and cost [default: the DCGM exporter's count, else 1]",
+  },
+  {
+    name: 'cost-per-hour',
+    type: 'number',
+    valueName: 'PRICE',
+    group: 'Target',
+    description:
+      'Price of an hour (of one GPU, or of the deployment: --cost-per), for cost per million tokens',
+  },
+  {
+    name: 'cost-per',
+    type: 'string',
+    choices: ['gpu', 'deployment'],
+    group: 'Target',
+    description:
+      'What --cost-per-hour prices: one GPU (times the GPUs) or the whole deployment [default: gpu]',
+  },
+  {
     name: 'sim-profile',
     type: 'string',
     valueName: 'GPU:MODEL',

@@ -30,7 +30,7 @@ import {
   parseSpeculativeConfig,
   resolveProfile,
 } from '../sim/index.js';
-import type { ConnectionSetting, LoadSpec } from '../types.js';
+import type { ConnectionSetting, EfficiencyInputs, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applyMetricsSources } from './metrics-sources.js';
 import { applySessionFlags } from './sessions.js';
@@ -43,6 +43,38 @@ import { resolveTraceFlags } from './trace.js';
 export const LOAD_FLAG_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'maxConcurrency'] as const;
 
 type Env = Record<string, string | undefined>;
+
+/** --gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per → the run's EfficiencyInputs (none given: undefined). */
+function efficiencyInputs(
+  watts: number | undefined,
+  gpus: number | undefined,
+  price: number | undefined,
+  per: string | undefined,
+): EfficiencyInputs | undefined {
+  if (watts !== undefined && !(watts > 0 && Number.isFinite(watts)))
+    throw usage(
+      `--gpu-power-watts must be a positive number of watts, got ${watts}`,
+      'e.g. --gpu-power-watts 700 (an H100 SXM at full load)',
+    );
+  if (gpus !== undefined && !(Number.isInteger(gpus) && gpus >= 1))
+    throw usage(`--gpu-count must be a whole number of GPUs, at least 1, got ${gpus}`, 'e.g. --gpu-count 8');
+  if (price !== undefined && !(price >= 0 && Number.isFinite(price)))
+    throw usage(
+      `--cost-per-hour must be a price of 0 or more, got ${price}`,
+      'e.g. --cost-per-hour 2.5 --cost-per gpu',
+    );
+  if (per !== undefined && price === undefined)
+    throw usage(
+      '--cost-per says what --cost-per-hour prices, and --cost-per-hour is not given',
+      'add --cost-per-hour PRICE, or drop --cost-per',
+    );
+  const out: EfficiencyInputs = {};
+  if (watts !== undefined) out.gpuPowerWatts = watts;
+  if (gpus !== undefined) out.gpuCount = gpus;
+  if (price !== undefined) out.costPerHour = price;
+  if (per === 'gpu' || per === 'deployment') out.costPer = per;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
 
 function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
@@ -304,6 +336,13 @@ export async function resolveBenchmarkConfig(
     config.gpuMetricsUrl = gpu.url;
     if (gpu.notes.length > 0) config.warnings = [...(config.warnings ?? []), ...gpu.notes];
   }
+  const efficiency = efficiencyInputs(
+    num('gpuPowerWatts'),
+    num('gpuCount'),
+    num('costPerHour'),
+    str('costPer'),
+  );
+  if (efficiency) config.efficiency = efficiency;
   const simProfile = str('simProfile');
   if (simProfile !== undefined) {
     if (config.url !== undefined) {

@@ -21,6 +21,7 @@ import {
   meanReasoningTokens,
   timingsPrefixCacheHitRate,
 } from './definitions.js';
+import { EFFICIENCY_METRICS } from './efficiency-metrics.js';
 import { LATENCIES, type LatencyDef } from './latencies.js';
 import { type LatencyStatKey, type MetricDef, scalar } from './metric-def.js';
 import { SERVER_TELEMETRY_METRICS } from './server-telemetry.js';
@@ -260,6 +261,7 @@ export const METRICS: readonly MetricDef[] = [
   ...SCALARS,
   ...USER_METRICS,
   ...SERVER_TELEMETRY_METRICS,
+  ...EFFICIENCY_METRICS,
 ];
 
 const BY_ID = new Map(METRICS.map((m) => [m.id, m]));

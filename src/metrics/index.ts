@@ -44,6 +44,8 @@ export {
   timingsPrefixCacheHitRate,
   wastedOutputTokens,
 } from './definitions.js';
+export { type EfficiencyBase, efficiencyOf } from './efficiency.js';
+export { EFFICIENCY_METRICS, EFFICIENCY_ROW_IDS } from './efficiency-metrics.js';
 export {
   emptyLatencyStats,
   HISTOGRAM_SIGNIFICANT_DIGITS,

@@ -7,7 +7,20 @@
 
 import type { LatencyStats, RunSummary, SummaryLatencyName } from '../types.js';
 
-export type MetricUnit = 'ms' | 'req/s' | 'sessions/s' | 'tok/s' | 'ratio' | 'count' | 'W' | 'MiB';
+export type MetricUnit =
+  | 'ms'
+  | 'req/s'
+  | 'sessions/s'
+  | 'tok/s'
+  | 'ratio'
+  | 'count'
+  | 'W'
+  | 'MiB'
+  /** Energy per token, and tokens per unit of energy (= tok/s per W). */
+  | 'J/tok'
+  | 'tok/J'
+  /** Price per million tokens, in the currency of --cost-per-hour. */
+  | 'cost/Mtok';
 /** Which way is better: latencies and error rates go down, throughput and goodput go up. */
 export type Better = 'lower' | 'higher';
 
@@ -43,6 +56,8 @@ export interface MetricDef {
    * measure too when watch scrapes the exporter, so alerts on it can be emitted.
    */
   gpu?: boolean;
+  /** Compare: only shown when a run has energy or cost figures (`RunSummary.efficiency`). */
+  efficiency?: boolean;
 }
 
 type ScalarSpec = Omit<MetricDef, 'threshold' | 'adrMetric' | 'adrGateKey'> & { adrGateKey?: string };

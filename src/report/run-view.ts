@@ -16,6 +16,7 @@ import {
   traceSendsText,
 } from '../metrics/index.js';
 import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SloName } from '../types.js';
+import { efficiencyLines } from './efficiency-view.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
 import { gpuNotes, gpuRows } from './gpu-view.js';
 import { buildReplicasView, type ReplicasView } from './replicas-view.js';
@@ -48,6 +49,8 @@ export interface RunView {
   /** SLOs in words, e.g. "TTFT ≤ 500 ms, TPOT ≤ 100 ms" or "none set". */
   sloText: string;
   goodput: Array<[string, string]>;
+  /** Energy and cost per token (empty when the run has neither). */
+  efficiency: Array<[string, string]>;
   counts: Array<[string, string]>;
   load: Array<[string, string]>;
   errors: ErrorView[];
@@ -289,6 +292,7 @@ export function buildRunView(s: RunSummary): RunView {
           `${fmtInt(g.wastedOutputTokens)} wasted; ${g.tokenSource === 'server' ? "server's counter" : 'client count'})`,
       ],
     ],
+    efficiency: efficiencyLines(s.efficiency),
     counts: [
       ['attempted', fmtInt(c.attempted)],
       ['completed', fmtInt(c.completed)],

@@ -47,6 +47,7 @@ export function renderRunTable(summary: RunSummary, options: RunRenderOptions = 
   out.push(paint(head, 'bold'), ...rows, '');
   out.push(paint('Throughput', 'bold'), ...pairs(v.throughput), '');
   out.push(`${paint('Goodput', 'bold')}  SLO: ${v.sloText}`, ...pairs(v.goodput), '');
+  if (v.efficiency.length > 0) out.push(paint('Energy and cost', 'bold'), ...pairs(v.efficiency), '');
   out.push(paint('Requests', 'bold'), ...pairs(v.counts), '');
   out.push(paint('Load', 'bold'), ...pairs(v.load), '');
   if (v.errors.length > 0) {

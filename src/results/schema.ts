@@ -33,7 +33,7 @@ import {
   type VllmLatencyKeys,
 } from '../types.js';
 import type { JsonlHeader } from './files.js';
-import { gpuSummarySchema } from './schema-gpu.js';
+import { efficiencySchema, gpuSummarySchema } from './schema-gpu.js';
 
 const num = z.number();
 const int = z.number().int().nonnegative();
@@ -486,6 +486,7 @@ export const RunSummarySchema = z.object({
   histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
   interrupted: z.boolean(),
   server: serverSummary.optional(),
+  efficiency: efficiencySchema.optional(),
   buckets: z
     .array(
       z.object({

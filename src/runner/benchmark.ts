@@ -15,7 +15,7 @@ import type { Client } from '../client/index.js';
 import { redactCommandLine, redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
-import { RunAccumulator } from '../metrics/index.js';
+import { efficiencyOf, RunAccumulator } from '../metrics/index.js';
 import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chooseMetricsUrl,
@@ -457,6 +457,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       );
     }
     if (result.stages) summary.load.stages = result.stages;
+    const efficiency = efficiencyOf(summary, run.efficiency ?? {});
+    if (efficiency) summary.efficiency = efficiency;
     recorder = undefined;
     const findings = diagnose({ observations: observations.items, samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;

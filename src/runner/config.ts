@@ -11,6 +11,7 @@ import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   ApiKind,
+  EfficiencyInputs,
   LoadSpec,
   PrefixGroupsSpec,
   Sampling,
@@ -112,6 +113,8 @@ export interface BenchmarkConfig {
    * interval into gpu-metrics.jsonl and the server block's `gpu`.
    */
   gpuMetricsUrl?: string;
+  /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per). */
+  efficiency?: EfficiencyInputs;
   /** Things the user should know about the configuration (printed on stderr; never the key). */
   warnings?: string[];
   /** Prompt-length buckets of the summary (--buckets): 'pow2' (default), edges, or false. */

@@ -20,14 +20,28 @@ describe('normalizeDcgm', () => {
         uuid: 'GPU-5a3e8c1f-2b7d-4e90-a1c6-9f0d3b8e7a21',
         modelName: H100,
         hostname: 'gpu-node-7',
-        values: { utilPct: 87, fbUsedMiB: 75058, fbFreeMiB: 6021, powerW: 412.877, grEngineActive: 0.812345 },
+        values: {
+          utilPct: 87,
+          fbUsedMiB: 75058,
+          fbFreeMiB: 6021,
+          powerW: 412.877,
+          grEngineActive: 0.812345,
+          energyMJ: 918273645512,
+        },
       },
       {
         gpu: '1',
         uuid: 'GPU-c81f4d2a-9e36-47b5-8d0e-61a2f7c4b953',
         modelName: H100,
         hostname: 'gpu-node-7',
-        values: { utilPct: 34, fbUsedMiB: 74972, fbFreeMiB: 6107, powerW: 298.511, grEngineActive: 0.298765 },
+        values: {
+          utilPct: 34,
+          fbUsedMiB: 74972,
+          fbFreeMiB: 6107,
+          powerW: 298.511,
+          grEngineActive: 0.298765,
+          energyMJ: 877102938411,
+        },
       },
     ]);
   });

@@ -8,6 +8,8 @@
  * - DCGM_FI_DEV_POWER_USAGE        gauge, Power draw (in W)                → powerW
  * - DCGM_FI_PROF_GR_ENGINE_ACTIVE  gauge, Ratio of time the graphics engine is active (0–1),
  *   only when the exporter runs with profiling (DCP) metrics → grEngineActive
+ * - DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION  counter, Total energy consumption since boot (in mJ)
+ *   → energyMJ (the run's energy: gpu-summary.ts)
  *
  * One exporter exposes every GPU of its host, one series per GPU, told apart by the labels
  * `gpu` (index), `UUID`, `modelName` and `Hostname` (`hostname` in newer exporters); a MIG
@@ -28,6 +30,7 @@ export const DCGM_FIELDS: ReadonlyArray<readonly [GpuFieldName, string]> = [
   ['fbFreeMiB', 'DCGM_FI_DEV_FB_FREE'],
   ['powerW', 'DCGM_FI_DEV_POWER_USAGE'],
   ['grEngineActive', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE'],
+  ['energyMJ', 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION'],
 ];
 
 const FIELD_OF = new Map(DCGM_FIELDS.map(([field, name]) => [name, field]));

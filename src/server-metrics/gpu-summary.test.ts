@@ -55,3 +55,40 @@ describe('mergeGpuAggregates', () => {
     expect(mergeGpuAggregates([])).toBeUndefined();
   });
 });
+
+describe('GPU energy from the DCGM energy counter', () => {
+  const at = (tMs: number, mj: Array<number | undefined>): GpuSample => ({
+    tMs,
+    gpus: mj.map((v, g) => ({ gpu: String(g), values: v === undefined ? { utilPct: 50 } : { energyMJ: v } })),
+  });
+
+  it.each([
+    // Two GPUs, 10 s: GPU 0 +4,000,000 mJ, GPU 1 +3,000,000 mJ → 7,000 J over 10 s.
+    ['steady', [at(0, [1e9, 2e9]), at(5000, [1.002e9, 2.0015e9]), at(10_000, [1.004e9, 2.003e9])], 7000, 10],
+    // GPU 1 reset at 5 s (a driver reload): its new value (1,000 mJ) is the increase since.
+    [
+      'a reset counts the new value',
+      [at(0, [1e9, 2e9]), at(5000, [1.002e9, 1000]), at(10_000, [1.004e9, 501_000])],
+      4000 + 501,
+      10,
+    ],
+    // The first scrape lacked the counter: the window starts at the first scrape that read it.
+    [
+      'window from the first reading',
+      [at(0, [undefined, undefined]), at(2000, [5000, 5000]), at(6000, [9000, 7000])],
+      6,
+      4,
+    ],
+  ])('%s', (_name, samples, joules, seconds) => {
+    const summary = summarizeGpu(samples, { metricsUrl: 'u' });
+    expect(summary.energy!.joules).toBeCloseTo(joules, 9);
+    expect(summary.energy!.seconds).toBe(seconds);
+    // The counter is not a per-GPU series (its min/mean/max would mean nothing).
+    for (const g of summary.gpus) expect(g.series.energyMJ).toBeUndefined();
+  });
+
+  it('absent without the counter, or with one scrape only', () => {
+    expect(summarizeGpu([sample(1), sample(2)], { metricsUrl: 'u' }).energy).toBeUndefined();
+    expect(summarizeGpu([at(0, [1e9, 2e9])], { metricsUrl: 'u' }).energy).toBeUndefined();
+  });
+});

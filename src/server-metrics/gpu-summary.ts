@@ -4,7 +4,8 @@
  * Per scrape the GPUs are taken together (dcgm.ts gpuAggregate: mean utilisation and
  * graphics-engine activity, total framebuffer used and power), then min / mean / max / last
  * over the scrapes; each GPU also gets its own min / mean / max / last per field. The total
- * framebuffer is used + free summed over GPUs, from the last scrape that had both.
+ * framebuffer is used + free summed over GPUs, from the last scrape that had both. The energy
+ * is the increase of each GPU's energy counter over the scrapes, summed over GPUs.
  *
  * @module
  */
@@ -39,7 +40,9 @@ export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOp
     { identity: Omit<GpuDeviceSummary, 'series'>; stats: Map<GpuFieldName, StatsOf> }
   >();
   let fbTotalMiB: number | undefined;
+  const energy = new EnergyIncrease();
   for (const sample of samples) {
+    energy.add(sample);
     const all = gpuAggregate(sample.gpus);
     for (const [field, stats] of aggregate) {
       const v = all[field];
@@ -61,7 +64,7 @@ export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOp
       }
       for (const [field] of DCGM_FIELDS) {
         const v = g.values[field];
-        if (v === undefined) continue;
+        if (v === undefined || field === 'energyMJ') continue;
         let stats = device.stats.get(field);
         if (!stats) {
           stats = new StatsOf();
@@ -83,6 +86,8 @@ export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOp
     if (s) summary[field] = s;
   }
   if (fbTotalMiB !== undefined) summary.fbTotalMiB = fbTotalMiB;
+  const used = energy.result();
+  if (used) summary.energy = used;
   for (const { identity, stats } of devices.values()) {
     const device: GpuDeviceSummary = { ...identity, series: {} };
     for (const [field] of DCGM_FIELDS) {
@@ -92,6 +97,40 @@ export function summarizeGpu(samples: readonly GpuSample[], opts: SummarizeGpuOp
     summary.gpus.push(device);
   }
   return summary;
+}
+
+/**
+ * The increase of every GPU's energy counter (mJ) over the scrapes that read it, summed, in J,
+ * with the time from the first such scrape to the last. A counter that went down was reset
+ * (a GPU reset, a driver reload): its new value is the increase since.
+ */
+class EnergyIncrease {
+  private readonly last = new Map<string, number>();
+  private millijoules = 0;
+  private firstMs: number | undefined;
+  private lastMs: number | undefined;
+
+  add(sample: GpuSample): void {
+    let read = false;
+    for (const g of sample.gpus) {
+      const v = g.values.energyMJ;
+      if (v === undefined || !Number.isFinite(v) || v < 0) continue;
+      read = true;
+      const key = gpuKey(g);
+      const before = this.last.get(key);
+      if (before !== undefined) this.millijoules += v >= before ? v - before : v;
+      this.last.set(key, v);
+    }
+    if (!read) return;
+    this.firstMs ??= sample.tMs;
+    this.lastMs = sample.tMs;
+  }
+
+  result(): { joules: number; seconds: number } | undefined {
+    if (this.firstMs === undefined || this.lastMs === undefined || this.lastMs <= this.firstMs)
+      return undefined;
+    return { joules: this.millijoules / 1000, seconds: (this.lastMs - this.firstMs) / 1000 };
+  }
 }
 
 /**
@@ -125,6 +164,13 @@ export function mergeGpuAggregates(parts: readonly GpuAggregates[]): GpuAggregat
     out.gpuCount = Math.max(out.gpuCount, p.gpuCount);
     if (p.scrapeFailures !== undefined) failures = (failures ?? 0) + p.scrapeFailures;
     if (p.fbTotalMiB !== undefined) out.fbTotalMiB = p.fbTotalMiB;
+  }
+  // Energy adds up across windows only when every window measured it.
+  if (parts.every((p) => p.energy !== undefined)) {
+    out.energy = {
+      joules: parts.reduce((a, p) => a + p.energy!.joules, 0),
+      seconds: parts.reduce((a, p) => a + p.energy!.seconds, 0),
+    };
   }
   if (failures !== undefined) out.scrapeFailures = failures;
   for (const field of AGGREGATES) {

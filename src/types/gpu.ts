@@ -1,7 +1,8 @@
 /**
  * GPU telemetry from an NVIDIA DCGM exporter (`--gpu-metrics-url`): what one scrape read per
  * GPU, and what the run's server block reports. Units are the exporter's own: utilisation in
- * percent, framebuffer in MiB, power in watts, graphics-engine activity as a ratio (0–1).
+ * percent, framebuffer in MiB, power in watts, graphics-engine activity as a ratio (0–1), energy
+ * in millijoules since the GPU's boot (a counter).
  *
  * @module
  */
@@ -10,7 +11,7 @@ import type { Ms } from './request.js';
 import type { SeriesStats } from './summary.js';
 
 /** The DCGM fields goodput reads, by its own names (server-metrics/dcgm.ts maps them). */
-export type GpuFieldName = 'utilPct' | 'fbUsedMiB' | 'fbFreeMiB' | 'powerW' | 'grEngineActive';
+export type GpuFieldName = 'utilPct' | 'fbUsedMiB' | 'fbFreeMiB' | 'powerW' | 'grEngineActive' | 'energyMJ';
 
 /** Who a GPU is: the exporter's labels. `gpu` is the index on its host. */
 export interface GpuIdentity {
@@ -58,6 +59,12 @@ export interface GpuSummary {
   powerW?: SeriesStats;
   /** Mean over GPUs, per scrape (DCGM_FI_PROF_GR_ENGINE_ACTIVE, when the exporter has profiling metrics). */
   grEngineActive?: SeriesStats;
-  /** Each GPU on its own, in the exporter's order. */
+  /**
+   * Energy of all GPUs over the scrape window, from DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION: the
+   * counter's increase per GPU (a reset counts the new value), summed, in J; `seconds` from the
+   * first to the last scrape that read it. Absent when the exporter does not publish it.
+   */
+  energy?: { joules: number; seconds: number };
+  /** Each GPU on its own, in the exporter's order (the energy counter left out). */
   gpus: GpuDeviceSummary[];
 }

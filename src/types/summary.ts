@@ -1,5 +1,6 @@
 /** What a run concludes: the summary every later command reads. @module */
 
+import type { EfficiencySummary } from './efficiency.js';
 import type { GpuSummary } from './gpu.js';
 import type { Ms, RequestErrorCode, SCHEMA_VERSION } from './request.js';
 import type { RunMeta, Slo } from './run.js';
@@ -524,6 +525,8 @@ export interface RunSummary extends VllmKeys {
   /** The run was stopped early (Ctrl-C, --duration hit with requests in flight): what was measured. */
   interrupted: boolean;
   server?: ServerSummary;
+  /** Energy and cost per token (`--gpu-metrics-url` or `--gpu-power-watts`, `--cost-per-hour`); absent when neither was known. */
+  efficiency?: EfficiencySummary;
   buckets?: PromptBucket[];
   /** Multi-turn sessions: TTFT and prompt tokens by turn index (turn 1 first). */
   turns?: TurnRow[];

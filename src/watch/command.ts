@@ -313,6 +313,7 @@ export const watchCommand: CommandSpec = {
       thresholdsMs,
       cooldownMs: durationMs(o.cooldown, '--cooldown'),
       serverMetrics: base.serverMetrics,
+      ...(base.efficiency ? { efficiency: base.efficiency } : {}),
       toolVersion: toolVersion(),
     };
     if (targets.some((t) => t.gpuMetricsUrl !== undefined)) {

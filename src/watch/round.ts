@@ -12,7 +12,7 @@
  */
 
 import type { Client } from '../client/index.js';
-import { failedRequests, RunAccumulator, requestMetrics } from '../metrics/index.js';
+import { efficiencyOf, failedRequests, RunAccumulator, requestMetrics } from '../metrics/index.js';
 import {
   CLIENT_BOUND_LOOP_DELAY_MS,
   LATE_SEND_TOLERANCE_MS,
@@ -29,6 +29,7 @@ import {
   StoreHistogram,
 } from '../store/index.js';
 import type {
+  EfficiencyInputs,
   GpuSummary,
   LoadSpec,
   RequestErrorCode,
@@ -73,6 +74,8 @@ export interface RoundOptions {
    * round summary's `server.gpu`. Absent: the target has no GPU exporter.
    */
   gpuWindow?: () => GpuSummary | undefined;
+  /** Energy and cost inputs: the round summary's `efficiency` (with the GPU window's power, if any). */
+  efficiency?: EfficiencyInputs;
   /** The round's requests, when already drawn (roundWorkload with `seed`). */
   workload?: Workload;
 }
@@ -229,6 +232,8 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     interrupted: result.interrupted,
     ...(server ? { server } : {}),
   });
+  const efficiency = efficiencyOf(summary, opts.efficiency ?? {});
+  if (efficiency) summary.efficiency = efficiency;
   const dispatchLagP99 = result.dispatchLag.count > 0 ? result.dispatchLag.percentile(99) : 0;
   const proberLagMs = Math.max(result.eventLoopDelay.p99, dispatchLagP99, opts.timerDriftMs);
   let invalidReason: string | undefined;

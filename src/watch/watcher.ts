@@ -25,7 +25,15 @@ import {
 } from '../runner/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
 import { WatchStore } from '../store/index.js';
-import type { ApiKind, LoadSpec, RunSummary, Sampling, Slo, WorkloadSpec } from '../types.js';
+import type {
+  ApiKind,
+  EfficiencyInputs,
+  LoadSpec,
+  RunSummary,
+  Sampling,
+  Slo,
+  WorkloadSpec,
+} from '../types.js';
 import { createRng, createTokenizer, type Dataset, type Tokenizer } from '../workload/index.js';
 import { type BreachEvidence, runBreachCommand, withoutKeys } from './breach.js';
 import { WatchExporter } from './exporter.js';
@@ -113,6 +121,8 @@ export interface WatchConfig {
   serverMetrics: { enabled: boolean; url?: string };
   /** Time between two scrapes of a target's GPU exporter (`gpuMetricsUrl`); default 5 s. */
   gpuScrapeIntervalMs?: number;
+  /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per), for every round. */
+  efficiency?: EfficiencyInputs;
   toolVersion?: string;
   /** Extra request headers (--header), sent to every target with every request and the model list. In memory only. */
   headers?: Record<string, string>;
@@ -342,6 +352,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
           const gpuWindow = gpu && (() => gpu?.cut(l.probe.name));
           const result = await runRound(l.probe, {
             ...(gpuWindow ? { gpuWindow } : {}),
+            ...(config.efficiency ? { efficiency: config.efficiency } : {}),
             round: l.round,
             seed,
             workload,

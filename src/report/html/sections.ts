@@ -9,6 +9,7 @@ import { REQUEST_ERRORS } from '../../errors.js';
 import { latencyDef, runCaveats } from '../../metrics/index.js';
 import type { RunSummary, SummaryLatencyName } from '../../types.js';
 import { escapeHtml as e } from '../../util/index.js';
+import { efficiencyLines } from '../efficiency-view.js';
 import { fmtShortMs as fmtMs, fmtShort as fmtNum, fmtPct } from '../format.js';
 import { headlines, runFacts } from './facts.js';
 import type { ComparisonView, ReportRun, SweepView } from './model.js';
@@ -96,7 +97,7 @@ export function headlineSection(runs: ReportRun[]): string {
           `<div class="tile"><div class="tile-label">${e(h.label)}</div><div class="tile-value">${e(h.text)}</div></div>`,
       )
       .join('');
-    return `<section id="headline"><div class="tiles">${tiles}</div>${countsLine(s)}</section>`;
+    return `<section id="headline"><div class="tiles">${tiles}</div>${countsLine(s)}${efficiencyLine(s)}</section>`;
   }
   const heads = headlines(runs[0]!.summary).map((h) => `<th>${e(h.label)}</th>`);
   const rows = runs.map((run, i) => {
@@ -104,6 +105,13 @@ export function headlineSection(runs: ReportRun[]): string {
     return `<tr><th>${swatch(i)}${e(run.label)}</th>${cells.join('')}</tr>`;
   });
   return `<section id="headline"><h2>Headline numbers</h2><div class="scroll"><table class="data"><thead><tr><th>Run</th>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div></section>`;
+}
+
+/** Energy and cost per token, one line (the terminal report's lines, joined). */
+function efficiencyLine(s: RunSummary): string {
+  const lines = efficiencyLines(s.efficiency);
+  if (lines.length === 0) return '';
+  return `<p class="muted" id="efficiency">${e(lines.map(([k, v]) => `${k}: ${v}`).join(' · '))}</p>`;
 }
 
 function countsLine(s: RunSummary): string {
