@@ -168,8 +168,12 @@ describe('current formats of other tools', () => {
     expect(imported.context).toContainEqual(['export schema', '1.5']);
     const cmp = await cli(['compare', goodputRun, aiperf, '--json', '--allow-different']);
     expect(cmp.code, cmp.stderr).toBe(ExitCode.OK);
-    const deltas: Array<{ key: string; ci?: unknown; why?: string }> = JSON.parse(cmp.stdout).comparisons[0]
-      .deltas;
+    const comparison = JSON.parse(cmp.stdout).comparisons[0];
+    expect(comparison.notes[0]).toContain('is an AIPerf result');
+    expect(comparison.notes[0]).toContain(
+      'per-request values (4 requests) give TTFT, ITL, TPOT, E2EL their intervals',
+    );
+    const deltas: Array<{ key: string; ci?: unknown; why?: string }> = comparison.deltas;
     // The records give the medians an interval; four requests are too few for a p99 one (said so).
     for (const key of ['ttft_p50', 'tpot_p50'])
       expect(deltas.find((d) => d.key === key)?.ci, key).toBeDefined();

@@ -189,7 +189,9 @@ describe('compare with a vLLM result', () => {
       expect(by.get(key)?.verdict, key).toBe('untested');
     }
     expect(cmp?.notes?.[0]).toContain('is a vLLM result');
-    expect(cmp?.notes?.[0]).toContain('per-request TTFTs and inter-chunk gaps (4 requests)');
+    expect(cmp?.notes?.[0]).toContain(
+      'per-request values (4 requests) give TTFT, ITL their intervals, the other latency rows have none',
+    );
     // Every row has a verdict or says why it has none.
     for (const d of cmp?.deltas ?? []) if (d.verdict === 'untested') expect(d.why, d.key).toBeTruthy();
 

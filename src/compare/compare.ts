@@ -246,8 +246,13 @@ function rateVarianceOf(key: string, run: CompareInput): number | undefined {
 function importedNotes(run: CompareInput): string[] {
   if (!('imported' in run)) return [];
   const where = run.path ?? run.name;
-  const samples = run.imported.samples
-    ? `its per-request TTFTs and inter-chunk gaps (${run.imported.samples.ttftMs.length} requests) give TTFT and ITL their intervals, the other latency rows have none`
+  const stated = run.imported.samples;
+  // AIPerf's records state TPOT and E2EL per request too; vLLM's and SGLang's details do not.
+  const rows = stated
+    ? ['TTFT', 'ITL', ...(stated.tpotMs?.length ? ['TPOT'] : []), ...(stated.e2elMs?.length ? ['E2EL'] : [])]
+    : [];
+  const samples = stated
+    ? `its per-request values (${stated.ttftMs.length} requests) give ${rows.join(', ')} their intervals${rows.length < 4 ? ', the other latency rows have none' : ''}`
     : 'no per-request samples goodput reads, so its latency rows have no interval';
   return [
     `${run.name} is ${resultNoun(run.imported.source.tool)} (${where}): ${samples}; ` +

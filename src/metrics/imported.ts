@@ -41,10 +41,12 @@ export const TOOL_NAMES: Record<ImportTool, string> = {
   sglang: 'SGLang',
 };
 
+/** The tools whose name is said with a vowel first ("an AIPerf", "an llm-d", "an SGLang"). */
+const AN: ReadonlySet<ImportTool> = new Set(['aiperf', 'llm-d', 'inference-perf', 'sglang']);
+
 /** "a vLLM result", "an AIPerf result": how a run from another tool is named in sentences. */
 export function resultNoun(tool: ImportTool): string {
-  const name = TOOL_NAMES[tool];
-  return `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} result`;
+  return `${AN.has(tool) ? 'an' : 'a'} ${TOOL_NAMES[tool]} result`;
 }
 
 /** The figure of a catalogue metric in an imported result, or undefined when the source lacks it. */
