@@ -48,8 +48,8 @@ export async function chooseMetricsUrl(
 ): Promise<MetricsChoice> {
   if (!opts.enabled) return {};
   if (opts.prometheus) {
-    const source = opts.prometheus;
-    const found = await checkPrometheusSource(source);
+    const found = await checkPrometheusSource(opts.prometheus);
+    const source = { ...opts.prometheus, clockMetric: found.clockMetric };
     const url = `${(opts.shown ?? String)(source.url)} ${source.selector}`;
     const several =
       found.instances.length > 1 ? `, ${found.instances.length} instances (one replica each)` : '';

@@ -28,6 +28,11 @@ export interface PrometheusSource {
   selector: string;
   /** Sent with every query (Authorization). Never printed. */
   headers?: Record<string, string>;
+  /**
+   * One metric of the selector that every instance exposes (checkPrometheusSource picks it):
+   * its sample times say how far Prometheus has scraped.
+   */
+  clockMetric?: string;
 }
 
 /** The largest API reply read (a long run's range of a few hundred series). */
@@ -157,7 +162,7 @@ export interface MatrixResult {
 export async function checkPrometheusSource(
   source: PrometheusSource,
   opts: { signal?: AbortSignal } = {},
-): Promise<{ engine: ServerSample['engine']; instances: string[] }> {
+): Promise<{ engine: ServerSample['engine']; instances: string[]; clockMetric: string }> {
   const data = await prometheusApi<VectorResult>(
     source,
     'query',
@@ -181,18 +186,28 @@ export async function checkPrometheusSource(
     );
   }
   const instances = [...new Set(data.result.map((r) => r.metric.instance ?? ''))].sort();
-  return { engine, instances };
+  const perName = new Map<string, number>();
+  for (const r of data.result)
+    perName.set(r.metric.__name__ ?? '', (perName.get(r.metric.__name__ ?? '') ?? 0) + 1);
+  const clockMetric = [...perName].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))[0]![0];
+  return { engine, instances, clockMetric };
 }
 
-/** The newest sample time (Unix s) every series of the selector has reached: the oldest of their last scrapes. */
+/**
+ * How far Prometheus has scraped every instance (Unix s): the oldest of the clock metric's last
+ * sample times (one metric, since `timestamp()` drops the names that tell series apart).
+ */
 export async function lastScrapedAt(
   source: PrometheusSource,
   signal?: AbortSignal,
 ): Promise<number | undefined> {
+  const series = source.clockMetric
+    ? `${source.selector.slice(0, -1)},__name__=${JSON.stringify(source.clockMetric)}}`
+    : `up${source.selector}`;
   const data = await prometheusApi<VectorResult>(
     source,
     'query',
-    { query: `min(timestamp(${source.selector}))` },
+    { query: `min(timestamp(${series}))` },
     { signal },
   );
   const v = Number(data.result[0]?.value[1]);
