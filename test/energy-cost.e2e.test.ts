@@ -8,7 +8,7 @@
  * said to be an assumption; watch's rounds carry the same figures.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -158,6 +158,12 @@ describe('energy and cost per token', () => {
     ]);
     expect(r.stdout).toMatch(/assumption\s+GPU power assumed, not measured: 350 W per GPU × 2 GPUs/);
     expect(r.stdout).toMatch(/--gpu-power-watts, ASSUMED/);
+
+    // `goodput summarize` rebuilds the same block from the records (the inputs are in their header).
+    unlinkSync(join(out, 'summary.json'));
+    const rebuilt = await runCliInProcess(['summarize', out], { cwd: work });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect((await readSummary(out)).efficiency).toEqual(eff);
 
     // watch takes the same inputs: each round's figures, in its JSON line (and exporter).
     const w = await runCliInProcess(

@@ -13,7 +13,7 @@
 
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { RunMeta } from '../types.js';
+import type { EfficiencyInputs, RunMeta } from '../types.js';
 
 export const RESULT_FILES = {
   summary: 'summary.json',
@@ -49,6 +49,8 @@ export interface RunRebuildInfo {
   metricsUrl?: string;
   /** DCGM exporter scraped into gpu-metrics.jsonl (`--gpu-metrics-url`), when one was. */
   gpuMetricsUrl?: string;
+  /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per), when given. */
+  efficiency?: EfficiencyInputs;
 }
 
 /** A run given as a directory or as its summary.json: the directory and the paths of its files. */

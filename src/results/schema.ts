@@ -567,6 +567,7 @@ export const JsonlHeaderSchema = z.object({
       lateSendToleranceMs: num,
       metricsUrl: z.string().optional(),
       gpuMetricsUrl: z.string().optional(),
+      efficiency: efficiencySchema.shape.inputs.optional(),
     })
     .optional(),
 });

@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
-import { RunAccumulator } from '../metrics/index.js';
+import { efficiencyOf, RunAccumulator } from '../metrics/index.js';
 import {
   type JsonlHeader,
   type RunPaths,
@@ -175,6 +175,8 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
       ? { server, serverGeneratedTokens: measuredServerGeneratedTokens(server, client.build()) }
       : {}),
   });
+  const efficiency = efficiencyOf(summary, info.efficiency ?? {});
+  if (efficiency) summary.efficiency = efficiency;
   const findings = diagnose({ observations: observations?.items ?? [], samples, summary });
   if (findings.length > 0) summary.diagnosis = findings;
 

@@ -195,5 +195,6 @@ export function rebuildInfo(meta: RunMeta, config: BenchmarkConfig, metricsUrl?:
   if (config.promptBuckets !== undefined) info.promptBuckets = config.promptBuckets;
   if (metricsUrl !== undefined) info.metricsUrl = metricsUrl;
   if (config.gpuMetricsUrl !== undefined) info.gpuMetricsUrl = redactUrl(config.gpuMetricsUrl);
+  if (config.efficiency) info.efficiency = config.efficiency;
   return info;
 }
