@@ -105,6 +105,41 @@ describe('llm-d benchmark report v0.2', () => {
     }
   });
 
+  it('an open-loop run with a spread of prompt lengths and ignore_eos: its load described, still valid', async () => {
+    const dir = join(work, 'open-run');
+    const run = await cli([
+      'run',
+      '--time',
+      'virtual',
+      '--requests',
+      '20',
+      '--rate',
+      '40',
+      '--prompt-tokens',
+      '64',
+      '--prompt-tokens-range',
+      '0.5',
+      '--max-tokens',
+      '6',
+      '--ignore-eos',
+      '--out',
+      dir,
+      '--quiet',
+    ]);
+    expect(run.code, run.stderr).toBe(ExitCode.OK);
+    const r = await cli(['report', dir, '--format', 'llm-d']);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    const report = JSON.parse(r.stdout);
+    expect(schemaErrors(report)).toBe('');
+    expect(report.scenario.load.standardized).toMatchObject({
+      tool: 'goodput',
+      source: 'random',
+      rate_qps: 40,
+      input_seq_len: { distribution: 'uniform', value: 64, min: 32, max: 96 },
+      output_seq_len: { distribution: 'fixed', value: 6 },
+    });
+  });
+
   it("another tool's result converted to llm-d is valid too, and several runs are refused", async () => {
     const file = join(work, 'guidellm.llm-d.json');
     const r = await cli(['report', guidellm, '--format', 'llm-d', '-o', file]);

@@ -186,7 +186,7 @@ export function llmdReportOfImported(imported: ImportedSummary): Json {
       ? undefined
       : {
           total: Math.round(completed + (failed ?? 0)),
-          ...(failed !== undefined ? { failures: failed } : {}),
+          ...(failed !== undefined ? { failures: Math.round(failed) } : {}),
         };
   const b = imported.source.benchmark;
   const run: Json = { uid: hashId([imported.source.sha256, b?.index ?? 1]) };
