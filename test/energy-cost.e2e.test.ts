@@ -126,6 +126,9 @@ describe('energy and cost per token', () => {
     });
     expect(fail.code).toBe(ExitCode.THRESHOLD_BREACH);
     expect(fail.stdout + fail.stderr).toMatch(/joules_per_output_token/);
+    const dear = await runCliInProcess(['gate', '--from', out, `cost_per_mtok<${cost / 2}`], { cwd: work });
+    expect(dear.code).toBe(ExitCode.THRESHOLD_BREACH);
+    expect(dear.stdout + dear.stderr).toMatch(/cost_per_mtok/);
   });
 
   it('without an exporter: --gpu-power-watts is used, and said to be an assumption', async () => {
