@@ -1,18 +1,18 @@
 /**
- * zod schemas of the files a run leaves behind: summary.json, the lines of requests.jsonl
- * and server-metrics.jsonl and the header line of each. Every reader validates with them, so
- * a damaged or foreign file is refused with the file, the field path and what was found.
+ * zod schemas of the files a run leaves behind: summary.json (here), the lines of
+ * requests.jsonl (schema-request.ts), server-metrics.jsonl (schema-server.ts) and
+ * gpu-metrics.jsonl (schema-gpu.ts), and the header line of each (schema-meta.ts, with the run
+ * meta). Every reader validates with them, so a damaged or foreign file is refused with the
+ * file, the field path and what was found.
  *
  * The schemas are the writers' TypeScript types (types.ts) spelled for zod; the `Same`
- * checks at the bottom fail to compile when one drifts from the other.
+ * checks at the bottom of each file fail to compile when one drifts from the other.
  *
  * @module
  */
 
 import { z } from 'zod';
-import { REQUEST_ERRORS } from '../errors.js';
 import {
-  API_KINDS,
   type CoreLatencyName,
   type ErrorCount,
   IMPORT_TOOLS,
@@ -20,112 +20,21 @@ import {
   type LatencyStats,
   PHASE_LATENCY_NAMES,
   type PhaseLatencyName,
-  type RequestErrorCode,
-  type RequestRecord,
-  type RunMeta,
   type RunSummary,
-  SERVER_ENGINES,
-  type ServerSample,
-  type ServerSelfDescription,
-  type ServerSeriesName,
-  type ServerSummary,
   SUMMARY_LATENCY_NAMES,
   type VllmLatencyKeys,
 } from '../types.js';
-import type { JsonlHeader } from './files.js';
-import { efficiencySchema, gpuSummarySchema } from './schema-gpu.js';
+import { efficiencySchema } from './schema-gpu.js';
+import { JsonlHeaderSchema, RunMetaSchema, sloSchema } from './schema-meta.js';
+import { RequestRecordSchema, requestErrorCode } from './schema-request.js';
+import { ServerSampleSchema, serverSummarySchema } from './schema-server.js';
+
+export { JsonlHeaderSchema, RequestRecordSchema, RunMetaSchema, ServerSampleSchema, sloSchema };
 
 const num = z.number();
 const int = z.number().int().nonnegative();
 
-/** Every request error code: the keys of REQUEST_ERRORS, which lists each one with its cause and fix. */
-const REQUEST_ERROR_CODES = Object.keys(REQUEST_ERRORS) as [RequestErrorCode, ...RequestErrorCode[]];
-
-const SERVER_SERIES = [
-  'running',
-  'waiting',
-  'kvUsage',
-  'preemptionsTotal',
-  'promptTokensTotal',
-  'generationTokensTotal',
-  'prefixCacheQueriesTotal',
-  'prefixCacheHitsTotal',
-  'kvFragmentation',
-  'wastedTokensTotal',
-  'blockSize',
-  'numBlocks',
-  'serverTtftSecondsSum',
-  'serverTtftCount',
-  'serverItlSecondsSum',
-  'serverItlCount',
-  'specDraftsTotal',
-  'specDraftTokensTotal',
-  'specAcceptedTokensTotal',
-] as const satisfies readonly ServerSeriesName[];
-
 const SUMMARY_LATENCIES = SUMMARY_LATENCY_NAMES;
-
-const apiKind = z.enum(API_KINDS);
-const requestErrorCode = z.enum(REQUEST_ERROR_CODES);
-const requestError = z.object({ code: requestErrorCode, message: z.string(), httpStatus: int.optional() });
-
-export const RequestRecordSchema = z.object({
-  id: z.string(),
-  index: int,
-  warmup: z.boolean(),
-  outcome: z.enum(['success', 'error', 'cancelled']),
-  error: requestError.optional(),
-  attempts: int,
-  failedAttempts: z
-    .array(
-      z.object({
-        attempt: int,
-        sentMs: num,
-        endMs: num,
-        error: requestError,
-        retryAfterMs: num.optional(),
-      }),
-    )
-    .optional(),
-  scheduledMs: num,
-  sentMs: num,
-  firstSentMs: num,
-  headersMs: num.optional(),
-  firstTokenMs: num.optional(),
-  endMs: num,
-  chunkMs: z.array(num),
-  chunkChars: z.array(num),
-  chunkReasoningChars: z.array(num).optional(),
-  httpStatus: int.optional(),
-  promptTokens: int,
-  serverPromptTokens: int.optional(),
-  serverTimings: z
-    .object({
-      promptTokens: int,
-      cachedTokens: int,
-      promptMs: num.optional(),
-      predictedTokens: int.optional(),
-      predictedMs: num.optional(),
-    })
-    .optional(),
-  outputTokens: int,
-  outputTokensSource: z.enum(['usage', 'counted']),
-  reasoningTokens: int.optional(),
-  reasoningTokensSource: z.enum(['usage', 'counted']).optional(),
-  maxTokens: int,
-  finishReason: z.string().optional(),
-  connectMs: num.optional(),
-  resends: int.optional(),
-  sessionId: z.string().optional(),
-  turn: int.optional(),
-});
-
-export const sloSchema = z.object({
-  ttftMs: num.optional(),
-  tpotMs: num.optional(),
-  e2elMs: num.optional(),
-  userTps: num.optional(),
-});
 
 const sloAttainment = z.object({ good: int, attainment: num });
 
@@ -139,132 +48,6 @@ const rateStats = z.object({
   p50: num,
   p90: num,
   p99: num,
-});
-
-const sampling = z.object({
-  temperature: num,
-  topP: num.optional(),
-  maxTokens: int,
-  seed: z.number().int().optional(),
-  ignoreEos: z.boolean(),
-});
-
-const lengthDist = z.object({
-  kind: z.enum(['fixed', 'uniform', 'normal', 'lognormal', 'empirical']),
-  text: z.string(),
-  mean: num,
-  source: z
-    .object({
-      path: z.string(),
-      sha256: z.string(),
-      samples: int,
-      column: z.enum(['input', 'output']).optional(),
-    })
-    .optional(),
-});
-
-/** What a server said of itself (TargetInfo.selfDescription, an experiment configuration's server). */
-export const ServerSelfDescriptionSchema = z.object({
-  engine: z.string(),
-  version: z.string().optional(),
-  models: z.array(z.string()).optional(),
-  settings: z.record(z.string(), z.string()).optional(),
-  gpu: z.object({ model: z.string(), count: int }).optional(),
-  sources: z.record(z.string(), z.string()),
-});
-
-export const RunMetaSchema = z.object({
-  tool: z.object({
-    name: z.literal('goodput'),
-    version: z.string(),
-    command: z.array(z.string()).optional(),
-  }),
-  runId: z.string(),
-  startedAt: z.string(),
-  target: z.object({
-    baseUrl: z.string(),
-    api: apiKind,
-    embedded: z.boolean(),
-    timeMode: z.enum(['live', 'virtual']).optional(),
-    simProfile: z.string().optional(),
-    simSpeculativeConfig: z.string().optional(),
-    selfDescription: ServerSelfDescriptionSchema.optional(),
-  }),
-  model: z.string(),
-  sampling,
-  workload: z.object({
-    kind: z.enum(['synthetic', 'dataset', 'trace']),
-    api: apiKind,
-    promptTokens: int.optional(),
-    promptTokensRange: num.optional(),
-    systemPromptTokens: int.optional(),
-    dataset: z
-      .object({
-        path: z.string(),
-        format: z.enum(['jsonl', 'sharegpt', 'openai-batch', 'hf-jsonl', 'hf-parquet']),
-        sha256: z.string(),
-        entries: int,
-      })
-      .optional(),
-    trace: z
-      .object({
-        path: z.string(),
-        format: z.enum(['mooncake', 'azure', 'burstgpt', 'bailian', 'jsonl', 'csv']),
-        sha256: z.string(),
-        entries: int,
-        blockSize: int,
-        timeScale: num,
-        columns: z.object({ timestamp: z.string(), input: z.string(), output: z.string() }).optional(),
-        timeUnit: z.enum(['ms', 's', 'us']).optional(),
-      })
-      .optional(),
-    maxTokens: int,
-    maxTokensFrom: z.enum(['dataset', 'trace']).optional(),
-    tokenizer: z.string(),
-    tokenizerFile: z
-      .object({
-        path: z.string(),
-        sha256: z.string(),
-        chatTemplate: z.object({ source: z.string(), sha256: z.string() }).optional(),
-      })
-      .optional(),
-    cancelAfterMs: num.optional(),
-    cancelRate: num.optional(),
-    sessions: z
-      .object({
-        turns: z.object({ min: int, max: int }).optional(),
-        turnTokens: int.optional(),
-        thinkTime: z.object({ meanMs: num, dist: z.enum(['fixed', 'exponential']) }).optional(),
-      })
-      .optional(),
-    promptTokensDist: lengthDist.optional(),
-    maxTokensDist: lengthDist.optional(),
-    prefixGroups: z.object({ groups: int, prefixTokens: int, promptsPerGroup: int.optional() }).optional(),
-  }),
-  load: z.object({
-    mode: z.enum(['closed', 'open']),
-    concurrency: int.optional(),
-    rate: num.optional(),
-    burstiness: num.optional(),
-    maxConcurrency: int.optional(),
-    requests: int.optional(),
-    durationMs: num.optional(),
-    warmup: int,
-    timeoutMs: num,
-    ttftTimeoutMs: num.optional(),
-    maxRetries: int,
-    sessions: z
-      .object({ concurrency: int.optional(), rate: num.optional(), userRate: num.optional() })
-      .optional(),
-    workers: int.optional(),
-    stages: z.array(z.object({ durationMs: num, target: num })).optional(),
-    stagesOf: z.enum(['rate', 'concurrency']).optional(),
-    connections: z.object({ mode: z.enum(['pooled', 'per-request']), limit: int.optional() }).optional(),
-  }),
-  slo: sloSchema,
-  seed: z.number().int(),
-  labels: z.record(z.string(), z.string()).optional(),
-  shard: z.object({ index: int, count: int, startAt: z.string().optional() }).optional(),
 });
 
 const latencyStats = z.object({
@@ -290,36 +73,6 @@ const turnRow = z.object({
   e2el: latencyStats.optional(),
   e2elHistogram: z.string().optional(),
   promptTokens: z.object({ mean: num, max: num }),
-});
-
-const seriesStats = z.object({ min: num, mean: num, max: num, last: num });
-const engine = z.enum(SERVER_ENGINES);
-
-const serverFigures = z.object({
-  engine,
-  metricsUrl: z.string(),
-  samples: int,
-  series: z.partialRecord(z.enum(SERVER_SERIES), seriesStats),
-  preemptions: num.optional(),
-  prefixCacheHitRate: num.optional(),
-  kvFragmentation: num.optional(),
-  generatedTokens: num.optional(),
-  wastedTokens: num.optional(),
-  preemptionsPerS: num.optional(),
-  fragmentationSource: z.enum(['server', 'derived']).optional(),
-  serverTtftMeanMs: num.optional(),
-  serverItlMeanMs: num.optional(),
-  specAcceptanceRate: num.optional(),
-  specMeanAcceptedLength: num.optional(),
-  specAcceptanceRateByPosition: z.array(num).optional(),
-  scrapeFailures: int.optional(),
-});
-const serverSummary = serverFigures.extend({
-  gpu: gpuSummarySchema.optional(),
-  replicas: z.array(serverFigures.extend({ replica: z.string(), requests: num.optional() })).optional(),
-  replicaMax: z
-    .partialRecord(z.enum(SERVER_SERIES), z.object({ value: num, replica: z.string() }))
-    .optional(),
 });
 
 /** The 32 flat vLLM latency keys (`mean_ttft_ms`, `p99.9_e2el_ms`, …). */
@@ -485,7 +238,7 @@ export const RunSummarySchema = z.object({
   }),
   histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
   interrupted: z.boolean(),
-  server: serverSummary.optional(),
+  server: serverSummarySchema.optional(),
   efficiency: efficiencySchema.optional(),
   buckets: z
     .array(
@@ -547,46 +300,13 @@ export const ImportedSummarySchema = z.object({
     .optional(),
 });
 
-export const ServerSampleSchema = z.object({
-  tMs: num,
-  engine,
-  values: z.partialRecord(z.enum(SERVER_SERIES), num),
-  specAcceptedByPosition: z.array(num).optional(),
-  replica: z.string().optional(),
-});
-
-export const JsonlHeaderSchema = z.object({
-  schemaVersion: z.number().int(),
-  kind: z.enum(['goodput.requests', 'goodput.server-metrics', 'goodput.gpu-metrics']),
-  runId: z.string(),
-  startedAt: z.string(),
-  run: z
-    .object({
-      meta: RunMetaSchema,
-      promptBuckets: z.union([z.literal('pow2'), z.array(num).readonly(), z.literal(false)]).optional(),
-      lateSendToleranceMs: num,
-      metricsUrl: z.string().optional(),
-      gpuMetricsUrl: z.string().optional(),
-      efficiency: efficiencySchema.shape.inputs.optional(),
-    })
-    .optional(),
-});
-
 // Compile-time: each schema infers exactly the writer's type (identical, optional fields included).
 // A `true` not assignable to `false` below means a type in types.ts changed: change its schema above too.
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const sameTypes: [
   Same<z.infer<typeof RunSummarySchema>, RunSummary>,
-  Same<z.infer<typeof RunMetaSchema>, RunMeta>,
   Same<z.infer<typeof ImportedSummarySchema>, ImportedSummary>,
-  Same<z.infer<typeof RequestRecordSchema>, RequestRecord>,
-  Same<z.infer<typeof ServerSampleSchema>, ServerSample>,
-  Same<z.infer<typeof serverSummary>, ServerSummary>,
   Same<z.infer<typeof latencyStats>, LatencyStats>,
-  Same<z.infer<typeof JsonlHeaderSchema>, JsonlHeader>,
-  Same<z.infer<typeof requestErrorCode>, RequestErrorCode>,
-  Same<z.infer<typeof ServerSelfDescriptionSchema>, ServerSelfDescription>,
-  Same<(typeof SERVER_SERIES)[number], ServerSeriesName>,
   Same<ErrorCount, z.infer<typeof RunSummarySchema>['errors'][number]>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true];
+] = [true, true, true, true];
 void sameTypes;
