@@ -86,9 +86,10 @@ export async function prometheusApi<T>(
   source: Pick<PrometheusSource, 'url' | 'headers'>,
   path: string,
   params: Record<string, string>,
-  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal; maxBytes?: number } = {},
 ): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const maxBytes = opts.maxBytes ?? MAX_PROMETHEUS_BYTES;
   const where = `Prometheus at ${source.url}`;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
@@ -103,9 +104,9 @@ export async function prometheusApi<T>(
       signal,
     });
     status = res.statusCode;
-    const body = await readBounded(res.body, { maxBytes: MAX_PROMETHEUS_BYTES, timeoutMs, signal });
+    const body = await readBounded(res.body, { maxBytes, timeoutMs, signal });
     if (body.stopped === 'limit')
-      throw new Error(`sent more than ${MAX_PROMETHEUS_BYTES / 1024 / 1024} MiB: not read further`);
+      throw new Error(`sent more than ${(maxBytes / 1024 / 1024).toFixed(0)} MiB: not read further`);
     if (body.stopped) throw new Error(`did not finish its answer within ${timeoutMs} ms`);
     text = body.text;
   } catch (e) {
