@@ -117,8 +117,8 @@ describe('the Prometheus API, hostile or wrong', () => {
 
   it('not the Prometheus API (an exporter, a web page), or 401: said so, with the fix', async () => {
     const lb = await loopback((req, res) => {
-      if (req.url?.includes('secret')) return res.writeHead(401).end('no');
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('vllm:num_requests_running 1\n');
+      if (req.url?.includes('secret')) res.writeHead(401).end('no');
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('vllm:num_requests_running 1\n');
     });
     const page = await refusal(prometheusApi(source(lb.url), 'query', {}));
     expect(page.message).toContain('did not answer as Prometheus');
