@@ -237,6 +237,11 @@ describe('current formats of other tools', () => {
     });
     expect(imported.figures.tpot_mean).toBeUndefined();
     expect(imported.context).toContainEqual(['strategy', 'concurrent 8 streams']);
+    // The kept successful requests (the errored one left out): TTFT and E2EL per request.
+    expect(imported.samples?.ttftMs).toEqual([110, 130, 150]);
+    expect(imported.samples?.e2elMs).toEqual([800, 950, 1100]);
+    expect(imported.samples?.itlMs).toEqual([]);
+    expect(imported.samples?.tpotMs).toBeUndefined();
     const v3 = await cli(['import', guidellmV3, '-o', join(work, 'v3')]);
     expect(v3.code).toBe(ExitCode.USAGE);
     expect(v3.stderr).toContain('field metadata.version number 3');

@@ -247,9 +247,15 @@ function importedNotes(run: CompareInput): string[] {
   if (!('imported' in run)) return [];
   const where = run.path ?? run.name;
   const stated = run.imported.samples;
-  // AIPerf's records state TPOT and E2EL per request too; vLLM's and SGLang's details do not.
+  // Which latencies each tool states per request: vLLM and SGLang TTFT and ITL, AIPerf all
+  // four, guidellm TTFT and E2EL.
   const rows = stated
-    ? ['TTFT', 'ITL', ...(stated.tpotMs?.length ? ['TPOT'] : []), ...(stated.e2elMs?.length ? ['E2EL'] : [])]
+    ? [
+        ['TTFT', stated.ttftMs],
+        ['ITL', stated.itlMs],
+        ['TPOT', stated.tpotMs],
+        ['E2EL', stated.e2elMs],
+      ].flatMap(([name, values]) => (values && values.length > 0 ? [name as string] : []))
     : [];
   const samples = stated
     ? `its per-request values (${stated.ttftMs.length} requests) give ${rows.join(', ')} their intervals${rows.length < 4 ? ', the other latency rows have none' : ''}`

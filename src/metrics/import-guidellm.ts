@@ -19,6 +19,7 @@
  * @module
  */
 
+import type { ImportedSamples } from '../types.js';
 import type { LatencyStatKey } from './catalogue.js';
 import { finite, type ImportedFigures, putLatency, record, toMs } from './import-common.js';
 
@@ -77,6 +78,30 @@ function strategyLabel(bench: Record<string, unknown>): string | undefined {
     .join(' ');
 }
 
+/**
+ * The per-request values of a benchmark's successful requests (`requests.successful[]`,
+ * `GenerativeRequestStats`: `time_to_first_token_ms` = first token − request start and
+ * `request_latency` in seconds = end − start, goodput's TTFT and E2EL; `output_tokens`), or
+ * undefined when the file keeps none. Its per-request `inter_token_latency_ms` runs to the last
+ * token and its TPOT figure is not imported, so TPOT gets none.
+ */
+function guidellmSamples(bench: Record<string, unknown>): ImportedSamples | undefined {
+  const list = record(bench.requests)?.successful;
+  if (!Array.isArray(list)) return undefined;
+  const out: ImportedSamples = { ttftMs: [], itlMs: [], outputTokens: [], e2elMs: [] };
+  for (const r of list) {
+    const req = record(r);
+    const ttft = finite(req?.time_to_first_token_ms);
+    if (!req || ttft === undefined) continue;
+    out.ttftMs.push(ttft);
+    const latency = finite(req.request_latency);
+    if (latency !== undefined) out.e2elMs!.push(toMs(latency, 's') as number);
+    const n = finite(req.output_tokens);
+    if (n !== undefined) out.outputTokens.push(n);
+  }
+  return out.ttftMs.length > 0 ? out : undefined;
+}
+
 function readBenchmark(bench: Record<string, unknown>, model: string | undefined): ImportedFigures {
   const metrics = record(bench.metrics) ?? {};
   const figures: Record<string, number> = {};
@@ -110,6 +135,13 @@ function readBenchmark(bench: Record<string, unknown>, model: string | undefined
     if (parts.length > 0) context.push(['requests', parts.join(', ')]);
   }
   const out: ImportedFigures = { figures, notes, context };
+  const samples = guidellmSamples(bench);
+  if (samples) {
+    out.samples = samples;
+    notes.push(
+      `per-request TTFT and request latency of the ${samples.ttftMs.length} successful requests the file keeps (guidellm keeps a uniform sample, or all): TTFT and E2EL get intervals`,
+    );
+  }
   if (label) out.label = label;
   const worker = record(bench.worker);
   const benchModel = typeof worker?.backend_model === 'string' ? worker.backend_model : model;
