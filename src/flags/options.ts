@@ -579,6 +579,24 @@ export const SHARD_OPTIONS: OptionSpec[] = [
   },
 ];
 
+/** OpenTelemetry export of the requests (run, watch); the OTEL_EXPORTER_OTLP_* variables work without them. */
+export const OTLP_OPTIONS: OptionSpec[] = [
+  {
+    name: 'otlp-endpoint',
+    type: 'string',
+    valueName: 'URL',
+    group: 'OpenTelemetry',
+    description:
+      'Export the requests as GenAI semantic-convention metrics over OTLP/HTTP protobuf to this collector base URL (…/v1/metrics appended, e.g. http://127.0.0.1:4318) [default: $OTEL_EXPORTER_OTLP_ENDPOINT]; headers from $OTEL_EXPORTER_OTLP_HEADERS, never printed. A failed or slow collector never fails the run',
+  },
+  {
+    name: 'otlp-spans',
+    type: 'boolean',
+    group: 'OpenTelemetry',
+    description: 'Also one span per request (…/v1/traces), timed by its send and end',
+  },
+];
+
 /** Load worker threads: commands that run one benchmark (not watch, whose rounds are small). */
 export const WORKERS_OPTION: OptionSpec = {
   name: 'workers',

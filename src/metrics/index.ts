@@ -86,6 +86,7 @@ export {
   phaseMetrics,
   type RequestMetrics,
   requestMetrics,
+  tokenCount,
 } from './request-metrics.js';
 export {
   CLIENT_BOUND_LATE_SHARE,

@@ -16,6 +16,7 @@ import { redactCommandLine, redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { efficiencyOf, RunAccumulator } from '../metrics/index.js';
+import { describeOtlpOutcome, OtlpExport } from '../otlp/index.js';
 import { JsonlWriter, RESULT_FILES } from '../results/index.js';
 import {
   chooseMetricsUrl,
@@ -232,6 +233,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   let recorder: ServerMetricsRecorder | undefined;
   let gpuRecorder: GpuMetricsRecorder | undefined;
   let writer: JsonlWriter<RequestRecord> | undefined;
+  let otlp: OtlpExport | undefined;
   try {
     const built = await buildRunWorkload(config, io.signal, note);
     // What the server says of itself, before the clock starts (after the workload: building it
@@ -335,6 +337,15 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
         onWriteError: output.onWriteError(join(dir, RESULT_FILES.gpuMetrics)),
       });
     }
+    // OpenTelemetry: a sink after the measuring ones, exporting in the background, never failing the run.
+    if (run.otlp) otlp = new OtlpExport(run.otlp, meta.tool.version);
+    const t0Epoch = startedAt.getTime();
+    const otlpSink = otlp?.sinkFor({
+      model: meta.model,
+      api: meta.target.api,
+      baseUrl: target.baseUrl,
+      epochMsAtZero: () => t0Epoch,
+    });
     const accumulator = RunAccumulator.fromMeta(meta, {
       lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
       promptBuckets: run.promptBuckets,
@@ -372,6 +383,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       },
       progress && ((record) => progress.add(record)),
       io.onRecord,
+      otlpSink,
       shard &&
         ((record) => {
           if (record.warmup) return;
@@ -407,6 +419,10 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
           sinks: keep ? sinks.map((s) => s && ((r: RequestRecord) => keep(r) && s(r))) : sinks,
         });
     progress?.stop();
+    if (otlp && run.otlp) {
+      const undelivered = describeOtlpOutcome(await otlp.close(), redactUrl(run.otlp.metricsUrl));
+      if (undelivered) note(`warning: ${undelivered}`);
+    }
 
     const samples = recorder?.scraper.samples ?? [];
     const scraped = recorder ? await recorder.finish() : undefined;
@@ -467,6 +483,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     await output.finish(summary);
     return { summary, dir };
   } finally {
+    await otlp?.close();
     await recorder?.finish().catch(() => undefined);
     await gpuRecorder?.finish().catch(() => undefined);
     await writer?.close().catch(() => undefined);

@@ -7,6 +7,7 @@
  */
 
 import type { PromptBucketing } from '../metrics/index.js';
+import type { OtlpConfig } from '../otlp/index.js';
 import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
@@ -115,6 +116,8 @@ export interface BenchmarkConfig {
   gpuMetricsUrl?: string;
   /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per). */
   efficiency?: EfficiencyInputs;
+  /** OpenTelemetry export of the requests (`--otlp-endpoint`, OTEL_EXPORTER_OTLP_*); headers in memory only. */
+  otlp?: OtlpConfig;
   /** Things the user should know about the configuration (printed on stderr; never the key). */
   warnings?: string[];
   /** Prompt-length buckets of the summary (--buckets): 'pow2' (default), edges, or false. */

@@ -10,9 +10,11 @@ import { ExitCode } from '../../errors.js';
 import {
   BENCHMARK_OPTIONS,
   type CommandSpec,
+  OTLP_OPTIONS,
   resolveBenchmarkConfig,
   SHARD_OPTIONS,
 } from '../../flags/index.js';
+import { resolveOtlpConfig } from '../../otlp/index.js';
 import { renderRunTable } from '../../report/index.js';
 import { type ProgressMode, runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
@@ -26,9 +28,17 @@ export const runCommand: CommandSpec = {
     'Writes DIR/summary.json (vLLM-compatible keys) and DIR/requests.jsonl (one record per request, streamed).',
     'Ctrl-C stops the load, writes what was measured and exits 130.',
   ].join('\n'),
-  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS],
+  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS, ...OTLP_OPTIONS],
   async run(ctx) {
     const config = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
+    const otlp = resolveOtlpConfig(
+      {
+        endpoint: ctx.args.options.otlpEndpoint as string | undefined,
+        spans: ctx.args.options.otlpSpans === true,
+      },
+      ctx.env,
+    );
+    if (otlp) config.otlp = otlp;
     const quiet = ctx.args.options.quiet === true;
     const json = ctx.args.options.json === true;
     if (!quiet) for (const w of config.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
