@@ -160,6 +160,41 @@ describe('OTLP export', () => {
     expect(performance.now() - t0).toBeLessThan(15_000);
   });
 
+  it("watch exports every round of every target, cumulative over the watcher's life", async () => {
+    const rx = await startOtlpReceiver('ok');
+    receivers.push(rx);
+    const r = await runCliInProcess(
+      [
+        'watch',
+        '--every',
+        '100ms',
+        '--rounds',
+        '2',
+        '--requests',
+        '3',
+        '--max-tokens',
+        '4',
+        '--store',
+        join(work, 'watch.db'),
+        '--otlp-endpoint',
+        rx.url,
+        '--json',
+      ],
+      { cwd: work },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const rounds = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind?: string; completed?: number })
+      .filter((e) => e.kind === 'goodput.watch-round');
+    expect(rounds).toHaveLength(2);
+    const duration = metricsByName(rx.requests).get(GEN_AI_METRICS.duration)!;
+    const ok = duration.points.filter((p) => p.attributes['error.type'] === undefined);
+    expect(ok.reduce((n, p) => n + p.count, 0)).toBe(rounds.reduce((n, e) => n + (e.completed ?? 0), 0));
+    expect(ok[0]!.attributes['server.address']).toBe('127.0.0.1');
+  });
+
   it('refuses an endpoint that is not OTLP/HTTP, naming the fix', async () => {
     const r = await runCliInProcess(['run', '--time', 'virtual', '--otlp-endpoint', 'grpc://h:4317'], {
       cwd: work,

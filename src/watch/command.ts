@@ -12,11 +12,13 @@ import {
   type CommandSpec,
   LOAD_OPTIONS,
   type OptionSpec,
+  OTLP_OPTIONS,
   resolveBenchmarkConfig,
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
 import { gateSpecThresholds, type Threshold } from '../gate/index.js';
+import { resolveOtlpConfig } from '../otlp/index.js';
 import { summaryMetrics } from '../report/index.js';
 import { runTokenizer, workloadShape } from '../runner/index.js';
 import { DEFAULT_STORE_FILE } from '../store/index.js';
@@ -210,6 +212,7 @@ export const watchCommand: CommandSpec = {
     ),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,
+    ...OTLP_OPTIONS,
   ],
   async run(ctx) {
     const o = ctx.args.options;
@@ -316,6 +319,11 @@ export const watchCommand: CommandSpec = {
       ...(base.efficiency ? { efficiency: base.efficiency } : {}),
       toolVersion: toolVersion(),
     };
+    const otlp = resolveOtlpConfig(
+      { endpoint: o.otlpEndpoint as string | undefined, spans: o.otlpSpans === true },
+      ctx.env,
+    );
+    if (otlp) config.otlp = otlp;
     if (targets.some((t) => t.gpuMetricsUrl !== undefined)) {
       const gpuScrapeIntervalMs = durationMs(o.gpuScrapeInterval, '--gpu-scrape-interval');
       if (!(gpuScrapeIntervalMs >= 100))

@@ -15,6 +15,7 @@ import type { Client } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { metric } from '../metrics/index.js';
+import { describeOtlpOutcome, type OtlpConfig, OtlpExport } from '../otlp/index.js';
 import {
   buildRunMeta,
   createRunClient,
@@ -29,6 +30,7 @@ import type {
   ApiKind,
   EfficiencyInputs,
   LoadSpec,
+  RequestRecord,
   RunSummary,
   Sampling,
   Slo,
@@ -124,6 +126,8 @@ export interface WatchConfig {
   /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per), for every round. */
   efficiency?: EfficiencyInputs;
   toolVersion?: string;
+  /** OpenTelemetry export of every round's requests (`--otlp-endpoint`, OTEL_EXPORTER_OTLP_*), for the watcher's life. */
+  otlp?: OtlpConfig;
   /** Extra request headers (--header), sent to every target with every request and the model list. In memory only. */
   headers?: Record<string, string>;
   /** Header values that are credentials: redacted like the key, kept from the --on-breach command. In memory only. */
@@ -202,6 +206,9 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
   const clients: Client[] = [];
   const outcome: WatchOutcome = { rounds: 0, rollbacks: 0 };
   let gpu: GpuWatch | undefined;
+  // One export for the watcher's life (cumulative histograms), a sink per target.
+  const otlp = config.otlp ? new OtlpExport(config.otlp, config.toolVersion ?? '0.0.0') : undefined;
+  const otlpSinks = new Map<string, (record: RequestRecord) => void>();
   try {
     const pruned = store.prune(Date.now() - config.retainMs);
     if (pruned > 0) log(`store: ${pruned} round(s) older than the retention removed`);
@@ -263,6 +270,11 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       if (round > 0)
         log(`${t.name}: resuming after round ${round} (bad-window streak ${state.rollback.streak.length})`);
       live.push({ probe, round, state, url: target.info.baseUrl });
+      if (otlp)
+        otlpSinks.set(
+          t.name,
+          otlp.sinkFor({ model, api: config.api, baseUrl, epochMsAtZero: () => Date.now() - clock.now() }),
+        );
     }
 
     const gpuUrls = new Map<string, string>();
@@ -359,6 +371,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
             timerDriftMs: driftMs,
             driftToleranceMs,
             onRecord: (record) => {
+              otlpSinks.get(l.probe.name)?.(record);
               if (!feed) return;
               feed.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
             },
@@ -424,6 +437,10 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     }
     return outcome;
   } finally {
+    if (otlp && config.otlp) {
+      const undelivered = describeOtlpOutcome(await otlp.close(), redactUrl(config.otlp.metricsUrl));
+      if (undelivered) log(`warning: ${undelivered}`);
+    }
     await gpu?.close().catch(() => undefined);
     await exporter?.close().catch(() => undefined);
     for (const c of clients) await c.close().catch(() => undefined);
