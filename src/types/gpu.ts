@@ -8,7 +8,7 @@
  */
 
 import type { Ms } from './request.js';
-import type { SeriesStats } from './summary.js';
+import type { SeriesStats } from './server.js';
 
 /** The DCGM fields goodput reads, by its own names (server-metrics/dcgm.ts maps them). */
 export type GpuFieldName = 'utilPct' | 'fbUsedMiB' | 'fbFreeMiB' | 'powerW' | 'grEngineActive' | 'energyMJ';

@@ -1,9 +1,16 @@
-/** What a run concludes: the summary every later command reads. @module */
+/**
+ * What a run concludes: the summary every later command reads. Its load block (what the load
+ * generator did: load.ts) and server block (the inference server's metrics: server.ts) are
+ * in files of their own.
+ *
+ * @module
+ */
 
 import type { EfficiencySummary } from './efficiency.js';
-import type { GpuSummary } from './gpu.js';
+import type { LoadHonesty, ShardOutcome } from './load.js';
 import type { Ms, RequestErrorCode, SCHEMA_VERSION } from './request.js';
 import type { RunMeta, Slo } from './run.js';
+import type { ServerSummary } from './server.js';
 
 /** Distribution of one latency, in milliseconds. */
 export interface LatencyStats {
@@ -163,218 +170,6 @@ export interface ErrorCount {
   /** One message seen for this code (the first). */
   example: string;
   httpStatus?: number;
-}
-
-/** What the connection warm-up did (summary.load.connectionWarmup). */
-export interface ConnectionWarmup {
-  /** Connections asked for. */
-  requested: number;
-  /** Warm-up requests the server answered: connections open and kept for the load. */
-  ok: number;
-  /** How long the warm-up took (ms). */
-  ms: number;
-  /**
-   * Why fewer than `requested` connections were warmed: the server did not answer within the
-   * budget, the run was stopped (Ctrl-C), or the requests failed. Absent when all were.
-   */
-  reason?: 'budget' | 'aborted' | 'errors';
-}
-
-/**
- * How the client used connections and what the server did with them (summary.load.connections).
- * A server with a bounded pool of HTTP threads (llama.cpp, many Python servers and gateways)
- * serves only so many connections at once, each until it closes: requests written to the others
- * wait for a connection, not for the engine.
- */
-export interface ConnectionUse {
-  /** `pooled`: kept alive and reused; `per-request`: a new connection per request, closed after it. */
-  mode: 'pooled' | 'per-request';
-  /** Most connections the client could hold at once; absent: as many as the load needed. */
-  limit?: number;
-  /** Connections asked for before the clock, and why that many (in words). */
-  warmed: number;
-  sizing: string;
-  /** Most connections open at once. */
-  peakOpen: number;
-  /** Most open connections the server had answered on, at once: how many it served together. */
-  peakServed: number;
-  /** Connections whose first request waited more than CONNECTION_WAIT_MS for the server's first byte, or never got one. */
-  waited: number;
-  /** The longest such wait (ms). */
-  longestWaitMs: number;
-  /** The server served fewer connections at once than the load asked for: requests waited for a connection. */
-  serverLimited: boolean;
-}
-
-export interface LoadHonesty {
-  /** sent − scheduled for open-loop requests (ms). */
-  dispatchLag: LatencyStats;
-  /** Open-loop requests sent more than the lag tolerance after their scheduled time. */
-  lateSends: number;
-  /** Requests the runner could not send at all (stop rule hit, cap reached). */
-  dropped: number;
-  /** True when the load generator itself was the bottleneck (lag, CPU): numbers may understate the server. */
-  clientBound: boolean;
-  /** Why the client counts as the bottleneck (event-loop delay, send lag, client queue wait), when it does. */
-  clientBoundReason?: string;
-  /** Highest number of requests in flight at once. */
-  peakInFlight: number;
-  /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
-  dispatchLagHistogram?: string;
-  /** Live runs: the bounded connection warm-up before the clock started. */
-  connectionWarmup?: ConnectionWarmup;
-  /** Live runs on one load thread: how connections were used and whether the server limited them. */
-  connections?: ConnectionUse;
-  /** `--start-at`: the measured load's actual start − the instant asked (ms; late is positive). */
-  startSkewMs?: number;
-  /**
-   * `--shard`: the first measured send and the last measured end, ms after the measured start
-   * (the shared instant), so that a merge of the shards spans the whole run as one run would.
-   */
-  shardWindow?: { firstSendMs: number; lastEndMs: number };
-  /** Runs with `--stages`: the load each stage asked for and the load it achieved. */
-  stages?: StageLoad[];
-}
-
-/** One shard of a merged sharded run: what it achieved and how far from the shared instant it started. */
-export interface ShardOutcome {
-  index: number;
-  runId: string;
-  /** Measured requests it sent, and their rate over its own duration. */
-  attempted: number;
-  requestsPerS: number;
-  outputTokensPerS: number;
-  startSkewMs?: number;
-}
-
-/** One stage of a shaped load, as asked and as achieved. */
-export interface StageLoad {
-  /** Start of the stage in ms after the start of the measured phase. */
-  startMs: number;
-  durationMs: number;
-  of: 'rate' | 'concurrency';
-  /** The target at the stage's start and end (linear in between). */
-  from: number;
-  to: number;
-  /** The target's mean over the stage: (from + to) / 2. */
-  targetMean: number;
-  /** Measured requests sent during the stage. */
-  sent: number;
-  /** sent / stage duration, per second. */
-  achievedRate: number;
-  /** Time-weighted mean of the requests in flight during the stage (the part of it that ran). */
-  meanInFlight: number;
-  /** Part of the stage the run covered, ms (less than durationMs when the run was stopped). */
-  coveredMs: number;
-}
-
-/** Normalised server-side series (one vocabulary for every engine's dialect and the simulator). */
-export type ServerSeriesName =
-  | 'running'
-  | 'waiting'
-  | 'kvUsage'
-  | 'preemptionsTotal'
-  | 'promptTokensTotal'
-  | 'generationTokensTotal'
-  | 'prefixCacheQueriesTotal'
-  | 'prefixCacheHitsTotal'
-  | 'kvFragmentation'
-  | 'wastedTokensTotal'
-  | 'blockSize'
-  | 'numBlocks'
-  /** Server-side latency histograms, when exported: cumulative sum (seconds) and count. */
-  | 'serverTtftSecondsSum'
-  | 'serverTtftCount'
-  | 'serverItlSecondsSum'
-  | 'serverItlCount'
-  /** vLLM speculative decoding counters: drafts, draft tokens proposed, draft tokens accepted. */
-  | 'specDraftsTotal'
-  | 'specDraftTokensTotal'
-  | 'specAcceptedTokensTotal';
-
-/** The engines whose metrics goodput reads (server-metrics/dialects.ts), and the simulator. */
-export const SERVER_ENGINES = [
-  'vllm',
-  'sglang',
-  'llamacpp',
-  'tgi',
-  'trtllm',
-  'triton',
-  'dynamo',
-  'goodput-sim',
-  'unknown',
-] as const;
-
-/** One scrape of the server's metrics, normalised. */
-export interface ServerSample {
-  tMs: Ms;
-  engine: (typeof SERVER_ENGINES)[number];
-  values: Partial<Record<ServerSeriesName, number>>;
-  /**
-   * vLLM's `spec_decode_num_accepted_tokens_per_pos` counter by its `position` label (index 0 =
-   * position "0"), summed across label sets (engines); absent without speculative decoding.
-   */
-  specAcceptedByPosition?: number[];
-  /**
-   * Which replica this scrape is of, when the run scraped several (`--metrics-url` given more
-   * than once, or a Prometheus server's series by instance); absent with one endpoint.
-   */
-  replica?: string;
-}
-
-export interface SeriesStats {
-  min: number;
-  mean: number;
-  max: number;
-  last: number;
-}
-
-export interface ServerSummary {
-  engine: ServerSample['engine'];
-  metricsUrl: string;
-  samples: number;
-  series: Partial<Record<ServerSeriesName, SeriesStats>>;
-  preemptions?: number;
-  prefixCacheHitRate?: number;
-  kvFragmentation?: number;
-  generatedTokens?: number;
-  wastedTokens?: number;
-  /** Preemptions per second over the scrape window (first to last sample). */
-  preemptionsPerS?: number;
-  /** Where kvFragmentation came from: the server's own gauge, or derived (see server-metrics/fragmentation.ts). */
-  fragmentationSource?: 'server' | 'derived';
-  /** Mean TTFT and ITL from the server's own histograms (deltas over the run), when exported. */
-  serverTtftMeanMs?: number;
-  serverItlMeanMs?: number;
-  /** Speculative decoding over the run (counter deltas): accepted ÷ draft tokens. */
-  specAcceptanceRate?: number;
-  /** Tokens per verification step, vLLM's definition: 1 + accepted tokens ÷ drafts. */
-  specMeanAcceptedLength?: number;
-  /**
-   * Per draft position k (vLLM's `position` label, from 0): Δaccepted at k ÷ Δdrafts, the share
-   * of drafts whose first k+1 tokens were accepted. Sums to specMeanAcceptedLength − 1.
-   */
-  specAcceptanceRateByPosition?: number[];
-  /** Scrapes that failed (timeout, refused, not Prometheus text): counted, never fatal. */
-  scrapeFailures?: number;
-  /** GPU telemetry from a DCGM exporter (`--gpu-metrics-url`), when it was scraped. */
-  gpu?: GpuSummary;
-  /**
-   * Several replicas (server-metrics/replicas.ts): each one's own figures, in the order given.
-   * The block's own figures are then their totals: counters summed, queue depths summed per
-   * scrape round, ratios (KV usage, fragmentation) the mean across replicas per round.
-   */
-  replicas?: ReplicaServerSummary[];
-  /** Several replicas: for the ratios averaged across them, the highest any one replica reached, and which. */
-  replicaMax?: Partial<Record<ServerSeriesName, { value: number; replica: string }>>;
-}
-
-/** One replica's figures in a server block of several (`ServerSummary.replicas`). */
-export interface ReplicaServerSummary extends Omit<ServerSummary, 'replicas' | 'replicaMax' | 'gpu'> {
-  /** Its name: given as NAME=URL, else the endpoint's host:port (or a Prometheus instance label). */
-  replica: string;
-  /** Requests it served during the run: the increase of its TTFT histogram's count (one per request), when exported. */
-  requests?: number;
 }
 
 export interface PromptBucket {
