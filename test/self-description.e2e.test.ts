@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compareRuns } from '../src/compare/index.js';
+import { compareGroups, compareRuns } from '../src/compare/index.js';
 import { renderRunMarkdown, renderRunTable } from '../src/report/index.js';
 import { readSummary } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
@@ -122,5 +122,19 @@ describe('self-description in the summary', () => {
       { name: 'C', summary: structuredClone(virtual) },
     ]);
     expect(same.comparisons[0]!.notes ?? []).toEqual([]);
+    // replicates: a side is one configuration, its first run speaks for its servers
+    const groups = compareGroups([
+      [
+        { name: 'A1', summary: virtual },
+        { name: 'A2', summary: structuredClone(virtual) },
+      ],
+      [
+        { name: 'B1', summary: other },
+        { name: 'B2', summary: structuredClone(other) },
+      ],
+    ]);
+    expect(groups.comparisons[0]!.notes?.[0]).toMatch(
+      /^the servers describe themselves differently \(A1 → B1\): .*server\.version/,
+    );
   });
 });

@@ -82,7 +82,7 @@ export function describeDiff(d: FieldDiff): string {
  * GPUs), as `server.*` paths; which endpoints answered is left out. Empty when either run has
  * no description (older summaries, another tool's result): nothing to say, not a difference.
  */
-export function serverDescriptionDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] {
+function serverDescriptionDiffs(baseline: RunMeta, candidate: RunMeta): FieldDiff[] {
   const a = baseline.target.selfDescription;
   const b = candidate.target.selfDescription;
   if (!a || !b) return [];
@@ -91,4 +91,22 @@ export function serverDescriptionDiffs(baseline: RunMeta, candidate: RunMeta): F
   const { sources: _b, ...restB } = b;
   diffValues('server', restA, restB, out);
   return out;
+}
+
+/** How many differing settings a note lists before it says "and N more". */
+const MAX_SERVER_DIFFS = 8;
+
+/**
+ * The note compare adds when two runs' servers describe themselves differently (the figures may
+ * be two servers', not one configuration's); undefined when they agree or either is silent.
+ */
+export function serverDescriptionNote(
+  baseline: { name: string; summary: { meta: RunMeta } },
+  candidate: { name: string; summary: { meta: RunMeta } },
+): string | undefined {
+  const diffs = serverDescriptionDiffs(baseline.summary.meta, candidate.summary.meta);
+  if (diffs.length === 0) return undefined;
+  const shown = diffs.slice(0, MAX_SERVER_DIFFS).map(describeDiff);
+  const more = diffs.length > shown.length ? `; and ${diffs.length - shown.length} more` : '';
+  return `the servers describe themselves differently (${baseline.name} → ${candidate.name}): ${shown.join('; ')}${more}`;
 }

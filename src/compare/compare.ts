@@ -17,7 +17,7 @@ import {
 } from '../types.js';
 import { type RunSpread, runsToResolve } from './across-runs.js';
 import { bootstrapQuantileChange } from './bootstrap.js';
-import { comparabilityDiffs, describeDiff, type FieldDiff, serverDescriptionDiffs } from './comparable.js';
+import { comparabilityDiffs, describeDiff, type FieldDiff, serverDescriptionNote } from './comparable.js';
 import { hintsFor } from './hints.js';
 import {
   COMPARE_METRICS,
@@ -266,19 +266,11 @@ function importedNotes(run: CompareInput): string[] {
   ];
 }
 
-/** How many differing settings a note lists before it says "and N more". */
-const MAX_SERVER_DIFFS = 8;
-
 /** What the two servers said of themselves that differs: the figures may be two servers', not one configuration's. */
 function serverNotes(base: CompareInput, cand: CompareInput): string[] {
   if ('imported' in base || 'imported' in cand) return [];
-  const diffs = serverDescriptionDiffs(base.summary.meta, cand.summary.meta);
-  if (diffs.length === 0) return [];
-  const shown = diffs.slice(0, MAX_SERVER_DIFFS).map(describeDiff);
-  const more = diffs.length > shown.length ? `; and ${diffs.length - shown.length} more` : '';
-  return [
-    `the servers describe themselves differently (${base.name} → ${cand.name}): ${shown.join('; ')}${more}`,
-  ];
+  const note = serverDescriptionNote(base, cand);
+  return note ? [note] : [];
 }
 
 /** Why a row has no verdict: the run that lacks the figure, or what the test needs and lacks. */

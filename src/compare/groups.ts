@@ -8,6 +8,7 @@
 
 import { GoodputError } from '../errors.js';
 import { SCHEMA_VERSION } from '../types.js';
+import { serverDescriptionNote } from './comparable.js';
 import {
   type CompareInput,
   type CompareOptions,
@@ -71,12 +72,15 @@ export function compareGroups(groups: CompareInput[][], options: CompareOptions 
   const comparisons = candidates.map((group) => {
     const runs = goodputRuns(group);
     const cmp = compareReplicates(baseRuns, runs, { allowDifferent: options.allowDifferent === true });
+    // the first run of each side stands for its servers (a side is one configuration)
+    const note = baseRuns[0] && runs[0] ? serverDescriptionNote(baseRuns[0], runs[0]) : undefined;
     return {
       candidate: groupRef(runs),
       differences: cmp.differences.map(({ run: _run, ...d }) => d),
       deltas: cmp.deltas,
       hints: cmp.hints,
       replicates: cmp.n,
+      ...(note ? { notes: [note] } : {}),
     };
   });
   return {

@@ -22,7 +22,6 @@ export {
   comparabilityDiffs,
   describeDiff,
   type FieldDiff,
-  serverDescriptionDiffs,
   targetDiffs,
 } from './comparable.js';
 export {
