@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groupOptions, renderOptionsMarkdown } from '../dist/cli/help.js';
-import { BENCHMARK_OPTIONS } from '../dist/flags/index.js';
+import { BENCHMARK_OPTIONS, optionList } from '../dist/flags/index.js';
 
 const readmePath = join(dirname(fileURLToPath(import.meta.url)), '..', 'README.md');
 const readme = readFileSync(readmePath, 'utf8');
@@ -20,7 +20,7 @@ if (from < 0 || to < from) {
   console.error(`README.md has no ${start} … ${end} section`);
   process.exit(1);
 }
-const tables = groupOptions(BENCHMARK_OPTIONS)
+const tables = groupOptions(optionList(BENCHMARK_OPTIONS))
   .map(([group, opts]) => `#### ${group}\n\n${renderOptionsMarkdown(opts)}`)
   .join('\n');
 writeFileSync(readmePath, `${readme.slice(0, from + start.length)}\n\n${tables}\n${readme.slice(to)}`);

@@ -8,7 +8,8 @@
 import { basename, join, relative, resolve } from 'node:path';
 import { compareRuns, loadRun } from '../compare/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
-import type { CommandContext, CommandSpec } from '../flags/index.js';
+import type { CommandContext } from '../flags/index.js';
+import { defineCommand } from '../flags/index.js';
 import { writeOutputFile } from '../results/index.js';
 import { buildAdr } from './build.js';
 import { evaluateChange, gitChanges, readProjectConfig } from './check.js';
@@ -21,24 +22,22 @@ import { parseRuleText } from './rules.js';
 import { ADR_STATUSES, type AdrStatus, formatRule } from './schema.js';
 
 const JSON_OPTION = {
-  name: 'json',
   type: 'boolean',
   group: 'Output',
   description: 'Print the result as one JSON document on stdout (schemaVersion 1)',
 } as const;
 
-function writeJson(ctx: CommandContext, kind: string, body: Record<string, unknown>): void {
+function writeJson(ctx: Pick<CommandContext, 'stdout'>, kind: string, body: Record<string, unknown>): void {
   ctx.stdout.write(`${JSON.stringify({ schemaVersion: 1, kind, ...body }, null, 2)}\n`);
 }
 
 const DIR_OPTION = {
-  name: 'dir',
   type: 'string',
   valueName: 'DIR',
   description: `ADR directory [default: adrDir of goodput.config.json, else ${DEFAULT_ADR_DIR}]`,
 } as const;
 
-async function adrDir(ctx: CommandContext): Promise<string> {
+async function adrDir(ctx: CommandContext<{ dir?: string }>): Promise<string> {
   const given = ctx.args.options.dir;
   if (typeof given === 'string') return resolve(ctx.cwd, given);
   const config = await readProjectConfig(ctx.cwd);
@@ -65,108 +64,93 @@ function parseDate(text: string | undefined): Date {
   return new Date(`${text}T00:00:00Z`);
 }
 
-const newCommand: CommandSpec = {
+const newCommand = defineCommand({
   name: 'new',
   summary: 'Write a new ADR from a baseline and candidate runs (docs/adr/ADR-YYYYMMDD-NNN-slug.md)',
-  options: [
-    {
-      name: 'title',
+  options: {
+    title: {
       type: 'string',
       valueName: 'TEXT',
       description: 'What was decided, in a few words (required)',
     },
-    {
-      name: 'baseline',
+    baseline: {
       type: 'string',
       valueName: 'RUN',
       description: 'Result directory of the baseline (required)',
     },
-    {
-      name: 'experiment',
+    experiment: {
       type: 'string',
       valueName: 'DIR',
       description:
         'Write the ADR of an experiment folder (goodput experiment): every configuration in the matrix, the winner, rules from its flags, the gate from its interval across runs (headroom 0.1)',
     },
-    {
-      name: 'candidate',
+    candidate: {
       type: 'list',
       valueName: 'RUN',
       description: 'Result directory of an experiment (repeatable)',
     },
-    DIR_OPTION,
-    {
-      name: 'status',
+    dir: DIR_OPTION,
+    status: {
       type: 'string',
       choices: ADR_STATUSES,
       default: 'proposed',
       description: 'Status of the new ADR',
     },
-    {
-      name: 'rule',
+    rule: {
       type: 'list',
       valueName: 'RULE',
       description:
         "Serving parameter that must hold (repeatable): enable-chunked-prefill, max-num-batched-tokens=2048, '!enforce-eager'. Rules are also derived from the runs' serving.args labels",
     },
-    {
-      name: 'choose',
+    choose: {
       type: 'integer',
       valueName: 'N',
       description: 'Chosen experiment, 1-based [default: the best by verdicts]',
     },
-    {
-      name: 'headroom',
+    headroom: {
       type: 'number',
       default: 0.2,
       description: 'Gate headroom over the chosen run: p99 limits × (1+h)',
     },
-    {
-      name: 'rollback-metric',
+    rollbackMetric: {
       type: 'string',
       default: 'ttft_p99_ms',
       description: 'Metric of the rollback rule',
     },
-    {
-      name: 'rollback-above',
+    rollbackAbove: {
       type: 'number',
       description: 'Rollback threshold [default: 1.5 × the TTFT p99 gate]',
     },
-    {
-      name: 'rollback-for',
+    rollbackFor: {
       type: 'string',
       default: '5m',
       description: 'How long the metric must stay above it',
     },
-    {
-      name: 'context',
+    context: {
       type: 'string',
       valueName: 'TEXT',
       description: 'The symptom in words, for the Context section',
     },
-    {
-      name: 'date',
+    date: {
       type: 'string',
       valueName: 'YYYY-MM-DD',
       description: 'Date of the record [default: today, UTC]',
     },
-    {
-      name: 'allow-different',
+    allowDifferent: {
       type: 'boolean',
       description: 'Accept runs whose sampling, workload or load differ',
     },
-    {
-      name: 'resamples',
+    resamples: {
       type: 'integer',
       default: 2000,
       description: 'Bootstrap resamples for the verdicts',
     },
-    {
+    json: {
       ...JSON_OPTION,
       description:
         'Print {schemaVersion: 1, kind: "goodput.adr-new", path, id, frontMatter} instead of the path',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     if (typeof o.experiment === 'string')
@@ -237,15 +221,15 @@ const newCommand: CommandSpec = {
     else ctx.stdout.write(`${path}\n`);
     return ExitCode.OK;
   },
-};
+});
 
-const lintCommand: CommandSpec = {
+const lintCommand = defineCommand({
   name: 'lint',
   summary: 'Check that every ADR parses and that accepted ADRs carry an executable rule or threshold',
   positionals: [
     { name: 'FILE', description: 'ADR files [default: every ADR in the directory]', variadic: true },
   ],
-  options: [DIR_OPTION, JSON_OPTION],
+  options: { dir: DIR_OPTION, json: JSON_OPTION },
   async run(ctx) {
     const json = ctx.args.options.json === true;
     let paths = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
@@ -283,27 +267,25 @@ const lintCommand: CommandSpec = {
     ctx.stderr.write(`adr lint: ${failed} of ${results.length} ADR(s) failed\n`);
     return ExitCode.ADR_VIOLATION;
   },
-};
+});
 
-const checkCommand: CommandSpec = {
+const checkCommand = defineCommand({
   name: 'check',
   summary: 'Fail when the change since a git ref touches serving-parameter files and adds no ADR',
-  options: [
-    {
-      name: 'base',
+  options: {
+    base: {
       type: 'string',
       valueName: 'REF',
       description: 'Git ref to compare with, e.g. origin/main (required)',
     },
-    {
-      name: 'globs',
+    globs: {
       type: 'list',
       valueName: 'GLOB',
       description: 'Serving-parameter files (repeatable) [default: servingParams of goodput.config.json]',
     },
-    DIR_OPTION,
-    JSON_OPTION,
-  ],
+    dir: DIR_OPTION,
+    json: JSON_OPTION,
+  },
   async run(ctx) {
     const base = requireString(ctx, 'base', 'base', 'goodput adr check --base origin/main');
     const { root, changes } = await gitChanges(ctx.cwd, base);
@@ -349,28 +331,26 @@ const checkCommand: CommandSpec = {
     );
     return ExitCode.ADR_VIOLATION;
   },
-};
+});
 
-const enforceCommand: CommandSpec = {
+const enforceCommand = defineCommand({
   name: 'enforce',
   summary: 'Check a serving configuration against the rules of the latest accepted ADR (or --adr)',
-  options: [
-    {
-      name: 'config',
+  options: {
+    config: {
       type: 'string',
       valueName: 'FILE',
       description:
         'Serving configuration: a command-line file, a Kubernetes manifest or compose file (YAML/JSON) (required)',
     },
-    {
-      name: 'adr',
+    adr: {
       type: 'string',
       valueName: 'FILE',
       description: 'ADR whose rules apply [default: the latest accepted one]',
     },
-    DIR_OPTION,
-    JSON_OPTION,
-  ],
+    dir: DIR_OPTION,
+    json: JSON_OPTION,
+  },
   async run(ctx) {
     const configPath = resolve(
       ctx.cwd,
@@ -394,9 +374,9 @@ const enforceCommand: CommandSpec = {
     } else for (const line of result.lines) ctx.stdout.write(`${line}\n`);
     return result.violations.length === 0 ? ExitCode.OK : ExitCode.ADR_VIOLATION;
   },
-};
+});
 
-export const adrCommand: CommandSpec = {
+export const adrCommand = defineCommand({
   name: 'adr',
   summary: 'Architecture Decision Records with executable rules: new, lint, check, enforce',
   description: [
@@ -406,7 +386,7 @@ export const adrCommand: CommandSpec = {
     'enforce: a serving configuration obeys the rules of the latest accepted ADR.',
     'Exit codes: 0 ok, 5 ADR violation, 2 invalid usage.',
   ].join('\n'),
-  options: [],
+  options: {},
   subcommands: [newCommand, lintCommand, checkCommand, enforceCommand],
   async run() {
     throw new GoodputError(
@@ -415,4 +395,4 @@ export const adrCommand: CommandSpec = {
       'run goodput adr --help',
     );
   },
-};
+});

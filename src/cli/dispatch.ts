@@ -6,7 +6,7 @@
  */
 
 import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
-import type { CommandContext, CommandEntry, CommandSpec } from '../flags/spec.js';
+import type { AnyCommandSpec as AnySpec, CommandContext, CommandEntry } from '../flags/spec.js';
 import { closestName, terminalSafeStream } from '../util/index.js';
 import { toolVersion } from '../util/version.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
@@ -20,7 +20,7 @@ export function formatError(e: GoodputError): string {
 }
 
 /** The spec of a listed command, loading it when the entry is lazy. */
-async function findCommand(commands: readonly CommandEntry[], name: string): Promise<CommandSpec> {
+async function findCommand(commands: readonly CommandEntry[], name: string): Promise<AnySpec> {
   const entry = commands.find((c) => c.name === name);
   if (entry) return 'load' in entry ? entry.load() : entry;
   const guess = closestName(
@@ -34,13 +34,29 @@ async function findCommand(commands: readonly CommandEntry[], name: string): Pro
   );
 }
 
+/**
+ * The spec with the subcommand that argv picks loaded (at any depth), when its entry is lazy:
+ * a command loads the modules of the subcommand that runs, not those of its siblings.
+ */
+async function withPickedSubcommand(spec: AnySpec, argv: readonly string[]): Promise<AnySpec> {
+  const first = argv[0];
+  const index = spec.subcommands?.findIndex((s) => s.name === first) ?? -1;
+  if (index < 0) return spec;
+  const entry = spec.subcommands![index]!;
+  const loaded = await withPickedSubcommand('load' in entry ? await entry.load() : entry, argv.slice(1));
+  if (loaded === entry) return spec;
+  const subcommands = [...spec.subcommands!];
+  subcommands[index] = loaded;
+  return { ...spec, subcommands };
+}
+
 /** The leaf spec a (possibly nested) subcommand path names. */
-function leafSpec(spec: CommandSpec, subcommand: string | undefined): { spec: CommandSpec; path: string } {
+function leafSpec(spec: AnySpec, subcommand: string | undefined): { spec: AnySpec; path: string } {
   let current = spec;
   let path = spec.name;
   for (const part of subcommand ? subcommand.split(' ') : []) {
     const next = current.subcommands?.find((s) => s.name === part);
-    if (!next) break;
+    if (!next || 'load' in next) break;
     current = next;
     path = `${path} ${part}`;
   }
@@ -88,7 +104,7 @@ export async function runCli(
         'write goodput <command> [options], e.g. goodput run --concurrency 8',
       );
     }
-    const spec = await findCommand(commands, name);
+    const spec = await withPickedSubcommand(await findCommand(commands, name), rest);
     // The parser (and the config module it checks values with) loads only when a command runs.
     const { parseArgv } = await import('../flags/parse.js');
     const args = parseArgv(spec, rest);

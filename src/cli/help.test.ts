@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capture } from '../../test/helpers/cli.js';
 import { ExitCode } from '../errors.js';
-import { BENCHMARK_OPTIONS, type CommandSpec, parseArgv } from '../flags/index.js';
+import {
+  BENCHMARK_OPTIONS,
+  type AnyCommandSpec as CommandSpec,
+  optionList,
+  parseArgv,
+} from '../flags/index.js';
 import { COMMANDS } from './commands/index.js';
 import { runCommand } from './commands/run.js';
 import { runCli } from './dispatch.js';
@@ -30,14 +35,14 @@ function io() {
 describe('help', () => {
   it('lists every option of run under its group, groups in table order', () => {
     const text = renderCommandHelp(runCommand);
-    for (const opt of BENCHMARK_OPTIONS) expect(text).toContain(optionSignature(opt));
-    const headings = groupOptions(BENCHMARK_OPTIONS).map(([g]) => `\n${g}:\n`);
+    for (const opt of optionList(BENCHMARK_OPTIONS)) expect(text).toContain(optionSignature(opt));
+    const headings = groupOptions(optionList(BENCHMARK_OPTIONS)).map(([g]) => `\n${g}:\n`);
     expect(headings).toEqual(['\nTarget:\n', '\nWorkload:\n', '\nTrace:\n', '\nLoad:\n', '\nOutput:\n']);
     const positions = headings.map((h) => text.indexOf(h));
     expect(positions.every((p) => p > 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     // Each option sits under its own group's heading.
-    for (const opt of BENCHMARK_OPTIONS) {
+    for (const opt of optionList(BENCHMARK_OPTIONS)) {
       const at = text.indexOf(optionSignature(opt));
       const group = headings.findLastIndex((h) => text.indexOf(h) < at);
       expect(headings[group]).toBe(`\n${opt.group}:\n`);
@@ -45,13 +50,25 @@ describe('help', () => {
   });
 
   it('shows boolean defaults of true as --[no-]flag', () => {
-    expect(optionSignature({ name: 'server-metrics', type: 'boolean', default: true, description: '' })).toBe(
-      '--[no-]server-metrics',
-    );
-    expect(optionSignature({ name: 'json', type: 'boolean', description: '' })).toBe('--json');
-    expect(optionSignature({ name: 'concurrency', short: 'c', type: 'integer', description: '' })).toBe(
-      '-c, --concurrency N',
-    );
+    expect(
+      optionSignature({
+        name: 'server-metrics',
+        key: 'serverMetrics',
+        type: 'boolean',
+        default: true,
+        description: '',
+      }),
+    ).toBe('--[no-]server-metrics');
+    expect(optionSignature({ name: 'json', key: 'json', type: 'boolean', description: '' })).toBe('--json');
+    expect(
+      optionSignature({
+        name: 'concurrency',
+        key: 'concurrency',
+        short: 'c',
+        type: 'integer',
+        description: '',
+      }),
+    ).toBe('-c, --concurrency N');
   });
 
   it('goodput run --help prints to stdout and exits 0; no command prints help to stderr and exits 2', async () => {
@@ -73,7 +90,7 @@ describe('help', () => {
     const boom: CommandSpec = {
       name: 'boom',
       summary: '',
-      options: [],
+      options: {},
       run: async () => {
         throw new Error('kaput');
       },
@@ -135,7 +152,7 @@ describe('help', () => {
             .join('|'),
         );
     const readme = rows(readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')).join('\n');
-    for (const [group, opts] of groupOptions(BENCHMARK_OPTIONS)) {
+    for (const [group, opts] of groupOptions(optionList(BENCHMARK_OPTIONS))) {
       expect(readme, `README flags table for ${group} is stale: run npm run docs:flags`).toContain(
         rows(renderOptionsMarkdown(opts)).join('\n'),
       );
@@ -150,8 +167,10 @@ describe('examples in every help', () => {
     for (const entry of COMMANDS) {
       const spec = await entry.load();
       out.push({ path: spec.name, spec, prefix: 'goodput' });
-      for (const sub of spec.subcommands ?? [])
+      for (const entry of spec.subcommands ?? []) {
+        const sub = 'load' in entry ? await entry.load() : entry;
         out.push({ path: `${spec.name} ${sub.name}`, spec: sub, prefix: `goodput ${spec.name}` });
+      }
     }
     return out;
   }

@@ -5,8 +5,9 @@
  * @module
  */
 
-// The spec file alone (types and the built-in flags): root help and --version load no parser.
-import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec } from '../flags/spec.js';
+// The spec file and the option table (types, built-in flags, the groups' data): root help and --version load no parser.
+import { type OptionSpec, optionList } from '../flags/options/index.js';
+import { BUILTIN_OPTIONS, type CommandSpec } from '../flags/spec.js';
 import { type CommandExample, examplesOf } from './examples.js';
 
 const INDENT = '  ';
@@ -124,10 +125,8 @@ export function renderCommandHelp(spec: CommandSpec, prefix = 'goodput'): string
     out.push('', 'Arguments:');
     out.push(...columns(spec.positionals.map((p) => [p.name.toUpperCase(), p.description])));
   }
-  const table = [
-    ...spec.options,
-    ...BUILTIN_OPTIONS.filter((b) => !spec.options.some((o) => o.name === b.name)),
-  ];
+  const own = optionList(spec.options);
+  const table = [...own, ...BUILTIN_OPTIONS.filter((b) => !own.some((o) => o.name === b.name))];
   // One left column for every group, so that descriptions line up across sections.
   const leftWidth = Math.min(34, Math.max(...table.map((o) => optionSignature(o).length)) + 2);
   for (const [group, opts] of groupOptions(table)) {

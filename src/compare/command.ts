@@ -9,14 +9,14 @@
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
-import { type CommandSpec, chosenFormat } from '../flags/index.js';
+import { chosenFormat, defineCommand } from '../flags/index.js';
 import type { CompareInput } from './compare.js';
 import { compareGroups } from './groups.js';
 import { loadCompareInputs } from './load.js';
 import { COMPARE_METRIC_KEYS } from './metrics.js';
 import { renderCompareCsv, renderCompareMarkdown, renderCompareTable } from './render.js';
 
-export const compareCommand: CommandSpec = {
+export const compareCommand = defineCommand({
   name: 'compare',
   summary:
     'Compare runs against a baseline: deltas with 95% confidence intervals, verdicts, bottleneck hints',
@@ -39,9 +39,8 @@ export const compareCommand: CommandSpec = {
       variadic: true,
     },
   ],
-  options: [
-    {
-      name: 'format',
+  options: {
+    format: {
       type: 'string',
       choices: ['table', 'markdown', 'json', 'csv'],
       default: 'table',
@@ -49,34 +48,30 @@ export const compareCommand: CommandSpec = {
       description:
         'table: the terminal table; markdown: for PR comments; json: the comparison (schemaVersion 1); csv: one row per candidate and metric (values, change, interval, verdict)',
     },
-    { name: 'markdown', type: 'boolean', group: 'Output', description: 'Same as --format markdown' },
-    { name: 'json', type: 'boolean', group: 'Output', description: 'Same as --format json' },
-    {
-      name: 'allow-different',
+    markdown: { type: 'boolean', group: 'Output', description: 'Same as --format markdown' },
+    json: { type: 'boolean', group: 'Output', description: 'Same as --format json' },
+    allowDifferent: {
       type: 'boolean',
       description: 'Compare even when sampling, workload or load differ (the differences are listed)',
     },
-    {
-      name: 'fail-on-worse',
+    failOnWorse: {
       type: 'list',
       valueName: 'METRIC',
       choices: ['any', ...COMPARE_METRIC_KEYS],
       description: 'Exit 6 when a candidate is significantly worse on one of these metrics (or any)',
     },
-    {
-      name: 'min-effect',
+    minEffect: {
       type: 'number',
       description:
         "One noise floor for every row (0.05 = 5%, or 5 pp for proportions) instead of each row's calibrated one [default: the table in the README's compare section]",
     },
-    { name: 'resamples', type: 'integer', default: 2000, description: 'Bootstrap resamples' },
-    {
-      name: 'seed',
+    resamples: { type: 'integer', default: 2000, description: 'Bootstrap resamples' },
+    seed: {
       type: 'integer',
       default: 1,
       description: 'Seed of the bootstrap (results repeat exactly)',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const paths = ctx.args.positionals;
@@ -129,7 +124,7 @@ export const compareCommand: CommandSpec = {
     ctx.stderr.write(`regression: significantly worse on ${worse.join(', ')}\n`);
     return ExitCode.REGRESSION;
   },
-};
+});
 
 /** A positional's run folders: "A1,A2,A3" → three; a path that exists as written (commas and all) is one. */
 export function runGroup(arg: string, cwd: string): string[] {

@@ -12,6 +12,7 @@
 
 import { z } from 'zod';
 import { GoodputError } from '../errors.js';
+import { type Bounds, describeBounds, TARGET_OPTIONS } from '../flags/options/index.js';
 import type { Slo } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { describeIssues } from './issues.js';
@@ -37,14 +38,26 @@ export const SettingsFileSchema = z.strictObject({
   slo: settingsSlo.optional(),
 });
 
+/**
+ * A whole number within the bounds of the flag the field stands for (the option table's
+ * entry: `timeoutMs` is --timeout, `maxRetries` --max-retries), refused in the same words.
+ */
+function boundedInt(bounds: Bounds, ms: boolean) {
+  const message = `must be ${describeBounds(bounds, ms)}`;
+  let schema = z.number().int();
+  if (bounds.min !== undefined) schema = schema.min(bounds.min, { message });
+  if (bounds.max !== undefined) schema = schema.max(bounds.max, { message });
+  return schema.optional();
+}
+
 /** The gateway shape. */
 export const GatewayFileSchema = z.strictObject({
   provider: z.literal('openai-compatible').optional(),
   baseUrl: httpUrl,
   apiKey: z.string().optional(),
   model: z.string().min(1).optional(),
-  timeoutMs: z.number().int().positive().optional(),
-  maxRetries: z.number().int().min(0).max(100).optional(),
+  timeoutMs: boundedInt(TARGET_OPTIONS.timeout, true),
+  maxRetries: boundedInt({ min: 0, ...TARGET_OPTIONS.maxRetries }, false),
 });
 
 export type ConfigFileShape = 'settings' | 'gateway';

@@ -15,14 +15,6 @@ export {
   SettingsFileSchema,
 } from './file.js';
 export { describeIssues, formatPath, jsonType, suggest } from './issues.js';
-export {
-  describeLimit,
-  FLAG_LIMITS,
-  type FlagLimit,
-  flagLimitProblem,
-  MAX_FLAG_CONCURRENCY,
-  MAX_FLAG_TOKENS,
-} from './limits.js';
 export { formatSlo, parseDuration, parseSlo, unitGuess } from './parse.js';
 export { parseExtraBody, parseHeaders, type RequestHeaders } from './request-extras.js';
 export {

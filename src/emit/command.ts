@@ -10,7 +10,14 @@
 import { basename, resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
-import type { CommandContext, CommandSpec, OptionSpec } from '../flags/index.js';
+import {
+  type CommandContext,
+  DAY_MS,
+  defineCommand,
+  defineOptions,
+  type FlagValues,
+  type StringOption,
+} from '../flags/index.js';
 import { writeOutputFile } from '../results/index.js';
 import { type Cadence, cadenceOf, promDuration } from './cadence.js';
 import { renderDashboard } from './dashboard.js';
@@ -23,42 +30,42 @@ export function testFileFor(rulesPath: string): string {
   return rulesPath.replace(/(\.ya?ml)?$/, '.test.yml');
 }
 
-const ADR_OPTION: OptionSpec = {
-  name: 'adr',
+const ADR_OPTION: StringOption = {
   type: 'string',
   valueName: 'FILE',
   description: 'The ADR to read (gate thresholds and rollback)',
 };
 
 /** watch's cadence: the same flags and defaults as `goodput watch`. */
-const CADENCE_OPTIONS: OptionSpec[] = [
-  {
-    name: 'every',
+const CADENCE_OPTIONS = defineOptions({
+  every: {
     type: 'duration',
     default: '5m',
+    max: 30 * DAY_MS,
     valueName: 'DURATION',
     description: "watch's --every: time between two probe rounds (windows and for: derive from it)",
   },
-  {
-    name: 'jitter',
+  jitter: {
     type: 'number',
     default: 0.1,
     valueName: 'FRACTION',
     description: "watch's --jitter (at most 0.2 here)",
   },
-];
+});
 
-const OUT_OPTION = (what: string): OptionSpec => ({
-  name: 'out',
+const OUT_OPTION = (what: string): StringOption => ({
   type: 'string',
   short: 'o',
   valueName: 'FILE',
   description: `${what} to write [default: stdout]`,
 });
 
-async function adrOf(ctx: CommandContext, sub: string) {
+/** What every emit subcommand of an ADR reads. */
+type AdrFlags = FlagValues<typeof CADENCE_OPTIONS> & { adr?: string };
+
+async function adrOf(ctx: CommandContext<AdrFlags>, sub: string) {
   const adr = ctx.args.options.adr;
-  if (typeof adr !== 'string') {
+  if (adr === undefined) {
     throw new GoodputError(
       'E_USAGE',
       `emit ${sub} needs --adr FILE`,
@@ -68,41 +75,38 @@ async function adrOf(ctx: CommandContext, sub: string) {
   return readAdr(resolvePath(ctx.cwd, adr));
 }
 
-function cadenceFrom(ctx: CommandContext): Cadence {
+function cadenceFrom(ctx: CommandContext<AdrFlags>): Cadence {
   return cadenceOf(ctx.args.options.every, ctx.args.options.jitter);
 }
 
-const prometheusRules: CommandSpec = {
+const prometheusRules = defineCommand({
   name: 'prometheus-rules',
   summary: "Prometheus alerting rules from an ADR's gate and rollback, for watch's cadence",
   description:
     'Writes the rules (stdout without -o) and, with --tests, FILE.test.yml for `promtool test rules`. Alerts read the goodput watch exporter\'s goodput_round_metric{metric="<id>"} gauge: the last valid round\'s value of each catalogue metric, as gate and the rollback rule read it. "for D" is ceil(D / --every) consecutive bad rounds, as in the rollback rule; GoodputProbesStale fires when no valid round came for 3 intervals, GoodputProbesAbsent when there was no round at all for 3 intervals (a start-up grace).',
-  options: [
-    ADR_OPTION,
-    OUT_OPTION('Rules file'),
+  options: {
+    adr: ADR_OPTION,
+    out: OUT_OPTION('Rules file'),
     ...CADENCE_OPTIONS,
-    {
-      name: 'gate-for',
+    gateFor: {
       type: 'string',
       default: '5m',
       valueName: 'DURATION',
       description: 'How long a gate threshold must be breached before its alert fires',
     },
-    {
-      name: 'tests',
+    tests: {
       type: 'boolean',
       description: 'Also write FILE.test.yml (needs -o): promtool test cases at this cadence',
     },
-    {
-      name: 'json',
+    json: {
       type: 'boolean',
       description:
         'Print {schemaVersion: 1, kind: "goodput.emit", artefact, adrId, every, jitter, alerts, skipped, files} on stdout (without -o, `rules` holds the YAML)',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
-    if (o.tests === true && typeof o.out !== 'string')
+    if (o.tests === true && o.out === undefined)
       throw new GoodputError(
         'E_USAGE',
         '--tests needs -o FILE (the test file names the rules file)',
@@ -110,7 +114,7 @@ const prometheusRules: CommandSpec = {
       );
     const doc = await adrOf(ctx, 'prometheus-rules');
     const cadence = cadenceFrom(ctx);
-    const emitted = alertsFromAdr(doc.frontMatter, { cadence, gateFor: o.gateFor as string });
+    const emitted = alertsFromAdr(doc.frontMatter, { cadence, gateFor: o.gateFor });
     for (const s of emitted.skipped)
       ctx.stderr.write(`note: no alert for gate ${s.threshold}: ${s.reason}\n`);
     const rules = renderRulesYaml(doc.frontMatter, emitted);
@@ -152,7 +156,7 @@ const prometheusRules: CommandSpec = {
         null,
         2,
       )}\n`;
-    if (typeof o.out !== 'string') {
+    if (o.out === undefined) {
       ctx.stdout.write(o.json === true ? json([], { rules }) : rules);
       return ExitCode.OK;
     }
@@ -173,19 +177,19 @@ const prometheusRules: CommandSpec = {
       );
     return ExitCode.OK;
   },
-};
+});
 
-const grafanaDashboard: CommandSpec = {
+const grafanaDashboard = defineCommand({
   name: 'grafana-dashboard',
   summary: "A Grafana dashboard of watch's series, with the ADR's thresholds as lines",
   description:
     "Panels read the goodput watch exporter: per-round figures (goodput_round_metric) with the ADR's gate and rollback limits drawn as threshold lines, ranges of two probe intervals so every step has data, a datasource variable to import it anywhere.",
-  options: [ADR_OPTION, OUT_OPTION('Dashboard JSON'), ...CADENCE_OPTIONS],
+  options: { adr: ADR_OPTION, out: OUT_OPTION('Dashboard JSON'), ...CADENCE_OPTIONS },
   async run(ctx) {
     const doc = await adrOf(ctx, 'grafana-dashboard');
     const text = renderDashboard(doc.frontMatter, cadenceFrom(ctx));
     const out = ctx.args.options.out;
-    if (typeof out !== 'string') {
+    if (out === undefined) {
       ctx.stdout.write(text);
       return ExitCode.OK;
     }
@@ -194,13 +198,13 @@ const grafanaDashboard: CommandSpec = {
     ctx.stderr.write(`dashboard: ${path}\n`);
     return ExitCode.OK;
   },
-};
+});
 
-export const emitCommand: CommandSpec = {
+export const emitCommand = defineCommand({
   name: 'emit',
   summary:
     'Generate artefacts: alert rules and a Grafana dashboard from an ADR (prometheus-rules, grafana-dashboard), Kubernetes manifests (k8s-job, k8s-watch)',
-  options: [],
+  options: {},
   subcommands: [prometheusRules, grafanaDashboard, ...k8sCommands],
   async run() {
     throw new GoodputError(
@@ -209,4 +213,4 @@ export const emitCommand: CommandSpec = {
       'e.g. goodput emit prometheus-rules --adr FILE, or goodput emit grafana-dashboard --adr FILE',
     );
   },
-};
+});

@@ -10,10 +10,13 @@ import { stringify } from 'yaml';
 import { parseStartAt } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
+  type AnyCommandSpec,
   BENCHMARK_OPTIONS,
-  type CommandSpec,
-  type OptionSpec,
-  parseArgv,
+  defineCommand,
+  defineOptions,
+  type FlagValues,
+  type ParsedArgs,
+  parseTable,
   SHARD_OPTIONS,
 } from '../flags/index.js';
 import { watchCommand } from '../watch/command.js';
@@ -29,45 +32,41 @@ export function toYaml(docs: readonly object[]): string {
   return docs.map((d) => stringify(d, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
 }
 
-const COMMON: OptionSpec[] = [
-  {
-    name: 'image',
+const COMMON = defineOptions({
+  image: {
     type: 'string',
     valueName: 'IMAGE',
     description: 'Container image with goodput on its PATH (e.g. built FROM node:20 with npm i -g goodput)',
   },
-  {
-    name: 'command',
+  command: {
     type: 'string',
     default: 'goodput',
     valueName: 'CMD',
     description: 'How the image runs goodput (split on spaces), e.g. "npx goodput"',
   },
-  { name: 'namespace', type: 'string', valueName: 'NS', description: 'metadata.namespace of every object' },
-  {
-    name: 'secret',
+  namespace: { type: 'string', valueName: 'NS', description: 'metadata.namespace of every object' },
+  secret: {
     type: 'string',
     valueName: 'NAME',
     description:
       'Secret holding the API key, passed as env GOODPUT_API_KEY (the key is never in the manifest)',
   },
-  {
-    name: 'secret-key',
+  secretKey: {
     type: 'string',
     default: 'api-key',
     valueName: 'KEY',
     description: 'Key of the API key inside --secret',
   },
-];
+});
 
 /** The passed-through flags of `command`, parsed against its table; some are set by the manifest. */
 function passThrough(
-  spec: CommandSpec,
+  spec: AnyCommandSpec,
   argv: string[],
   reserved: readonly string[],
   why: string,
-): ReturnType<typeof parseArgv> {
-  const parsed = parseArgv(spec, argv);
+): ParsedArgs {
+  const parsed = parseTable(spec, argv);
   for (const name of reserved) {
     const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (parsed.given.has(key))
@@ -81,7 +80,7 @@ function passThrough(
   return parsed;
 }
 
-function common(o: Record<string, unknown>, verb: string) {
+function common(o: FlagValues<typeof COMMON>, verb: string) {
   if (typeof o.image !== 'string')
     throw usage(
       `emit ${verb} needs --image IMAGE`,
@@ -98,14 +97,14 @@ function common(o: Record<string, unknown>, verb: string) {
   };
 }
 
-const RUN_SPEC: CommandSpec = {
+const RUN_SPEC = defineCommand({
   name: 'run',
   summary: '',
-  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS],
+  options: { ...BENCHMARK_OPTIONS, ...SHARD_OPTIONS },
   run: async () => ExitCode.OK,
-};
+});
 
-const k8sJob: CommandSpec = {
+const k8sJob = defineCommand({
   name: 'k8s-job',
   summary: 'An Indexed Job running one sharded `goodput run` over N pods, and its merge step',
   description: [
@@ -116,41 +115,36 @@ const k8sJob: CommandSpec = {
     'Example: goodput emit k8s-job --shards 10 --image IMG --secret llm-key --volume results -- --url http://vllm:8000 --rate 200 --requests 20000',
   ].join('\n'),
   positionals: [{ name: 'RUN_FLAGS', description: 'after --: flags of goodput run', variadic: true }],
-  options: [
-    {
-      name: 'shards',
+  options: {
+    shards: {
       type: 'integer',
       valueName: 'N',
       description: 'Pods, each one shard (completions = parallelism = N)',
     },
     ...COMMON,
-    {
-      name: 'name',
+    name: {
       type: 'string',
       default: 'goodput-shards',
       valueName: 'NAME',
       description: 'Name of the Job (the merge Job is NAME-merge)',
     },
-    {
-      name: 'start-at',
+    startAt: {
       type: 'string',
       default: '+2m',
       valueName: 'TIME',
       description:
         'The shared start instant, fixed now: ISO time with zone, Unix ms or +DURATION from now; leave time for scheduling and image pulls',
     },
-    {
-      name: 'volume',
+    volume: {
       type: 'string',
       valueName: 'CLAIM',
       description: `PersistentVolumeClaim for the results, mounted at ${RESULTS_MOUNT} (ReadWriteMany if pods may land on several nodes)`,
     },
-    {
-      name: 'merge',
+    merge: {
       type: 'boolean',
       description: 'Print the merge Job instead (needs --volume); apply it once the shards completed',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const shards = o.shards;
@@ -215,9 +209,9 @@ const k8sJob: CommandSpec = {
     );
     return ExitCode.OK;
   },
-};
+});
 
-const k8sWatch: CommandSpec = {
+const k8sWatch = defineCommand({
   name: 'k8s-watch',
   summary: 'A Deployment + Service + ServiceMonitor running `goodput watch` with its exporter scraped',
   description: [
@@ -226,30 +220,27 @@ const k8sWatch: CommandSpec = {
     'Example: goodput emit k8s-watch --image IMG --secret llm-key -- --url http://vllm:8000 --model m --every 5m --slo ttft=500',
   ].join('\n'),
   positionals: [{ name: 'WATCH_FLAGS', description: 'after --: flags of goodput watch', variadic: true }],
-  options: [
+  options: {
     ...COMMON,
-    {
-      name: 'name',
+    name: {
       type: 'string',
       default: 'goodput-watch',
       valueName: 'NAME',
       description: 'Name of the objects',
     },
-    {
-      name: 'scrape-interval',
+    scrapeInterval: {
       type: 'string',
       default: '30s',
       valueName: 'DURATION',
       description: 'Prometheus scrape interval (ServiceMonitor endpoints[].interval)',
     },
-    {
-      name: 'volume',
+    volume: {
       type: 'string',
       valueName: 'CLAIM',
       description:
         'PersistentVolumeClaim for the SQLite history at /data (it survives restarts) [default: emptyDir]',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const watch = passThrough(
@@ -278,6 +269,6 @@ const k8sWatch: CommandSpec = {
     ctx.stdout.write(toYaml(docs));
     return ExitCode.OK;
   },
-};
+});
 
-export const k8sCommands: CommandSpec[] = [k8sJob, k8sWatch];
+export const k8sCommands: AnyCommandSpec[] = [k8sJob, k8sWatch];

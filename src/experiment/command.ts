@@ -11,8 +11,11 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
   BENCHMARK_OPTIONS,
-  type CommandSpec,
-  type OptionSpec,
+  defineCommand,
+  defineOptions,
+  type FlagValues,
+  omitOptions,
+  omitOptionsOf,
   type ParsedArgs,
   parseArgv,
   resolveBenchmarkConfig,
@@ -32,96 +35,84 @@ import { renderExperimentSummary } from './summary.js';
 const X = 'Experiment';
 
 /** The experiment's own flags (the run flags of BENCHMARK_OPTIONS follow them). */
-const EXPERIMENT_OPTIONS: OptionSpec[] = [
-  {
-    name: 'runs',
+const EXPERIMENT_OPTIONS = defineOptions({
+  runs: {
     type: 'integer',
     group: X,
     valueName: 'N',
     description: 'Runs per configuration [default: the plan’s runs:, else 3]',
   },
-  {
-    name: 'order',
+  order: {
     type: 'string',
     group: X,
     choices: ['interleaved', 'random-blocks'],
     description: 'Run order: ABC ABC … or each block shuffled with --order-seed [default: interleaved]',
   },
-  {
-    name: 'order-seed',
+  orderSeed: {
     type: 'integer',
     group: X,
     description: 'Seed of random-blocks (recorded in experiment.json) [default: random]',
   },
-  { name: 'cooldown', type: 'duration', group: X, description: 'Pause between runs [default: 0]' },
-  {
-    name: 'restart',
+  cooldown: { type: 'duration', group: X, description: 'Pause between runs [default: 0]' },
+  restart: {
     type: 'string',
     group: X,
     choices: ['per-config', 'per-run'],
     description:
       'Serve configurations: start the server once per visit (consecutive runs of a configuration share it), or for every run [default: per-config]',
   },
-  {
-    name: 'time',
+  time: {
     type: 'string',
     group: X,
     choices: ['live', 'virtual'],
     description:
       'Embedded-engine configurations: virtual time (seconds) or live [default: virtual when every configuration is embedded]',
   },
-  {
-    name: 'baseline',
+  baseline: {
     type: 'string',
     group: X,
     description: 'Name of the baseline configuration [default: the first]',
   },
-  {
-    name: 'cache-reset',
+  cacheReset: {
     type: 'string',
     group: X,
     choices: ['auto', 'vllm', 'sglang', 'llama.cpp', 'none'],
     description: 'Cache reset between runs of a server [default: auto, from the engine it reports]',
   },
-  {
-    name: 'grid',
+  grid: {
     type: 'string',
     repeatable: true,
     group: X,
     valueName: 'PARAM=V1,V2',
     description: 'A grid dimension (adds to the plan’s grid:), e.g. --grid max-num-batched-tokens=1024,2048',
   },
-  {
-    name: 'serve',
+  serve: {
     type: 'string',
     group: X,
     valueName: 'COMMAND',
     description: 'Serve command template with {param} and {port} (replaces the plan’s serve:)',
   },
-  {
-    name: 'out',
+  out: {
     short: 'o',
     type: 'string',
     group: X,
     valueName: 'DIR',
     description: 'Experiment folder [default: the plan’s output:, else goodput-experiments/<name>]',
   },
-  {
-    name: 'resume',
+  resume: {
     type: 'boolean',
     group: X,
     description:
       'Continue the interrupted experiment in the folder (same plan): finished runs kept, the rest run',
   },
-  {
-    name: 'force',
+  force: {
     type: 'boolean',
     group: X,
     description: 'Start over in a folder that holds an earlier experiment (its runs and logs are removed)',
   },
-  { name: 'quiet', short: 'q', type: 'boolean', group: X, description: 'No progress on stderr' },
-  { name: 'json', type: 'boolean', group: X, description: 'Print experiment.json on stdout' },
-];
+  quiet: { short: 'q', type: 'boolean', group: X, description: 'No progress on stderr' },
+  json: { type: 'boolean', group: X, description: 'Print experiment.json on stdout' },
+});
 
 /** Run flags the plan cannot take: the experiment decides them. */
 const NOT_IN_RUN: Record<string, string> = {
@@ -136,29 +127,26 @@ const NOT_IN_RUN: Record<string, string> = {
   progress: 'the experiment prints one line per run',
 };
 
-const OWN = new Set([...EXPERIMENT_OPTIONS, ...SEARCH_OPTIONS].map((o) => o.name));
-const RUN_OPTIONS = BENCHMARK_OPTIONS.filter(
-  (o) =>
-    !OWN.has(o.name) &&
-    o.name !== 'url' &&
-    o.name !== 'progress' &&
-    o.name !== 'shard' &&
-    o.name !== 'start-at',
+/** The run flags the command line takes: the benchmark's, but the experiment's own, the URL and the progress. */
+const RUN_OPTIONS = omitOptions(
+  omitOptionsOf(BENCHMARK_OPTIONS, { ...EXPERIMENT_OPTIONS, ...SEARCH_OPTIONS }),
+  ['url', 'progress'],
 );
-const runSpec: CommandSpec = {
+const runSpec = defineCommand({
   name: 'experiment (plan run:)',
   summary: '',
   options: BENCHMARK_OPTIONS,
   run: async () => ExitCode.OK,
-};
+});
 
 /** Parsed keys (camelCase) of the run flags the command line takes. */
-const RUN_KEYS = new Set(
-  RUN_OPTIONS.map((o) => o.name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())),
-);
+const RUN_KEYS = new Set(Object.keys(RUN_OPTIONS));
 
 /** The plan's run flags with the command line's run flags over them. */
-function mergedRunArgs(planArgv: string[], cli: ParsedArgs): ParsedArgs {
+function mergedRunArgs(
+  planArgv: string[],
+  cli: ParsedArgs,
+): ParsedArgs<FlagValues<typeof BENCHMARK_OPTIONS>> {
   const plan = parseArgv(runSpec, planArgv);
   for (const key of plan.given) {
     const why = NOT_IN_RUN[key];
@@ -169,14 +157,10 @@ function mergedRunArgs(planArgv: string[], cli: ParsedArgs): ParsedArgs {
         why,
       );
   }
-  const options = { ...plan.options };
-  const given = new Set(plan.given);
-  for (const key of cli.given) {
-    if (!RUN_KEYS.has(key)) continue;
-    options[key] = cli.options[key];
-    given.add(key);
-  }
-  return { options, positionals: [], given };
+  // A run flag has the same entry in both tables, so the command line's value has the plan's type.
+  const overrides = [...cli.given].filter((key) => RUN_KEYS.has(key));
+  const options = { ...plan.options, ...Object.fromEntries(overrides.map((key) => [key, cli.options[key]])) };
+  return { options, positionals: [], given: new Set([...plan.given, ...overrides]) };
 }
 
 function overridesFrom(args: ParsedArgs, cwd: string): PlanOverrides {
@@ -227,7 +211,7 @@ function overridesFrom(args: ParsedArgs, cwd: string): PlanOverrides {
   return out;
 }
 
-export const experimentCommand: CommandSpec = {
+export const experimentCommand = defineCommand({
   name: 'experiment',
   summary:
     'Measure serving configurations against a baseline: repeated, interleaved runs, servers started and stopped for you',
@@ -249,7 +233,7 @@ export const experimentCommand: CommandSpec = {
       required: true,
     },
   ],
-  options: [...EXPERIMENT_OPTIONS, ...ANALYSIS_OPTIONS, ...SEARCH_OPTIONS, ...RUN_OPTIONS],
+  options: { ...EXPERIMENT_OPTIONS, ...ANALYSIS_OPTIONS, ...SEARCH_OPTIONS, ...RUN_OPTIONS },
   async run(ctx) {
     const o = ctx.args.options;
     const file = resolvePath(ctx.cwd, ctx.args.positionals[0]!);
@@ -310,4 +294,4 @@ export const experimentCommand: CommandSpec = {
     }
     return ExitCode.OK;
   },
-};
+});

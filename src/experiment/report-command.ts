@@ -19,7 +19,7 @@ import {
   renderExperimentMarkdown,
   renderExperimentTable,
 } from '../experiment/analysis/index.js';
-import type { CommandContext, OptionSpec } from '../flags/index.js';
+import { type CommandContext, defineOptions, type FlagValues } from '../flags/index.js';
 import { writeOutputFile } from '../results/index.js';
 
 export const ANALYSIS_FORMATS = ['table', 'markdown', 'json', 'csv'] as const;
@@ -32,9 +32,8 @@ export const ANALYSIS_FILES = {
   csv: 'analysis.csv',
 } as const;
 
-export const ANALYSIS_OPTIONS: OptionSpec[] = [
-  {
-    name: 'format',
+export const ANALYSIS_OPTIONS = defineOptions({
+  format: {
     type: 'string',
     group: 'Experiment',
     choices: ANALYSIS_FORMATS,
@@ -42,7 +41,7 @@ export const ANALYSIS_OPTIONS: OptionSpec[] = [
     description:
       'How the metrics matrix is printed: at the end of the experiment, or for an experiment folder given instead of a plan',
   },
-];
+});
 
 /** True when `path` is a folder holding experiment.json (then the command reports it instead of running a plan). */
 export async function isExperimentFolder(path: string): Promise<boolean> {

@@ -8,27 +8,54 @@
  * @module
  */
 
+import type { BenchmarkConfig } from '../runner/config.js';
+import type { BenchmarkFlags } from './options/index.js';
+import type { ParsedArgs } from './spec.js';
+
 export { chosenFormat } from './format.js';
 export {
   BENCHMARK_OPTIONS,
+  type BenchmarkFlags,
+  type BooleanOption,
+  CONCURRENCY_BOUNDS,
+  DAY_MS,
+  type DurationOption,
+  defineOptions,
+  type FlagValues,
   FORCE_OPTION,
+  HOUR_MS,
+  LOAD_FLAG_KEYS,
   LOAD_OPTIONS,
+  type NumberOption,
+  type OptionDef,
+  type OptionTable,
   OTLP_OPTIONS,
   OUTPUT_OPTIONS,
+  omitOptions,
+  omitOptionsOf,
+  optionList,
+  PORT_BOUNDS,
+  pickOptions,
   REASONING_OPTIONS,
+  regroupOptions,
   SHARD_OPTIONS,
   SPECULATIVE_CONFIG_OPTION,
+  type StringOption,
   TARGET_OPTIONS,
+  TOKEN_BOUNDS,
   TRACE_OPTIONS,
+  WORKERS_OPTION,
   WORKLOAD_OPTIONS,
-} from './options.js';
-export { camelCase, parseArgv } from './parse.js';
-export { LOAD_FLAG_KEYS, resolveBenchmarkConfig } from './resolve.js';
+} from './options/index.js';
+export { camelCase, parseArgv, parseTable } from './parse.js';
 export {
+  type AnyCommandSpec,
+  type AnyFlagValues,
   BUILTIN_OPTIONS,
   type CommandContext,
   type CommandEntry,
   type CommandSpec,
+  defineCommand,
   type LazyCommand,
   type OptionSpec,
   type OptionType,
@@ -37,3 +64,18 @@ export {
 } from './spec.js';
 export { flagReplacedByTrace, parseTraceColumns } from './trace.js';
 export { convertOptionValue, EXPECTED_FORM } from './values.js';
+
+/**
+ * Turns parsed benchmark flags, the environment and the optional config file into a
+ * BenchmarkConfig (./resolve.ts). Loaded when called: resolving reaches into the runner and
+ * the simulator, which a command that only lists its flags (`goodput sim --help`) or never
+ * runs a benchmark (`goodput sim`) must not load.
+ */
+export async function resolveBenchmarkConfig(
+  args: ParsedArgs<BenchmarkFlags>,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<BenchmarkConfig> {
+  const { resolveBenchmarkConfig: resolve } = await import('./resolve.js');
+  return resolve(args, env, cwd);
+}

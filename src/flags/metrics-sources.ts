@@ -9,6 +9,7 @@
 import { GoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/config.js';
 import { parseSelector } from '../server-metrics/index.js';
+import type { BenchmarkFlags } from './options/index.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -19,14 +20,13 @@ export const PROMETHEUS_AUTH_ENV = 'GOODPUT_PROMETHEUS_AUTH';
 
 /** Sets `config.serverMetrics` (url, replicas, prometheus) and the secret to redact; refuses contradictions. */
 export function applyMetricsSources(
-  options: Record<string, unknown>,
+  options: Pick<BenchmarkFlags, 'metricsUrl' | 'metricsPrometheus' | 'metricsSelector'>,
   env: Env,
   config: BenchmarkConfig,
 ): void {
-  const given = ((options.metricsUrl as string[] | string | undefined) ?? []) as string[] | string;
-  const urls = (Array.isArray(given) ? given : [given]).map((u) => u.trim()).filter((u) => u !== '');
-  const prometheus = typeof options.metricsPrometheus === 'string' ? options.metricsPrometheus.trim() : '';
-  const selector = typeof options.metricsSelector === 'string' ? options.metricsSelector : undefined;
+  const urls = (options.metricsUrl ?? []).map((u) => u.trim()).filter((u) => u !== '');
+  const prometheus = options.metricsPrometheus?.trim() ?? '';
+  const selector = options.metricsSelector;
   if (prometheus === '' && selector !== undefined)
     throw usage(
       '--metrics-selector needs --metrics-prometheus',

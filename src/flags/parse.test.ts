@@ -9,24 +9,24 @@ const spec: CommandSpec = {
   name: 'run',
   summary: 'test spec',
   run: noop,
-  options: [
-    { name: 'url', type: 'string', description: '' },
-    { name: 'api', type: 'string', choices: ['chat', 'completions'], default: 'chat', description: '' },
-    { name: 'concurrency', short: 'c', type: 'integer', description: '' },
-    { name: 'temperature', type: 'number', default: 0, description: '' },
-    { name: 'duration', short: 'd', type: 'duration', description: '' },
-    { name: 'ignore-eos', type: 'boolean', description: '' },
-    { name: 'server-metrics', type: 'boolean', default: true, description: '' },
-    { name: 'label', type: 'list', description: '' },
-    { name: 'metric', type: 'list', choices: ['ttft', 'tpot'], description: '' },
-  ],
+  options: {
+    url: { type: 'string', description: '' },
+    api: { type: 'string', choices: ['chat', 'completions'], default: 'chat', description: '' },
+    concurrency: { short: 'c', type: 'integer', description: '' },
+    temperature: { type: 'number', default: 0, description: '' },
+    duration: { short: 'd', type: 'duration', description: '' },
+    ignoreEos: { type: 'boolean', description: '' },
+    serverMetrics: { type: 'boolean', default: true, description: '' },
+    label: { type: 'list', description: '' },
+    metric: { type: 'list', choices: ['ttft', 'tpot'], description: '' },
+  },
 };
 
 const withPositionals: CommandSpec = {
   name: 'compare',
   summary: '',
   run: noop,
-  options: [],
+  options: {},
   positionals: [
     { name: 'base', description: 'baseline run', required: true },
     { name: 'candidates', description: 'candidate runs', variadic: true },
@@ -37,10 +37,10 @@ const parent: CommandSpec = {
   name: 'adr',
   summary: '',
   run: noop,
-  options: [],
+  options: {},
   subcommands: [
-    { name: 'new', summary: '', run: noop, options: [{ name: 'title', type: 'string', description: '' }] },
-    { name: 'lint', summary: '', run: noop, options: [], positionals: [{ name: 'file', description: '' }] },
+    { name: 'new', summary: '', run: noop, options: { title: { type: 'string', description: '' } } },
+    { name: 'lint', summary: '', run: noop, options: {}, positionals: [{ name: 'file', description: '' }] },
   ],
 };
 
@@ -88,7 +88,7 @@ describe('parseArgv values', () => {
   it('does not share the default list between parses', () => {
     const s: CommandSpec = {
       ...spec,
-      options: [{ name: 'x', type: 'list', default: ['a'], description: '' }],
+      options: { x: { type: 'list', default: ['a'], description: '' } },
     };
     const first = parseArgv(s, []);
     (first.options.x as string[]).push('mutated');
@@ -169,7 +169,7 @@ describe('parseArgv subcommands', () => {
     const own = {
       ...parent,
       runsWithoutSubcommand: true,
-      options: [{ name: 'port', type: 'integer' as const, description: '' }],
+      options: { port: { type: 'integer' as const, description: '' } },
     };
     const alone = parseArgv(own, ['--port', '0']);
     expect(alone.subcommand).toBeUndefined();

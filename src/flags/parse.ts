@@ -12,7 +12,8 @@
 
 import { GoodputError } from '../errors.js';
 import { closestName } from '../util/index.js';
-import { BUILTIN_OPTIONS, type CommandSpec, type OptionSpec, type ParsedArgs } from './spec.js';
+import { type FlagValues, type OptionSpec, type OptionTable, optionList } from './options/index.js';
+import { type AnyCommandSpec, BUILTIN_OPTIONS, type CommandSpec, type ParsedArgs } from './spec.js';
 import { convertOptionValue, EXPECTED_FORM } from './values.js';
 import { readForeignFlag } from './vllm-flags.js';
 
@@ -21,7 +22,7 @@ export function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-function unknownOption(flag: string, spec: CommandSpec, options: OptionSpec[]): GoodputError {
+function unknownOption(flag: string, spec: AnyCommandSpec, options: OptionSpec[]): GoodputError {
   const names = options.flatMap((o) => (o.type === 'boolean' ? [o.name, `no-${o.name}`] : [o.name]));
   const bare = flag.replace(/^-+/, '').split('=')[0]!;
   const suggestion = bare.length > 1 ? closestName(bare, names) : undefined;
@@ -48,12 +49,22 @@ function missingValue(opt: OptionSpec): GoodputError {
  * @example
  * parseArgv(runSpec, ['--concurrency', '8', '--no-ignore-eos']).options.concurrency // 8
  */
-export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+export function parseArgv<T extends OptionTable>(
+  spec: CommandSpec<T>,
+  argv: readonly string[],
+): ParsedArgs<FlagValues<T>> {
+  // The table drives the parse, so its values are those its FlagValues type says: the one place
+  // that type is stated rather than derived.
+  return parseTable(spec as AnyCommandSpec, argv) as ParsedArgs<FlagValues<T>>;
+}
+
+/** parseArgv for a command whose table is not known where it is parsed (the values untyped). */
+export function parseTable(spec: AnyCommandSpec, argv: readonly string[]): ParsedArgs {
   if (spec.subcommands && spec.subcommands.length > 0) {
     const first = argv[0];
     // A command that runs on its own too (`goodput sim --port 0` beside `goodput sim calibrate`).
     if (spec.runsWithoutSubcommand && (first === undefined || first.startsWith('-')))
-      return parseArgv({ ...spec, subcommands: undefined }, argv);
+      return parseTable({ ...spec, subcommands: undefined }, argv);
     if (first === undefined || first.startsWith('-')) {
       if (first === '--help' || first === '-h') {
         return { options: { help: true }, positionals: [], given: new Set(['help']) };
@@ -65,6 +76,9 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
       );
     }
     const sub = spec.subcommands.find((s) => s.name === first);
+    if (sub && 'load' in sub) {
+      throw new Error(`subcommand ${spec.name} ${sub.name} is not loaded: the dispatcher loads it first`);
+    }
     if (!sub) {
       const guess = closestName(
         first,
@@ -76,26 +90,27 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
         guess ? `did you mean goodput ${spec.name} ${guess}?` : `run goodput ${spec.name} --help`,
       );
     }
-    const parsed = parseArgv({ ...sub, name: `${spec.name} ${sub.name}` }, argv.slice(1));
+    const parsed = parseTable({ ...sub, name: `${spec.name} ${sub.name}` }, argv.slice(1));
     return { ...parsed, subcommand: parsed.subcommand ? `${sub.name} ${parsed.subcommand}` : sub.name };
   }
 
-  const table = [
-    ...spec.options,
-    ...BUILTIN_OPTIONS.filter((b) => !spec.options.some((o) => o.name === b.name)),
-  ];
+  const own = optionList(spec.options);
+  const table = [...own, ...BUILTIN_OPTIONS.filter((b) => !own.some((o) => o.name === b.name))];
   const byName = new Map(table.map((o) => [o.name, o]));
   const byShort = new Map(table.filter((o) => o.short).map((o) => [o.short!, o]));
-  const options: Record<string, unknown> = {};
+  const options: Record<string, string | number | boolean | string[]> = {};
   const given = new Set<string>();
   const positionals: string[] = [];
 
   const assign = (opt: OptionSpec, raw: string): void => {
-    const key = camelCase(opt.name);
+    const key = opt.key;
     const value = convertOptionValue(opt, raw);
     if (opt.type === 'list' || opt.repeatable) {
-      const before = given.has(key) ? (options[key] as string[]) : [];
-      options[key] = [...before, ...(Array.isArray(value) ? value : [value as string])];
+      const before = given.has(key) ? options[key] : [];
+      options[key] = [
+        ...(Array.isArray(before) ? before : []),
+        ...(Array.isArray(value) ? value : [String(value)]),
+      ];
     } else {
       options[key] = value;
     }
@@ -145,8 +160,8 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
             `write --no-${opt.name} alone`,
           );
         }
-        options[camelCase(opt.name)] = false;
-        given.add(camelCase(opt.name));
+        options[opt.key] = false;
+        given.add(opt.key);
       } else {
         assign(opt, inline ?? 'true');
       }
@@ -163,9 +178,15 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
   }
 
   for (const opt of table) {
-    const key = camelCase(opt.name);
+    const key = opt.key;
     if (!given.has(key) && opt.default !== undefined) {
-      options[key] = Array.isArray(opt.default) ? [...opt.default] : opt.default;
+      // A duration's default is written as the flag is ("5m") and parsed like a given value.
+      options[key] =
+        typeof opt.default === 'string' && opt.type === 'duration'
+          ? convertOptionValue(opt, opt.default)
+          : Array.isArray(opt.default)
+            ? [...opt.default]
+            : (opt.default as string | number | boolean);
     }
   }
 
@@ -173,7 +194,7 @@ export function parseArgv(spec: CommandSpec, argv: readonly string[]): ParsedArg
   return { options, positionals, given };
 }
 
-function checkPositionals(spec: CommandSpec, positionals: string[], help: boolean): void {
+function checkPositionals(spec: AnyCommandSpec, positionals: string[], help: boolean): void {
   if (help) return;
   const declared = spec.positionals ?? [];
   const required = declared.filter((p) => p.required).length;

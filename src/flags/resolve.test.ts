@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { BENCHMARK_OPTIONS } from './options.js';
+import { BENCHMARK_OPTIONS } from './options/index.js';
 import { parseArgv } from './parse.js';
 import { resolveBenchmarkConfig } from './resolve.js';
 import type { CommandSpec } from './spec.js';

@@ -10,7 +10,6 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
-  MAX_FLAG_CONCURRENCY,
   normalizeMetricsUrl,
   parseExtraBody,
   parseHeaders,
@@ -33,14 +32,12 @@ import {
 import type { ConnectionSetting, EfficiencyInputs, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applyMetricsSources } from './metrics-sources.js';
+import { type BenchmarkFlags, MAX_FLAG_CONCURRENCY } from './options/index.js';
 import { applySessionFlags } from './sessions.js';
 import { applyShapeFlags } from './shape.js';
 import type { ParsedArgs } from './spec.js';
 import { applyStageFlags } from './stages.js';
 import { resolveTraceFlags } from './trace.js';
-
-/** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
-export const LOAD_FLAG_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'maxConcurrency'] as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -51,18 +48,6 @@ function efficiencyInputs(
   price: number | undefined,
   per: string | undefined,
 ): EfficiencyInputs | undefined {
-  if (watts !== undefined && !(watts > 0 && Number.isFinite(watts)))
-    throw usage(
-      `--gpu-power-watts must be a positive number of watts, got ${watts}`,
-      'e.g. --gpu-power-watts 700 (an H100 SXM at full load)',
-    );
-  if (gpus !== undefined && !(Number.isInteger(gpus) && gpus >= 1))
-    throw usage(`--gpu-count must be a whole number of GPUs, at least 1, got ${gpus}`, 'e.g. --gpu-count 8');
-  if (price !== undefined && !(price >= 0 && Number.isFinite(price)))
-    throw usage(
-      `--cost-per-hour must be a price of 0 or more, got ${price}`,
-      'e.g. --cost-per-hour 2.5 --cost-per gpu',
-    );
   if (per !== undefined && price === undefined)
     throw usage(
       '--cost-per says what --cost-per-hour prices, and --cost-per-hour is not given',
@@ -137,36 +122,28 @@ export function parseConnections(text: string): ConnectionSetting {
   return { mode: 'pooled', limit: n };
 }
 
-function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec {
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
-  const rate = num('rate');
-  const concurrencyFlag = num('concurrency');
+/** Text of a flag, an empty one as absent. */
+function text(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
+}
+
+function resolveLoad(o: BenchmarkFlags, target: TargetConfig): LoadSpec {
+  const { rate, concurrency: concurrencyFlag, burstiness, maxConcurrency, duration: durationMs } = o;
   if (rate !== undefined && concurrencyFlag !== undefined) {
     throw usage(
       '--concurrency (closed loop) and --rate (open loop) cannot be used together',
       'choose one; cap an open loop with --max-concurrency',
     );
   }
-  if (rate !== undefined && !(rate > 0)) throw usage(`--rate must be > 0, got ${rate}`, 'e.g. --rate 5');
-  if (concurrencyFlag === 0) throw usage('--concurrency must be at least 1', 'e.g. --concurrency 8');
-  const burstiness = num('burstiness');
-  if (burstiness !== undefined && !(burstiness > 0)) {
-    throw usage(`--burstiness must be > 0, got ${burstiness}`, 'use 1 for Poisson arrivals, <1 for bursts');
-  }
-  const maxConcurrency = num('maxConcurrency');
   if (maxConcurrency !== undefined && concurrencyFlag !== undefined) {
     throw usage(
       '--max-concurrency (open loop) and --concurrency (closed loop) cannot be used together',
       'choose one: --concurrency N workers, or --max-concurrency N to cap an open loop',
     );
   }
-  if (maxConcurrency === 0) throw usage('--max-concurrency must be at least 1', 'e.g. --max-concurrency 64');
   // As in vLLM: --max-concurrency alone caps an unlimited rate (every request due at once).
   const openRate = rate ?? (maxConcurrency !== undefined ? Number.POSITIVE_INFINITY : undefined);
-  const durationMs = num('duration');
-  if (durationMs === 0) throw usage('--duration must be longer than 0', 'e.g. --duration 60s');
-  let requests = num('requests');
-  if (requests === 0) throw usage('--requests must be at least 1', 'e.g. --requests 100');
+  let requests = o.requests;
   const open = openRate !== undefined;
   const unlimited = openRate === Number.POSITIVE_INFINITY;
   if (unlimited && maxConcurrency === undefined && requests === undefined && durationMs !== undefined) {
@@ -186,9 +163,9 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
   }
   const load: LoadSpec = {
     mode: open ? 'open' : 'closed',
-    warmup: num('warmup') ?? DEFAULT_LOAD.warmup,
-    timeoutMs: num('timeout') ?? target.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
-    maxRetries: num('maxRetries') ?? target.maxRetries ?? DEFAULT_LOAD.maxRetries,
+    warmup: o.warmup ?? DEFAULT_LOAD.warmup,
+    timeoutMs: o.timeout ?? target.timeoutMs ?? DEFAULT_LOAD.timeoutMs,
+    maxRetries: o.maxRetries ?? target.maxRetries ?? DEFAULT_LOAD.maxRetries,
   };
   if (concurrency !== undefined) load.concurrency = concurrency;
   if (open) {
@@ -198,11 +175,10 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
   if (maxConcurrency !== undefined) load.maxConcurrency = maxConcurrency;
   if (requests !== undefined) load.requests = requests;
   if (durationMs !== undefined) load.durationMs = durationMs;
-  const ttft = num('ttftTimeout');
-  if (ttft !== undefined) load.ttftTimeoutMs = ttft;
-  if (typeof o.connections === 'string') load.connections = parseConnections(o.connections);
+  if (o.ttftTimeout !== undefined) load.ttftTimeoutMs = o.ttftTimeout;
+  if (o.connections !== undefined) load.connections = parseConnections(o.connections);
   if (o.workers !== undefined) {
-    const workers = resolveWorkerCount(o.workers as string, availableParallelism());
+    const workers = resolveWorkerCount(o.workers, availableParallelism());
     if (workers > 1) load.workers = workers;
   }
   return load;
@@ -214,21 +190,19 @@ function resolveLoad(o: Record<string, unknown>, target: TargetConfig): LoadSpec
  * config field at fault.
  */
 export async function resolveBenchmarkConfig(
-  args: ParsedArgs,
+  args: ParsedArgs<BenchmarkFlags>,
   env: Env,
   cwd: string,
 ): Promise<BenchmarkConfig> {
   const o = args.options;
-  const str = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
   // URL, model, key, SLO, timeout and retries: the config module's precedence (flag > env > file).
   const target = await resolveTarget({
     flags: {
-      url: str('url'),
-      model: str('model'),
-      apiKeyFile: str('apiKeyFile'),
-      config: str('config'),
-      slo: str('slo'),
+      url: text(o.url),
+      model: text(o.model),
+      apiKeyFile: text(o.apiKeyFile),
+      config: text(o.config),
+      slo: text(o.slo),
     },
     env,
     cwd,
@@ -236,40 +210,32 @@ export async function resolveBenchmarkConfig(
   refuseUnusableKey(target);
 
   const trace = resolveTraceFlags(args, cwd);
-  const dataset = str('dataset');
+  const dataset = text(o.dataset);
   if (dataset !== undefined && args.given.has('promptTokens')) {
     throw usage(
       '--dataset and --prompt-tokens cannot be used together',
       'prompts come from the dataset; drop --prompt-tokens',
     );
   }
-  const cancelAfterMs = num('cancelAfterMs');
-  let cancelRate = num('cancelRate');
-  if (cancelRate !== undefined && (cancelRate < 0 || cancelRate > 1)) {
-    throw usage(`--cancel-rate must be between 0 and 1, got ${cancelRate}`, 'e.g. --cancel-rate 0.1');
-  }
+  const cancelAfterMs = o.cancelAfterMs;
+  let cancelRate = o.cancelRate;
   if (cancelRate !== undefined && cancelAfterMs === undefined) {
     throw usage('--cancel-rate needs --cancel-after-ms', 'e.g. --cancel-after-ms 2000 --cancel-rate 0.1');
   }
   if (cancelAfterMs !== undefined && cancelRate === undefined) cancelRate = 1;
-  const range = num('promptTokensRange');
-  if (range !== undefined && (range < 0 || range >= 1)) {
-    throw usage(`--prompt-tokens-range must be in [0, 1), got ${range}`, 'e.g. --prompt-tokens-range 0.2');
-  }
-  const promptTokens = num('promptTokens') ?? DEFAULT_WORKLOAD.promptTokens;
+  const range = o.promptTokensRange;
+  const promptTokens = o.promptTokens ?? DEFAULT_WORKLOAD.promptTokens;
   if (promptTokens === 0 && dataset === undefined) {
     throw usage('--prompt-tokens must be at least 1', 'e.g. --prompt-tokens 2048');
   }
-  const maxTokens = num('maxTokens') ?? DEFAULT_WORKLOAD.maxTokens;
-  if (maxTokens === 0) throw usage('--max-tokens must be at least 1', 'e.g. --max-tokens 128');
-
-  const seed = num('seed') ?? DEFAULT_SEED;
-  const outDir = str('out');
+  const maxTokens = o.maxTokens ?? DEFAULT_WORKLOAD.maxTokens;
+  const seed = o.seed ?? DEFAULT_SEED;
+  const outDir = text(o.out);
 
   const config: BenchmarkConfig = {
-    api: (str('api') as BenchmarkConfig['api']) ?? 'chat',
+    api: o.api ?? 'chat',
     sampling: {
-      temperature: num('temperature') ?? 0,
+      temperature: o.temperature ?? 0,
       maxTokens,
       ignoreEos: o.ignoreEos === true,
       seed,
@@ -283,18 +249,17 @@ export async function resolveBenchmarkConfig(
   if (target.baseUrl !== undefined) config.url = target.baseUrl;
   if (target.model !== undefined) config.model = target.model;
   if (target.apiKey !== undefined) config.apiKey = target.apiKey;
-  const extra = parseHeaders(o.header as string[] | undefined, env, target.apiKey !== undefined);
+  const extra = parseHeaders(o.header, env, target.apiKey !== undefined);
   if (Object.keys(extra.headers).length > 0) config.headers = extra.headers;
   if (extra.secrets.length > 0) config.secrets = extra.secrets;
-  const extraBody = str('extraBody');
+  const extraBody = text(o.extraBody);
   if (extraBody !== undefined) config.extraBody = await readExtraBody(extraBody, cwd);
   if (target.warnings.length > 0 || target.keyProblems.length > 0) {
     config.warnings = [...target.warnings, ...target.keyProblems.map((p) => `API key: ${p}`)];
   }
-  const topP = num('topP');
-  if (topP !== undefined) config.sampling.topP = topP;
+  if (o.topP !== undefined) config.sampling.topP = o.topP;
   if (range !== undefined) config.workload.promptTokensRange = range;
-  const sys = num('systemPromptTokens');
+  const sys = o.systemPromptTokens;
   if (sys !== undefined && sys > 0) config.workload.systemPromptTokens = sys;
   if (dataset !== undefined) {
     config.workload.datasetPath = isAbsolute(dataset) ? dataset : resolvePath(cwd, dataset);
@@ -311,13 +276,13 @@ export async function resolveBenchmarkConfig(
     delete load.burstiness;
     if (!args.given.has('requests')) delete load.requests;
   }
-  const tokenizer = str('tokenizer');
+  const tokenizer = text(o.tokenizer);
   if (tokenizer !== undefined) {
     // A path is read from the working directory; an encoding name (o200k_base…) stays a name.
     const path = resolvePath(cwd, tokenizer);
     config.workload.tokenizer = existsSync(path) ? path : tokenizer;
   }
-  const chatTemplate = str('chatTemplate');
+  const chatTemplate = text(o.chatTemplate);
   if (chatTemplate !== undefined) config.workload.chatTemplatePath = resolvePath(cwd, chatTemplate);
   if (cancelAfterMs !== undefined) {
     config.workload.cancelAfterMs = cancelAfterMs;
@@ -327,23 +292,18 @@ export async function resolveBenchmarkConfig(
   await applyShapeFlags(o, args.given, config, cwd);
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
   if (o.force === true) config.force = true;
-  const labels = parseLabels(o.label as string[] | undefined);
+  const labels = parseLabels(o.label);
   if (labels) config.labels = labels;
   applyMetricsSources(o, env, config);
-  const gpuMetricsUrl = str('gpuMetricsUrl');
+  const gpuMetricsUrl = text(o.gpuMetricsUrl);
   if (gpuMetricsUrl !== undefined) {
     const gpu = normalizeMetricsUrl(gpuMetricsUrl, '--gpu-metrics-url', 'http://gpu-node:9400/metrics');
     config.gpuMetricsUrl = gpu.url;
     if (gpu.notes.length > 0) config.warnings = [...(config.warnings ?? []), ...gpu.notes];
   }
-  const efficiency = efficiencyInputs(
-    num('gpuPowerWatts'),
-    num('gpuCount'),
-    num('costPerHour'),
-    str('costPer'),
-  );
+  const efficiency = efficiencyInputs(o.gpuPowerWatts, o.gpuCount, o.costPerHour, o.costPer);
   if (efficiency) config.efficiency = efficiency;
-  const simProfile = str('simProfile');
+  const simProfile = text(o.simProfile);
   if (simProfile !== undefined) {
     if (config.url !== undefined) {
       throw usage(
@@ -359,7 +319,7 @@ export async function resolveBenchmarkConfig(
     }
     config.sim = { profile: simProfile };
   }
-  const simProfileFile = str('simProfileFile');
+  const simProfileFile = text(o.simProfileFile);
   if (simProfileFile !== undefined) {
     if (config.url !== undefined)
       throw usage(
@@ -392,7 +352,7 @@ export async function resolveBenchmarkConfig(
     }
     config.sim = { ...config.sim, timeMode: 'virtual' };
   }
-  const speculativeConfig = str('speculativeConfig');
+  const speculativeConfig = text(o.speculativeConfig);
   if (speculativeConfig !== undefined) {
     if (config.url !== undefined) {
       throw usage(
@@ -403,12 +363,12 @@ export async function resolveBenchmarkConfig(
     parseSpeculativeConfig(speculativeConfig); // E_SIM (exit 2) naming the fix
     config.sim = { ...config.sim, speculativeConfig };
   }
-  const shard = str('shard');
+  const shard = text(o.shard);
   if (shard !== undefined) config.shard = parseShard(shard);
-  const startAt = str('startAt');
+  const startAt = text(o.startAt);
   if (startAt !== undefined) config.startAtMs = parseStartAt(startAt, Date.now());
-  const reasoningTokens = str('reasoningTokens');
-  const reasoningField = str('reasoningField');
+  const reasoningTokens = text(o.reasoningTokens);
+  const reasoningField = o.reasoningField;
   if (reasoningTokens !== undefined || reasoningField !== undefined) {
     if (config.url !== undefined) {
       throw usage(
@@ -430,13 +390,8 @@ export async function resolveBenchmarkConfig(
       },
     };
   }
-  const buckets = parseBuckets(o.buckets as string[] | undefined);
+  const buckets = parseBuckets(o.buckets);
   if (buckets !== undefined) config.promptBuckets = buckets;
-  const scrapeInterval = num('scrapeInterval');
-  if (scrapeInterval !== undefined) {
-    if (!(scrapeInterval >= 10))
-      throw usage('--scrape-interval must be at least 10ms', 'e.g. --scrape-interval 1s');
-    config.serverMetrics.intervalMs = scrapeInterval;
-  }
+  if (o.scrapeInterval !== undefined) config.serverMetrics.intervalMs = o.scrapeInterval;
   return config;
 }

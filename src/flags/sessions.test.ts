@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BENCHMARK_OPTIONS, SHARD_OPTIONS } from './options.js';
+import { BENCHMARK_OPTIONS, SHARD_OPTIONS } from './options/index.js';
 import { parseArgv } from './parse.js';
 import { resolveBenchmarkConfig } from './resolve.js';
 import { parseThinkTime, parseTurns } from './sessions.js';
@@ -11,7 +11,7 @@ import type { CommandSpec } from './spec.js';
 const spec: CommandSpec = {
   name: 'run',
   summary: '',
-  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS],
+  options: { ...BENCHMARK_OPTIONS, ...SHARD_OPTIONS },
   run: async () => 0,
 };
 const dir = mkdtempSync(join(tmpdir(), 'goodput-sessions-flags-'));

@@ -10,6 +10,7 @@ import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD } from '../runner/config.js';
 import type { SessionLoadSpec, SessionWorkloadSpec } from '../types.js';
+import type { BenchmarkFlags } from './options/index.js';
 
 /** Turns per synthetic session when --turns is not given. */
 export const DEFAULT_TURNS = 3;
@@ -45,18 +46,11 @@ export function parseThinkTime(text: string): NonNullable<SessionWorkloadSpec['t
  * ways of starting sessions, sessions with --concurrency or --rate, ...).
  */
 export function applySessionFlags(
-  o: Record<string, unknown>,
+  o: Pick<BenchmarkFlags, 'sessions' | 'sessionRate' | 'userRate' | 'turns' | 'turnTokens' | 'thinkTime'>,
   given: ReadonlySet<string>,
   config: BenchmarkConfig,
 ): void {
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
-  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
-  const sessions = num('sessions');
-  const sessionRate = num('sessionRate');
-  const userRate = num('userRate');
-  const turns = str('turns');
-  const turnTokens = num('turnTokens');
-  const think = str('thinkTime');
+  const { sessions, sessionRate, userRate, turns, turnTokens, thinkTime: think } = o;
   if (sessions === undefined && sessionRate === undefined) {
     const stray = [
       userRate !== undefined && '--user-rate',
@@ -90,15 +84,6 @@ export function applySessionFlags(
       );
     }
   }
-  if (sessions !== undefined && !(Number.isInteger(sessions) && sessions >= 1))
-    throw usage(`--sessions must be at least 1, got ${sessions}`, 'e.g. --sessions 16');
-  if (sessionRate !== undefined && !(sessionRate > 0 && Number.isFinite(sessionRate)))
-    throw usage(`--session-rate must be a finite number > 0, got ${sessionRate}`, 'e.g. --session-rate 2');
-  if (userRate !== undefined && !(userRate > 0 && Number.isFinite(userRate)))
-    throw usage(
-      `--user-rate must be a finite number > 0, got ${userRate}`,
-      'e.g. --user-rate 0.5 (a turn every 2 s)',
-    );
   if (userRate !== undefined && think !== undefined) {
     throw usage(
       '--user-rate and --think-time cannot be used together',
@@ -124,8 +109,6 @@ export function applySessionFlags(
       'a dataset gives each conversation its own turns; drop the flag or the --dataset',
     );
   }
-  if (turnTokens !== undefined && !(turnTokens >= 1))
-    throw usage(`--turn-tokens must be at least 1, got ${turnTokens}`, 'e.g. --turn-tokens 128');
 
   const workload: SessionWorkloadSpec = {};
   const range = turns !== undefined ? parseTurns(turns) : { min: DEFAULT_TURNS, max: DEFAULT_TURNS };

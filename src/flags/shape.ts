@@ -10,6 +10,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { GoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/config.js';
 import { checkPrefixGroups, loadLengthDist, parseLengthDist } from '../workload/index.js';
+import type { BenchmarkFlags } from './options/index.js';
 
 /** Tokens of a group's prefix when --prefix-tokens is not given. */
 export const DEFAULT_PREFIX_TOKENS = 1024;
@@ -31,15 +32,16 @@ function absoluteText(text: string, flag: string, cwd: string): string {
  * the fixed length it replaces, --prefix-tokens without --prefix-groups).
  */
 export async function applyShapeFlags(
-  o: Record<string, unknown>,
+  o: Pick<
+    BenchmarkFlags,
+    'promptTokensDist' | 'maxTokensDist' | 'prefixGroups' | 'prefixTokens' | 'promptsPerGroup'
+  >,
   given: ReadonlySet<string>,
   config: BenchmarkConfig,
   cwd: string,
 ): Promise<void> {
-  const str = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
-  const promptDist = str('promptTokensDist');
-  const outputDist = str('maxTokensDist');
+  const promptDist = o.promptTokensDist || undefined;
+  const outputDist = o.maxTokensDist || undefined;
   if (promptDist !== undefined) {
     for (const [key, flag] of [
       ['promptTokens', '--prompt-tokens'],
@@ -68,9 +70,7 @@ export async function applyShapeFlags(
     config.workload.maxTokensDist = await loadLengthDist(absoluteText(outputDist, flag, cwd), flag, 'output');
     config.workload.outputFromDataset = false;
   }
-  const groups = num('prefixGroups');
-  const prefixTokens = num('prefixTokens');
-  const perGroup = num('promptsPerGroup');
+  const { prefixGroups: groups, prefixTokens, promptsPerGroup: perGroup } = o;
   if (groups === undefined) {
     if (prefixTokens !== undefined || perGroup !== undefined)
       throw usage(

@@ -7,41 +7,9 @@
  */
 
 import type { ExitCode } from '../errors.js';
+import type { FlagValues, OptionSpec, OptionTable } from './options/index.js';
 
-export type OptionType =
-  /** free text */
-  | 'string'
-  /** a finite number */
-  | 'number'
-  /** a whole number ≥ 0 */
-  | 'integer'
-  /** a flag; `--no-NAME` sets it false */
-  | 'boolean'
-  /** "500ms", "10s", "5m", "2h", "30d", "1m30s" → milliseconds; a unit is required (a bare number is refused) */
-  | 'duration'
-  /** repeatable, or comma-separated: collected into string[] */
-  | 'list';
-
-export interface OptionSpec {
-  /** Long name without dashes, kebab-case: "max-tokens". Parsed value key is camelCase: "maxTokens". */
-  name: string;
-  type: OptionType;
-  description: string;
-  /** Shown in help; applied by the parser when the option is absent. */
-  default?: string | number | boolean | string[];
-  /** One-letter alias without dash. */
-  short?: string;
-  /** Allowed values (for 'string' and 'list'). */
-  choices?: readonly string[];
-  /** Help section, e.g. "Target", "Load", "Workload", "Output". */
-  group?: string;
-  /** Placeholder in help: "--url URL". */
-  valueName?: string;
-  /** 'string' only: repeatable, every occurrence kept whole (commas included) in a string[]. */
-  repeatable?: boolean;
-  /** 'number' only: `inf` is accepted and means Infinity (e.g. --rate inf: all at once). */
-  allowInfinity?: boolean;
-}
+export type { OptionSpec, OptionType } from './options/index.js';
 
 export interface PositionalSpec {
   name: string;
@@ -50,9 +18,12 @@ export interface PositionalSpec {
   variadic?: boolean;
 }
 
-export interface ParsedArgs {
-  /** camelCase option name → value (string, number, boolean, string[]). Absent options without default are undefined. */
-  options: Record<string, unknown>;
+/** The parsed options of a table that is not known here: every value of any option type. */
+export type AnyFlagValues = Record<string, string | number | boolean | string[] | undefined>;
+
+export interface ParsedArgs<V = AnyFlagValues> {
+  /** camelCase option name → value, typed by the command's option table (FlagValues). Absent options without default are undefined. */
+  options: V & { help?: boolean };
   positionals: string[];
   /** Options the user actually gave (camelCase), to tell flag values from defaults when merging with config files. */
   given: Set<string>;
@@ -61,8 +32,8 @@ export interface ParsedArgs {
 }
 
 /** What a command sees of the outside world: injected, so commands run in-process in tests. */
-export interface CommandContext {
-  args: ParsedArgs;
+export interface CommandContext<V = AnyFlagValues> {
+  args: ParsedArgs<V>;
   /** Data goes here (JSON, tables). */
   stdout: { write(chunk: string): unknown; isTTY?: boolean };
   /** Progress, warnings and errors go here. */
@@ -75,24 +46,40 @@ export interface CommandContext {
   argv?: readonly string[];
 }
 
-export interface CommandSpec {
+export interface CommandSpec<T extends OptionTable = OptionTable> {
   name: string;
   /** One line for the command list. */
   summary: string;
   /** Longer help text shown above the options. */
   description?: string;
-  options: OptionSpec[];
+  /** The option table, keyed by the parsed values' keys (`maxTokens` is `--max-tokens`). */
+  options: T;
   positionals?: PositionalSpec[];
-  /** Sub-commands (e.g. `adr new`, `adr lint`): when present, the first positional picks one. */
-  subcommands?: CommandSpec[];
+  /**
+   * Sub-commands (e.g. `adr new`, `adr lint`): when present, the first positional picks one. A
+   * lazy entry is loaded by the dispatcher when it is picked (`sim calibrate`).
+   */
+  subcommands?: CommandEntry[];
   /** With subcommands: the command also runs itself when its first argument is an option or absent (`goodput sim`). */
   runsWithoutSubcommand?: boolean;
-  run(ctx: CommandContext): Promise<ExitCode>;
+  run(ctx: CommandContext<FlagValues<T>>): Promise<ExitCode>;
+}
+
+/** A command of any table, as lists of commands hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: each command has its own table
+export type AnyCommandSpec = CommandSpec<any>;
+
+/**
+ * Declares a command, its parsed options typed by its table: `run` reads
+ * `ctx.args.options.concurrency` as `number | undefined` when the table has `concurrency`.
+ */
+export function defineCommand<const T extends OptionTable>(spec: CommandSpec<T>): CommandSpec<T> {
+  return spec;
 }
 
 /** Built-in flags every command accepts; the dispatcher handles them before the command runs. */
 export const BUILTIN_OPTIONS: OptionSpec[] = [
-  { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit' },
+  { name: 'help', key: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit' },
 ];
 
 /**
@@ -102,8 +89,8 @@ export const BUILTIN_OPTIONS: OptionSpec[] = [
 export interface LazyCommand {
   name: string;
   summary: string;
-  load(): Promise<CommandSpec>;
+  load(): Promise<AnyCommandSpec>;
 }
 
 /** What the dispatcher accepts: a loaded spec, or a lazy entry. */
-export type CommandEntry = CommandSpec | LazyCommand;
+export type CommandEntry = AnyCommandSpec | LazyCommand;

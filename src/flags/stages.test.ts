@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BENCHMARK_OPTIONS } from './options.js';
+import { BENCHMARK_OPTIONS } from './options/index.js';
 import { parseArgv } from './parse.js';
 import { resolveBenchmarkConfig } from './resolve.js';
 import type { CommandSpec } from './spec.js';

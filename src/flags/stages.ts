@@ -8,6 +8,7 @@
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import type { LoadSpec, LoadStage } from '../types.js';
+import type { BenchmarkFlags } from './options/index.js';
 import type { ParsedArgs } from './spec.js';
 
 const HINT =
@@ -39,8 +40,11 @@ export function parseStages(items: readonly string[]): LoadStage[] {
 }
 
 /** Shapes `load` by --stages (in place); returns it. Without --stages, refuses --stages-of. */
-export function applyStageFlags(load: LoadSpec, args: ParsedArgs): LoadSpec {
-  const items = args.options.stages as string[] | undefined;
+export function applyStageFlags(
+  load: LoadSpec,
+  args: ParsedArgs<Pick<BenchmarkFlags, 'stages' | 'stagesOf' | 'burstiness'>>,
+): LoadSpec {
+  const items = args.options.stages;
   if (!items || items.length === 0) {
     if (args.given.has('stagesOf')) throw usage('--stages-of needs --stages');
     return load;
@@ -64,7 +68,7 @@ export function applyStageFlags(load: LoadSpec, args: ParsedArgs): LoadSpec {
     load.mode = 'open';
     delete load.concurrency;
     const b = args.options.burstiness;
-    load.burstiness = typeof b === 'number' ? b : 1;
+    load.burstiness = b ?? 1;
   } else {
     if (args.given.has('maxConcurrency') || args.given.has('burstiness')) {
       throw usage(

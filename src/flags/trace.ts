@@ -9,7 +9,7 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { GoodputError } from '../errors.js';
 import type { BenchmarkTrace } from '../runner/config.js';
-import type { TraceFormat } from '../types.js';
+import { type FlagValues, flagName, type TRACE_OPTIONS } from './options/index.js';
 import type { ParsedArgs } from './spec.js';
 
 const COLUMN_KEYS = ['timestamp', 'input', 'output'] as const;
@@ -31,10 +31,6 @@ function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
 }
 
-function kebab(key: string): string {
-  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
 /** `timestamp=ts,input=prompt_len,output=gen_len` → the mapping (unnamed keys keep their default). */
 export function parseTraceColumns(items: readonly string[]): NonNullable<BenchmarkTrace['columns']> {
   const columns = { ...GENERIC_DEFAULTS };
@@ -54,19 +50,22 @@ export function parseTraceColumns(items: readonly string[]): NonNullable<Benchma
 }
 
 /** The first flag given that a trace replaces (as typed, e.g. `--prompt-tokens`), or undefined. */
-export function flagReplacedByTrace(args: ParsedArgs): string | undefined {
+export function flagReplacedByTrace(args: Pick<ParsedArgs, 'given'>): string | undefined {
   const key = REPLACED.find((k) => args.given.has(k));
-  return key === undefined ? undefined : `--${kebab(key)}`;
+  return key === undefined ? undefined : `--${flagName(key)}`;
 }
 
 /** The trace to replay, or undefined without --trace; refuses flags a trace replaces. */
-export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace | undefined {
+export function resolveTraceFlags(
+  args: ParsedArgs<Partial<FlagValues<typeof TRACE_OPTIONS>>>,
+  cwd: string,
+): BenchmarkTrace | undefined {
   const o = args.options;
-  const path = typeof o.trace === 'string' && o.trace !== '' ? o.trace : undefined;
+  const path = o.trace === '' ? undefined : o.trace;
   if (path === undefined) {
     for (const key of ['traceColumns', 'traceTimeUnit', 'traceBlockSize', 'timeScale']) {
       if (args.given.has(key))
-        throw usage(`--${kebab(key)} needs --trace`, 'pass --trace FILE to replay a trace');
+        throw usage(`--${flagName(key)} needs --trace`, 'pass --trace FILE to replay a trace');
     }
     if (args.given.has('traceFormat'))
       throw usage('--trace-format needs --trace', 'pass --trace FILE to replay a trace');
@@ -80,24 +79,16 @@ export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace
     );
   }
   // Not given: the trace format's own (Bailian's 16), else Mooncake's 512 (workload/trace/replay.ts).
-  const blockSize = typeof o.traceBlockSize === 'number' ? o.traceBlockSize : undefined;
-  if (blockSize !== undefined && !(blockSize >= 1))
-    throw usage('--trace-block-size must be at least 1', 'Mooncake traces use 512');
-  const timeScale = typeof o.timeScale === 'number' ? o.timeScale : 1;
-  if (!(timeScale > 0)) {
-    throw usage(
-      `--time-scale must be > 0, got ${timeScale}`,
-      'e.g. --time-scale 0.1 replays ten times as fast',
-    );
-  }
+  const blockSize = o.traceBlockSize;
+  const timeScale = o.timeScale ?? 1;
   const trace: BenchmarkTrace = {
     path: isAbsolute(path) ? path : resolvePath(cwd, path),
     ...(blockSize !== undefined ? { blockSize } : {}),
     timeScale,
   };
   const format = o.traceFormat;
-  if (typeof format === 'string' && format !== 'auto') trace.format = format as TraceFormat;
-  const columns = o.traceColumns as string[] | undefined;
+  if (format !== undefined && format !== 'auto') trace.format = format;
+  const columns = o.traceColumns;
   if (columns && columns.length > 0) {
     if (trace.format !== undefined && trace.format !== 'jsonl' && trace.format !== 'csv') {
       throw usage(
@@ -107,6 +98,6 @@ export function resolveTraceFlags(args: ParsedArgs, cwd: string): BenchmarkTrace
     }
     trace.columns = parseTraceColumns(columns);
   }
-  if (typeof o.traceTimeUnit === 'string') trace.timeUnit = o.traceTimeUnit as BenchmarkTrace['timeUnit'];
+  if (o.traceTimeUnit !== undefined) trace.timeUnit = o.traceTimeUnit;
   return trace;
 }

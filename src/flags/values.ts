@@ -5,9 +5,9 @@
  * @module
  */
 
-import { FLAG_LIMITS, flagLimitProblem, parseDuration } from '../config/index.js';
+import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import type { OptionSpec } from './spec.js';
+import { boundsProblem, type OptionSpec } from './options/index.js';
 
 /** The form each option type expects, for error messages and help. */
 export const EXPECTED_FORM: Record<OptionSpec['type'], string> = {
@@ -49,15 +49,14 @@ function checkChoice(spec: OptionSpec, raw: string): void {
   }
 }
 
-/** A number within the flag's bounds (config's FLAG_LIMITS), else a usage error naming the range. */
+/** A number within the bounds of its option's entry, else a usage error naming the range. */
 function bounded(spec: OptionSpec, value: number): number {
-  const problem = flagLimitProblem(spec.name, value);
+  const problem = boundsProblem(spec.name, spec, value, spec.type === 'duration');
   if (problem === undefined) return value;
-  const why = FLAG_LIMITS[spec.name]?.why;
   throw new GoodputError(
     'E_USAGE',
     problem,
-    `give --${spec.name} a value in that range${why ? ` (${why})` : ''}`,
+    `give --${spec.name} a value in that range${spec.why ? ` (${spec.why})` : ''}`,
   );
 }
 

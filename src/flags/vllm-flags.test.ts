@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { BENCHMARK_OPTIONS } from './options.js';
+import { BENCHMARK_OPTIONS, optionList } from './options/index.js';
 import { parseArgv } from './parse.js';
 import type { CommandSpec } from './spec.js';
 import { VLLM_FLAGS } from './vllm-flags.js';
@@ -9,7 +9,7 @@ const run: CommandSpec = { name: 'run', summary: '', options: BENCHMARK_OPTIONS,
 const report: CommandSpec = {
   name: 'report',
   summary: '',
-  options: [{ name: 'out', type: 'string', description: '' }],
+  options: { out: { type: 'string', description: '' } },
   run: async () => 0,
 };
 
@@ -102,7 +102,7 @@ describe('vllm bench serve flags taken as ours', () => {
   });
 
   it('every accepted flag stands for an option of the benchmark commands', () => {
-    const ours = new Set(BENCHMARK_OPTIONS.map((o) => o.name));
+    const ours = new Set(optionList(BENCHMARK_OPTIONS).map((o) => o.name));
     for (const f of VLLM_FLAGS.filter((f) => f.as !== undefined))
       expect([f.name, ours.has(f.as!)]).toEqual([f.name, true]);
     // and none shadows one of ours
@@ -141,7 +141,7 @@ describe('vllm bench serve flags that differ: refused with ours', () => {
     const sim: CommandSpec = {
       name: 'sim',
       summary: '',
-      options: [{ name: 'port', type: 'integer', description: '' }],
+      options: { port: { type: 'integer', description: '' } },
       run: async () => 0,
     };
     expect(parseArgv(sim, ['--port', '8000']).options.port).toBe(8000);

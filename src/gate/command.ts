@@ -13,8 +13,10 @@ import { ExitCode, GoodputError } from '../errors.js';
 import {
   BENCHMARK_OPTIONS,
   type CommandContext,
-  type CommandSpec,
-  type OptionSpec,
+  defineCommand,
+  defineOptions,
+  type FlagValues,
+  type NumberOption,
   resolveBenchmarkConfig,
 } from '../flags/index.js';
 import { importedValue, resultNoun, runCaveats, TOOL_DESCRIPTIONS } from '../metrics/index.js';
@@ -32,53 +34,53 @@ import {
 import { formatThreshold, parseThresholds, type Threshold } from './grammar.js';
 import { gateOutcomesJson, renderGateLines, renderGateMarkdown, renderJunit } from './render.js';
 
-const GATE_OPTIONS: OptionSpec[] = [
-  {
-    name: 'threshold',
+/** One flag per shorthand threshold of the catalogue (`--max-ttft-p99-ms N`), by key. */
+const SHORTHAND_OPTIONS: Readonly<Record<string, NumberOption>> = Object.fromEntries(
+  SHORTHAND_THRESHOLDS.map((s): [string, NumberOption] => [
+    s.key,
+    {
+      type: 'number',
+      group: 'Gate',
+      valueName: 'N',
+      description: `Shorthand for '${s.template(Number.NaN).replace('NaN', 'N')}'`,
+    },
+  ]),
+);
+
+const GATE_OPTIONS = defineOptions({
+  threshold: {
     type: 'list',
     valueName: 'EXPR',
     group: 'Gate',
     description:
       "Threshold, repeatable: 'p99(ttft)<350', 'p50(tpot)<=40', 'attainment>=0.95', 'error_rate<0.01'",
   },
-  ...SHORTHAND_THRESHOLDS.map(
-    (s): OptionSpec => ({
-      name: s.flag,
-      type: 'number',
-      group: 'Gate',
-      valueName: 'N',
-      description: `Shorthand for '${s.template(Number.NaN).replace('NaN', 'N')}'`,
-    }),
-  ),
-  {
-    name: 'adr',
+  ...SHORTHAND_OPTIONS,
+  adr: {
     type: 'string',
     valueName: 'FILE',
     group: 'Gate',
     description:
       "Take the gate thresholds and the workload (load, prompts, sampling, seed) from this ADR's front matter",
   },
-  {
-    name: 'from',
+  from: {
     type: 'string',
     valueName: 'DIR',
     group: 'Gate',
     description: 'Evaluate an existing result directory instead of running the load',
   },
-  {
-    name: 'junit',
+  junit: {
     type: 'string',
     valueName: 'FILE',
     group: 'Gate',
     description: 'Write JUnit XML, one test case per threshold',
   },
-  {
-    name: 'allow-different',
+  allowDifferent: {
     type: 'boolean',
     group: 'Gate',
     description: "With --adr --from: accept a result whose workload differs from the ADR's",
   },
-];
+});
 
 /** Flags that shape the load: with --adr the load is the ADR's, so these are refused. */
 const LOAD_SHAPING_KEYS = [
@@ -245,7 +247,7 @@ async function appendStepSummary(ctx: CommandContext, path: string, markdown: st
   );
 }
 
-export const gateCommand: CommandSpec = {
+export const gateCommand = defineCommand({
   name: 'gate',
   summary: 'Run (or read) a benchmark and check thresholds: exit 4 on a breach, 3 when unmeasurable',
   description: [
@@ -262,7 +264,7 @@ export const gateCommand: CommandSpec = {
       variadic: true,
     },
   ],
-  options: [...BENCHMARK_OPTIONS, ...GATE_OPTIONS],
+  options: { ...BENCHMARK_OPTIONS, ...GATE_OPTIONS },
   async run(ctx) {
     const o = ctx.args.options;
     const adr = typeof o.adr === 'string' ? await readAdr(resolve(ctx.cwd, o.adr)) : undefined;
@@ -313,4 +315,4 @@ export const gateCommand: CommandSpec = {
     if (unmeasurable) throw unmeasurable;
     return result.passed ? ExitCode.OK : ExitCode.THRESHOLD_BREACH;
   },
-};
+});

@@ -7,12 +7,15 @@
  */
 
 import { resolve as resolvePath } from 'node:path';
-import { calibrateCommand } from '../calibrate/command.js';
 import { ExitCode } from '../errors.js';
 import {
-  type CommandSpec,
-  type OptionSpec,
+  defineCommand,
+  defineOptions,
+  type FlagValues,
+  type NumberOption,
+  PORT_BOUNDS,
   REASONING_OPTIONS,
+  regroupOptions,
   SPECULATIVE_CONFIG_OPTION,
 } from '../flags/index.js';
 import type { EngineConfig, EngineOptions } from './engine-config.js';
@@ -28,164 +31,169 @@ import { parseReasoningField, parseReasoningLength } from './reasoning.js';
 import { startSim } from './server.js';
 
 const E = 'Engine';
+/** `sim calibrate`'s line in sim's help (its spec loads only when it runs). */
+export const CALIBRATE_SUMMARY =
+  "Fit the simulated engine's step time to runs measured on a real server; error on held-out runs";
 const F = 'Failure injection (rates 0..1)';
 
-const rate = (name: string, description: string): OptionSpec => ({
-  name,
+const rate = (flag: string, description: string): NumberOption => ({
+  flag,
   type: 'number',
+  min: 0,
+  max: 1,
   description,
   group: F,
   valueName: 'RATE',
 });
 
-export const SIM_OPTIONS: OptionSpec[] = [
-  {
-    name: 'port',
+/** Where and what the simulator serves. */
+const SERVER_OPTIONS = defineOptions({
+  port: {
     type: 'integer',
     default: 8000,
+    ...PORT_BOUNDS,
     description: 'Port to listen on (0 picks a free one)',
     group: 'Server',
   },
-  {
-    name: 'host',
+  host: {
     type: 'string',
     default: '127.0.0.1',
     description: 'Address to listen on',
     group: 'Server',
   },
-  {
-    name: 'profile',
+  profile: {
     type: 'string',
     default: DEFAULT_PROFILE,
     valueName: 'GPU[xN]:MODEL',
     description: `Hardware and model: GPUs ${Object.keys(GPU_PROFILES).join(', ')}; models ${Object.keys(MODEL_PROFILES).join(', ')}`,
     group: 'Server',
   },
-  {
-    name: 'profile-file',
+  profileFile: {
     type: 'string',
     valueName: 'FILE',
     description: 'A JSON profile (overrides --profile)',
     group: 'Server',
   },
-  {
-    name: 'served-model-name',
+  servedModelName: {
     type: 'string',
     description: "Model id to serve (default: the model's Hugging Face id)",
     group: 'Server',
   },
-  {
-    name: 'api-key',
+  apiKey: {
     type: 'string',
     description: 'Require this bearer key on /v1/* (401 otherwise); also GOODPUT_SIM_API_KEY',
     group: 'Server',
   },
-  {
-    name: 'seed',
+  seed: {
     type: 'integer',
     default: 0,
     description: 'Seed of output lengths, text and injected failures',
     group: 'Server',
   },
-  {
-    name: 'slowdown',
+  slowdown: {
     type: 'number',
     default: 1,
     description: 'Multiply every step time (0.5 = twice as fast)',
     group: 'Server',
   },
-  {
-    name: 'mean-output-tokens',
+  meanOutputTokens: {
     type: 'integer',
     default: 200,
     description: 'Mean output length without ignore_eos',
     group: 'Server',
   },
-  {
-    name: 'tensor-parallel-size',
+});
+
+/** vLLM's engine flags of the simulated engine (also those `sim calibrate` fits under). */
+export const ENGINE_OPTIONS = defineOptions({
+  tensorParallelSize: {
     type: 'integer',
     description: 'GPUs per model replica (default: the profile)',
     group: E,
   },
-  { name: 'block-size', type: 'integer', default: 16, description: 'Tokens per KV-cache block', group: E },
-  {
-    name: 'gpu-memory-utilization',
+  blockSize: { type: 'integer', default: 16, description: 'Tokens per KV-cache block', group: E },
+  gpuMemoryUtilization: {
     type: 'number',
     default: 0.9,
     description: 'Fraction of GPU memory for weights + KV cache',
     group: E,
   },
-  { name: 'max-num-seqs', type: 'integer', default: 256, description: 'Most sequences in a batch', group: E },
-  {
-    name: 'max-num-batched-tokens',
+  maxNumSeqs: { type: 'integer', default: 256, description: 'Most sequences in a batch', group: E },
+  maxNumBatchedTokens: {
     type: 'integer',
     description: 'Token budget per step (default 8192; max-model-len without chunked prefill)',
     group: E,
   },
-  {
-    name: 'enable-chunked-prefill',
+  enableChunkedPrefill: {
     type: 'boolean',
     default: true,
     description: 'Split long prefills across steps (--no-enable-chunked-prefill: V0 prefill-first steps)',
     group: E,
   },
-  {
-    name: 'enable-prefix-caching',
+  enablePrefixCaching: {
     type: 'boolean',
     default: true,
     description: 'Reuse KV blocks of identical prompt prefixes',
     group: E,
   },
-  {
-    name: 'max-model-len',
+  maxModelLen: {
     type: 'integer',
     description: "Context length (default: the model's, capped by the KV cache)",
     group: E,
   },
-  { name: 'num-gpu-blocks-override', type: 'integer', description: 'Fix the number of KV blocks', group: E },
-  { ...SPECULATIVE_CONFIG_OPTION, group: E },
-  {
-    name: 'abort-on-disconnect',
+  numGpuBlocksOverride: { type: 'integer', description: 'Fix the number of KV blocks', group: E },
+  speculativeConfig: { ...SPECULATIVE_CONFIG_OPTION, group: E },
+  abortOnDisconnect: {
     type: 'boolean',
     default: true,
     description:
       'Abort a request when its client goes (--no-abort-on-disconnect keeps generating: wasted work)',
     group: E,
   },
-  ...REASONING_OPTIONS.map((o) => ({ ...o, group: 'Server' })),
-  rate('fail-429', '429 with Retry-After'),
-  rate('fail-500', '500 Internal Server Error'),
-  rate('fail-503', '503 with Retry-After'),
-  rate('fail-404', '404 model not found'),
-  rate('fail-stall', 'Stall before the first token'),
-  { name: 'stall-ms', type: 'integer', default: 2000, description: 'Length of an injected stall', group: F },
-  rate('fail-disconnect', 'Disconnect mid-stream'),
-  rate('fail-malformed', 'Malformed SSE line mid-stream'),
-  rate('fail-error-object', 'Error object inside a 200 stream'),
-  rate('fail-empty-choices', 'Empty-choices chunks between tokens'),
-  {
-    name: 'retry-after',
+});
+
+const FAILURE_OPTIONS = defineOptions({
+  fail429: rate('fail-429', '429 with Retry-After'),
+  fail500: rate('fail-500', '500 Internal Server Error'),
+  fail503: rate('fail-503', '503 with Retry-After'),
+  fail404: rate('fail-404', '404 model not found'),
+  failStall: rate('fail-stall', 'Stall before the first token'),
+  stallMs: { type: 'integer', default: 2000, description: 'Length of an injected stall', group: F },
+  failDisconnect: rate('fail-disconnect', 'Disconnect mid-stream'),
+  failMalformed: rate('fail-malformed', 'Malformed SSE line mid-stream'),
+  failErrorObject: rate('fail-error-object', 'Error object inside a 200 stream'),
+  failEmptyChoices: rate('fail-empty-choices', 'Empty-choices chunks between tokens'),
+  retryAfter: {
     type: 'duration',
     description: 'Retry-After on 429/503, sent in whole seconds (rounded up) [default: 1s]',
     group: F,
   },
-];
+});
 
-/** Engine flags from parsed options (camelCase keys). */
-export function engineOptionsFromArgs(o: Record<string, unknown>): EngineOptions {
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
-  const bool = (k: string) => (typeof o[k] === 'boolean' ? (o[k] as boolean) : undefined);
+/** Every flag of `goodput sim`: server, engine (reasoning mode with the server's), failure injection. */
+export const SIM_OPTIONS = defineOptions({
+  ...SERVER_OPTIONS,
+  ...ENGINE_OPTIONS,
+  ...regroupOptions(REASONING_OPTIONS, () => ({ group: 'Server' })),
+  ...FAILURE_OPTIONS,
+});
+
+/** The engine flags' values, each possibly absent (calibrate takes them without the one it ignores). */
+export type EngineFlags = Partial<FlagValues<typeof ENGINE_OPTIONS>>;
+
+/** Engine flags from parsed options. */
+export function engineOptionsFromArgs(o: EngineFlags): EngineOptions {
   return {
-    blockSize: num('blockSize'),
-    gpuMemoryUtilization: num('gpuMemoryUtilization'),
-    maxNumSeqs: num('maxNumSeqs'),
-    maxNumBatchedTokens: num('maxNumBatchedTokens'),
-    enableChunkedPrefill: bool('enableChunkedPrefill'),
-    enablePrefixCaching: bool('enablePrefixCaching'),
-    maxModelLen: num('maxModelLen'),
-    numGpuBlocksOverride: num('numGpuBlocksOverride'),
-    abortOnDisconnect: bool('abortOnDisconnect'),
-    speculativeConfig: typeof o.speculativeConfig === 'string' ? o.speculativeConfig : undefined,
+    blockSize: o.blockSize,
+    gpuMemoryUtilization: o.gpuMemoryUtilization,
+    maxNumSeqs: o.maxNumSeqs,
+    maxNumBatchedTokens: o.maxNumBatchedTokens,
+    enableChunkedPrefill: o.enableChunkedPrefill,
+    enablePrefixCaching: o.enablePrefixCaching,
+    maxModelLen: o.maxModelLen,
+    numGpuBlocksOverride: o.numGpuBlocksOverride,
+    abortOnDisconnect: o.abortOnDisconnect,
+    speculativeConfig: o.speculativeConfig,
   };
 }
 
@@ -198,24 +206,23 @@ function specNote(c: EngineConfig): string {
 }
 
 /** Failure rates from parsed options. */
-export function failureConfigFromArgs(o: Record<string, unknown>): FailureConfig {
-  const num = (k: string) => (typeof o[k] === 'number' ? (o[k] as number) : undefined);
+export function failureConfigFromArgs(o: Partial<FlagValues<typeof FAILURE_OPTIONS>>): FailureConfig {
   return {
-    rateLimit: num('fail429'),
-    serverError: num('fail500'),
-    unavailable: num('fail503'),
-    notFound: num('fail404'),
-    stall: num('failStall'),
-    stallMs: num('stallMs'),
-    disconnect: num('failDisconnect'),
-    malformed: num('failMalformed'),
-    errorObject: num('failErrorObject'),
-    emptyChoices: num('failEmptyChoices'),
-    retryAfterS: num('retryAfter') === undefined ? undefined : Math.ceil(num('retryAfter')! / 1000),
+    rateLimit: o.fail429,
+    serverError: o.fail500,
+    unavailable: o.fail503,
+    notFound: o.fail404,
+    stall: o.failStall,
+    stallMs: o.stallMs,
+    disconnect: o.failDisconnect,
+    malformed: o.failMalformed,
+    errorObject: o.failErrorObject,
+    emptyChoices: o.failEmptyChoices,
+    retryAfterS: o.retryAfter === undefined ? undefined : Math.ceil(o.retryAfter / 1000),
   };
 }
 
-export const simCommand: CommandSpec = {
+export const simCommand = defineCommand({
   name: 'sim',
   summary: 'Serve the simulated vLLM-like engine (OpenAI-compatible, with /metrics)',
   description: [
@@ -225,37 +232,39 @@ export const simCommand: CommandSpec = {
     'names) until Ctrl-C. --reasoning-tokens streams reasoning before each answer (reasoning models).',
   ].join('\n'),
   options: SIM_OPTIONS,
+  // Loaded only when asked for: `goodput sim` does not load the fitting and the run readers.
   subcommands: [
-    calibrateCommand(
-      SIM_OPTIONS.filter((o) => o.group === E),
-      engineOptionsFromArgs,
-    ),
+    {
+      name: 'calibrate',
+      summary: CALIBRATE_SUMMARY,
+      load: async () => (await import('../calibrate/command.js')).calibrateCommand,
+    },
   ],
   runsWithoutSubcommand: true,
   async run(ctx) {
     const o = ctx.args.options;
     const profile =
-      typeof o.profileFile === 'string'
+      o.profileFile !== undefined
         ? await loadProfileFile(resolvePath(ctx.cwd, o.profileFile))
-        : resolveProfile(o.profile as string, o.tensorParallelSize as number | undefined);
-    if (typeof o.profileFile === 'string' && typeof o.tensorParallelSize === 'number')
+        : resolveProfile(o.profile, o.tensorParallelSize);
+    if (o.profileFile !== undefined && o.tensorParallelSize !== undefined)
       profile.tensorParallel = o.tensorParallelSize;
     const sim = await startSim({
       profile,
-      model: o.servedModelName as string | undefined,
-      host: o.host as string,
-      port: o.port as number,
-      seed: o.seed as number,
-      apiKey: (o.apiKey as string | undefined) ?? ctx.env.GOODPUT_SIM_API_KEY,
-      slowdown: o.slowdown as number,
-      meanOutputTokens: o.meanOutputTokens as number,
+      model: o.servedModelName,
+      host: o.host,
+      port: o.port,
+      seed: o.seed,
+      apiKey: o.apiKey ?? ctx.env.GOODPUT_SIM_API_KEY,
+      slowdown: o.slowdown,
+      meanOutputTokens: o.meanOutputTokens,
       engine: engineOptionsFromArgs(o),
       failures: failureConfigFromArgs(o),
-      ...(typeof o.reasoningTokens === 'string'
+      ...(o.reasoningTokens !== undefined
         ? {
             reasoning: {
               length: parseReasoningLength(o.reasoningTokens),
-              field: parseReasoningField((o.reasoningField as string | undefined) ?? 'reasoning_content'),
+              field: parseReasoningField(o.reasoningField ?? 'reasoning_content'),
             },
           }
         : {}),
@@ -275,4 +284,4 @@ export const simCommand: CommandSpec = {
     ctx.stderr.write('goodput sim: stopped\n');
     return ExitCode.OK;
   },
-};
+});

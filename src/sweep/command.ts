@@ -10,10 +10,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
-  type CommandSpec,
+  defineCommand,
+  defineOptions,
   LOAD_OPTIONS,
-  type OptionSpec,
   OUTPUT_OPTIONS,
+  omitOptions,
+  regroupOptions,
   TARGET_OPTIONS,
   TRACE_OPTIONS,
   WORKLOAD_OPTIONS,
@@ -29,90 +31,80 @@ import { maxPoints, runSweep, type SweepPlan } from './run.js';
 
 const S = 'Sweep';
 
-export const SWEEP_OPTIONS: OptionSpec[] = [
-  {
-    name: 'concurrency',
+export const SWEEP_OPTIONS = defineOptions({
+  concurrency: {
     type: 'list',
     short: 'c',
     valueName: 'N,N,…',
     group: S,
     description: 'Concurrencies to run, e.g. 1,2,4,8,16 (closed loop; with sessions: sessions at once)',
   },
-  {
-    name: 'concurrency-max',
+  concurrencyMax: {
     type: 'integer',
     valueName: 'N',
     group: S,
     description: 'Concurrencies 1, 2, 4, … doubling up to N [default sweep: 1,2,4,8,16,32]',
   },
-  {
-    name: 'rate-max',
+  rateMax: {
     type: 'string',
     valueName: 'R|auto',
     group: S,
     description:
       'Rate sweep (open loop), as guidellm: a synchronous run, a max-throughput run, then --steps rates evenly spaced up to R (auto: the measured throughput); with sessions R is new sessions per second',
   },
-  {
-    name: 'steps',
+  steps: {
     type: 'integer',
     default: 5,
     valueName: 'N',
     group: S,
     description: 'Rate sweep: number of rates',
   },
-  {
-    name: 'throughput-concurrency',
+  throughputConcurrency: {
     type: 'integer',
     default: 64,
     valueName: 'N',
     group: S,
     description: 'Rate sweep: concurrency of the max-throughput run',
   },
-  {
-    name: 'min-attainment',
+  minAttainment: {
     type: 'number',
     default: 0.9,
     valueName: 'A',
     group: S,
     description: 'SLO attainment (0..1) a load must reach to be within capacity; set the SLO with --slo',
   },
-  {
-    name: 'bisect',
+  bisect: {
     type: 'integer',
     default: 3,
     valueName: 'N',
     group: S,
     description: 'At most N extra runs bisecting between the last passing and the first failing load',
   },
-  {
-    name: 'max-error-rate',
+  maxErrorRate: {
     type: 'number',
     default: 0.2,
     valueName: 'E',
     group: S,
     description: 'Stop rising when more than this share of a point failed',
   },
-  {
-    name: 'latency-factor',
+  latencyFactor: {
     type: 'number',
     default: 10,
     valueName: 'X',
     group: S,
     description: "Stop rising when mean E2EL exceeds X times the first point's",
   },
-];
+});
 
-const OUT_OPTIONS = OUTPUT_OPTIONS.map((o) =>
-  o.name === 'out'
+const OUT_OPTIONS = regroupOptions(OUTPUT_OPTIONS, (o, key) =>
+  key === 'out'
     ? {
-        ...o,
         description:
           'Sweep directory: one result directory per point and sweep.json [default: goodput-results/sweep-<time>/]',
       }
-    : o.name === 'json'
-      ? { ...o, description: 'Print sweep.json on stdout' }
-      : o,
+    : key === 'json'
+      ? { description: 'Print sweep.json on stdout' }
+      : { description: o.description },
 );
 
 function usage(message: string, hint: string): GoodputError {
@@ -173,7 +165,7 @@ function stamp(d: Date): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-export const sweepCommand: CommandSpec = {
+export const sweepCommand = defineCommand({
   name: 'sweep',
   summary: 'Runs at rising concurrency or rate: saturation point (knee) and capacity at SLO',
   description: [
@@ -185,14 +177,14 @@ export const sweepCommand: CommandSpec = {
     "With --trace every point replays the trace's requests: a rate point at its rate (the trace's times scaled), a",
     'concurrency point closed loop.',
   ].join('\n'),
-  options: [
+  options: {
     ...TARGET_OPTIONS,
     ...WORKLOAD_OPTIONS,
     ...TRACE_OPTIONS,
-    ...LOAD_OPTIONS.filter((o) => o.name !== 'concurrency' && o.name !== 'rate'),
+    ...omitOptions(LOAD_OPTIONS, ['concurrency', 'rate']),
     ...SWEEP_OPTIONS,
     ...OUT_OPTIONS,
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const plan = resolveSweepPlan(o);
@@ -259,4 +251,4 @@ export const sweepCommand: CommandSpec = {
     }
     return ExitCode.OK;
   },
-};
+});

@@ -6,13 +6,16 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
-import { parseDuration } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
-  type CommandSpec,
+  DAY_MS,
+  defineCommand,
+  defineOptions,
   LOAD_OPTIONS,
-  type OptionSpec,
   OTLP_OPTIONS,
+  omitOptions,
+  PORT_BOUNDS,
+  regroupOptions,
   resolveBenchmarkConfig,
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
@@ -29,121 +32,109 @@ import { defaultTargetName, readTargetsFile, type WatchTarget } from './targets.
 import { runWatch, unboundedBudget, type WatchConfig } from './watcher.js';
 
 /** Requests per round when --requests is not given. */
-/** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
-function durationMs(value: unknown, flag: string): number {
-  return typeof value === 'number' ? value : parseDuration(String(value), flag);
-}
-
 export const DEFAULT_WATCH_REQUESTS = 10;
 /** Output tokens per probe request when --max-tokens is not given (probes stay small). */
 export const DEFAULT_WATCH_MAX_TOKENS = 32;
 /** Prompt tokens per probe request when --prompt-tokens is not given. */
 export const DEFAULT_WATCH_PROMPT_TOKENS = 128;
 
-const WATCH_OPTIONS: OptionSpec[] = [
-  {
-    name: 'every',
+const WATCH_OPTIONS = defineOptions({
+  every: {
     type: 'duration',
     default: '5m',
+    above: 0,
+    max: 30 * DAY_MS,
     group: 'Watch',
     valueName: 'DURATION',
     description: 'Time between two rounds (each start moves by up to ±--jitter of it)',
   },
-  {
-    name: 'jitter',
+  jitter: {
     type: 'number',
     default: 0.1,
+    min: 0,
+    max: 0.5,
+    says: 'in [0, 0.5]',
     group: 'Watch',
     valueName: 'FRACTION',
     description:
       'Seeded random shift of each round start, as a fraction of --every (0..0.5), so watchers do not align',
   },
-  {
-    name: 'rounds',
+  rounds: {
     type: 'integer',
+    min: 1,
     group: 'Watch',
     valueName: 'N',
     description: 'Stop after N rounds (for cron and tests) [default: until SIGTERM/Ctrl-C]',
   },
-  {
-    name: 'targets',
+  targets: {
     type: 'string',
     group: 'Watch',
     valueName: 'FILE',
     description:
       'Several targets from a YAML/JSON file: targets: [{name, url, model, key_env: VAR_NAME, slo, gpu_metrics_url}]',
   },
-  {
-    name: 'adr',
+  adr: {
     type: 'string',
     group: 'Watch',
     valueName: 'FILE',
     description: 'ADR whose rollback rule (and gate thresholds, as histogram boundaries) watch applies',
   },
-  {
-    name: 'rollback',
+  rollback: {
     type: 'string',
     group: 'Watch',
     valueName: 'RULE',
     description:
       "Rollback rule, e.g. 'p99(ttft)>500 for 5 windows' or 'attainment<0.9 for 10m' (overrides the ADR's)",
   },
-  {
-    name: 'on-breach',
+  onBreach: {
     type: 'string',
     group: 'Watch',
     valueName: 'CMD',
     description:
       'Shell command run once when the rollback rule triggers; evidence as JSON on stdin and in GOODPUT_BREACH_* variables',
   },
-  {
-    name: 'cooldown',
+  cooldown: {
     type: 'duration',
     default: '1h',
     group: 'Watch',
     valueName: 'DURATION',
     description: 'No second rollback within this time of the last',
   },
-  {
-    name: 'daily-token-budget',
+  dailyTokenBudget: {
     type: 'integer',
     group: 'Watch',
     valueName: 'N',
     description: 'Skip rounds that could take a target past N prompt+output tokens in a UTC day',
   },
-  {
-    name: 'store',
+  store: {
     type: 'string',
     default: DEFAULT_STORE_FILE,
     group: 'Watch',
     valueName: 'FILE',
     description: 'SQLite history file (WAL mode; readable while watch writes)',
   },
-  {
-    name: 'name',
+  name: {
     type: 'string',
     group: 'Watch',
     valueName: 'NAME',
     description:
       "The target's name in the store, the exporter and alerts (default: the URL's host and path); a store keeps one history per name",
   },
-  {
-    name: 'retain',
+  retain: {
     type: 'duration',
     default: '30d',
     group: 'Watch',
     valueName: 'DURATION',
     description: 'Delete rounds older than this',
   },
-  {
-    name: 'metrics-port',
+  metricsPort: {
     type: 'integer',
+    ...PORT_BOUNDS,
     group: 'Watch',
     valueName: 'PORT',
     description: 'Serve Prometheus metrics on --metrics-host:PORT/metrics (0 = any free port)',
   },
-  {
-    name: 'metrics-host',
+  metricsHost: {
     type: 'string',
     default: '127.0.0.1',
     group: 'Watch',
@@ -151,30 +142,30 @@ const WATCH_OPTIONS: OptionSpec[] = [
     description:
       'Address the exporter binds: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) exposes the metrics to the whole network, as a pod must for Prometheus to scrape it',
   },
-  {
-    name: 'gpu-scrape-interval',
+  gpuScrapeInterval: {
     type: 'duration',
     default: '5s',
+    min: 100,
+    why: 'dcgm-exporter refreshes every few seconds',
     group: 'Watch',
     valueName: 'DURATION',
     description:
       'Time between two scrapes of the DCGM exporter (--gpu-metrics-url, gpu_metrics_url): it runs all along, each round gets the samples since the previous one',
   },
-  { name: 'quiet', type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
-  {
-    name: 'json',
+  quiet: { type: 'boolean', short: 'q', group: 'Watch', description: 'No per-round lines on stderr' },
+  json: {
     type: 'boolean',
     group: 'Watch',
     description:
       'Events as JSON lines on stdout (schemaVersion 1): kind goodput.watch-round per round and target, goodput.breach per rollback, goodput.watch-end last',
   },
-];
+});
 
 function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
 }
 
-export const watchCommand: CommandSpec = {
+export const watchCommand = defineCommand({
   name: 'watch',
   summary: 'Probe endpoints on a schedule: history in SQLite, Prometheus exporter, ADR rollback rule',
   description: [
@@ -183,46 +174,39 @@ export const watchCommand: CommandSpec = {
     'A round where the prober itself lagged is marked invalid and not held against the target.',
     'SIGTERM / Ctrl-C finishes the round in flight and exits; a restart resumes from the store.',
   ].join('\n'),
-  options: [
+  options: {
     // Watching is live by nature: no virtual clock (--time); the simulated reasoning mode and speculative
     // decoding are not watch targets. --gpu-metrics-url is scraped all along (gpu.ts), not per round:
     // a round is shorter than the exporter's refresh.
-    ...TARGET_OPTIONS.filter(
-      (o) => !['time', 'reasoning-tokens', 'reasoning-field', 'speculative-config'].includes(o.name),
-    ),
+    ...omitOptions(TARGET_OPTIONS, ['time', 'reasoningTokens', 'reasoningField', 'speculativeConfig']),
     // A round's prompts are of one length (its token budget is bounded from it): the length
     // distributions and prefix groups of run are not watch's (yet).
-    ...WORKLOAD_OPTIONS.filter(
-      (o) =>
-        ![
-          'prompt-tokens-dist',
-          'max-tokens-dist',
-          'prefix-groups',
-          'prefix-tokens',
-          'prompts-per-group',
-        ].includes(o.name),
-    ).map((o) =>
-      o.name === 'dataset'
-        ? {
-            ...o,
-            description:
-              'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON, read once: each round draws --requests of them (other entries every round); replies stay bounded by --max-tokens',
-          }
-        : o,
+    ...regroupOptions(
+      omitOptions(WORKLOAD_OPTIONS, [
+        'promptTokensDist',
+        'maxTokensDist',
+        'prefixGroups',
+        'prefixTokens',
+        'promptsPerGroup',
+      ]),
+      (o, key) =>
+        key === 'dataset'
+          ? {
+              description:
+                'Prompts from a JSONL file ({"prompt"} or {"messages"} per line) or ShareGPT JSON, read once: each round draws --requests of them (other entries every round); replies stay bounded by --max-tokens',
+            }
+          : { description: o.description },
     ),
     ...LOAD_OPTIONS,
     ...WATCH_OPTIONS,
     ...OTLP_OPTIONS,
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const given = ctx.args.given;
     const base = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
-    const everyMs = durationMs(o.every, '--every');
-    if (!(everyMs > 0)) throw usage('--every must be longer than 0', 'e.g. --every 5m');
-    const jitter = o.jitter as number;
-    if (!(jitter >= 0 && jitter <= 0.5))
-      throw usage(`--jitter must be in [0, 0.5], got ${jitter}`, 'e.g. --jitter 0.1');
+    const everyMs = o.every;
+    const jitter = o.jitter;
     const load = { ...base.load };
     if (!given.has('requests') && !given.has('duration')) load.requests = DEFAULT_WATCH_REQUESTS;
     // Sessions set the load themselves (how many conversations at once, or per second).
@@ -311,27 +295,18 @@ export const watchCommand: CommandSpec = {
       seed: base.seed,
       everyMs,
       jitter,
-      storePath: resolvePath(ctx.cwd, o.store as string),
-      retainMs: durationMs(o.retain, '--retain'),
+      storePath: resolvePath(ctx.cwd, o.store),
+      retainMs: o.retain,
       thresholdsMs,
-      cooldownMs: durationMs(o.cooldown, '--cooldown'),
+      cooldownMs: o.cooldown,
       serverMetrics: base.serverMetrics,
       ...(base.efficiency ? { efficiency: base.efficiency } : {}),
       toolVersion: toolVersion(),
     };
-    const otlp = resolveOtlpConfig(
-      { endpoint: o.otlpEndpoint as string | undefined, spans: o.otlpSpans === true },
-      ctx.env,
-    );
+    const otlp = resolveOtlpConfig({ endpoint: o.otlpEndpoint, spans: o.otlpSpans === true }, ctx.env);
     if (otlp) config.otlp = otlp;
     if (targets.some((t) => t.gpuMetricsUrl !== undefined)) {
-      const gpuScrapeIntervalMs = durationMs(o.gpuScrapeInterval, '--gpu-scrape-interval');
-      if (!(gpuScrapeIntervalMs >= 100))
-        throw usage(
-          `--gpu-scrape-interval must be at least 100ms, got ${gpuScrapeIntervalMs} ms`,
-          'e.g. --gpu-scrape-interval 5s (dcgm-exporter refreshes every few seconds)',
-        );
-      config.gpuScrapeIntervalMs = gpuScrapeIntervalMs;
+      config.gpuScrapeIntervalMs = o.gpuScrapeInterval;
     } else if (given.has('gpuScrapeInterval'))
       throw usage(
         '--gpu-scrape-interval needs a GPU exporter to scrape',
@@ -342,15 +317,12 @@ export const watchCommand: CommandSpec = {
     if (base.extraBody !== undefined) config.extraBody = base.extraBody;
     if (base.workload.tokenizer !== undefined || base.workload.chatTemplatePath !== undefined)
       config.tokenizer = await runTokenizer(base, (text) => ctx.stderr.write(`note: ${text}\n`));
-    if (typeof o.rounds === 'number') {
-      if (o.rounds < 1) throw usage('--rounds must be at least 1', 'e.g. --rounds 3');
-      config.rounds = o.rounds;
-    }
-    if (typeof o.metricsPort === 'number') config.metricsPort = o.metricsPort;
+    if (o.rounds !== undefined) config.rounds = o.rounds;
+    if (o.metricsPort !== undefined) config.metricsPort = o.metricsPort;
     if (given.has('metricsHost')) {
       if (config.metricsPort === undefined)
         throw usage('--metrics-host needs --metrics-port', 'e.g. --metrics-port 9464 --metrics-host 0.0.0.0');
-      config.metricsHost = o.metricsHost as string;
+      config.metricsHost = o.metricsHost;
     }
     if (rule) config.rule = rule;
     if (typeof o.onBreach === 'string') config.onBreach = o.onBreach;
@@ -414,4 +386,4 @@ export const watchCommand: CommandSpec = {
       );
     return ExitCode.OK;
   },
-};
+});

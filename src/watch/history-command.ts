@@ -8,7 +8,7 @@ import { resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
 import { parseDuration, parseSlo } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
-import { type CommandSpec, chosenFormat } from '../flags/index.js';
+import { chosenFormat, defineCommand } from '../flags/index.js';
 import { gateSpecThresholds } from '../gate/index.js';
 import { loadChartAssets } from '../report/html/index.js';
 import { writeOutputFile } from '../results/index.js';
@@ -39,65 +39,58 @@ async function historyLimits(cwd: string, adr: unknown, slo: unknown): Promise<H
   return limits;
 }
 
-export const historyCommand: CommandSpec = {
+export const historyCommand = defineCommand({
   name: 'history',
   summary: 'Trend of the watch history: p50/p99 per window recomputed from merged histograms',
   description:
     'Reads the store that goodput watch writes (it may be running). --report -o FILE writes a self-contained HTML page with charts.',
-  options: [
-    {
-      name: 'store',
+  options: {
+    store: {
       type: 'string',
       default: DEFAULT_STORE_FILE,
       valueName: 'FILE',
       description: 'SQLite history file written by goodput watch',
     },
-    {
-      name: 'since',
+    since: {
       type: 'duration',
       default: '24h',
       valueName: 'DURATION',
       description: 'Rounds from this long ago until now',
     },
-    { name: 'target', type: 'string', valueName: 'NAME', description: 'Only this target [default: all]' },
-    {
-      name: 'window',
+    target: { type: 'string', valueName: 'NAME', description: 'Only this target [default: all]' },
+    window: {
       type: 'duration',
       default: '1h',
       valueName: 'DURATION',
       description: 'Window size of the trend',
     },
-    {
-      name: 'format',
+    format: {
       type: 'string',
       choices: ['table', 'json', 'csv'],
       default: 'table',
       description:
         "table: one line per window; json: the windows and rollbacks (schemaVersion 1); csv: one row per target and window (counts, attainment, errors, every latency's count/p50/p90/p99/mean in ms, GPU figures when watch scraped GPUs)",
     },
-    { name: 'json', type: 'boolean', description: 'Same as --format json' },
-    { name: 'report', type: 'boolean', description: 'Write an HTML trend page (with -o)' },
-    {
-      name: 'adr',
+    json: { type: 'boolean', description: 'Same as --format json' },
+    report: { type: 'boolean', description: 'Write an HTML trend page (with -o)' },
+    adr: {
       type: 'string',
       valueName: 'FILE',
       description:
         "--report: draw this ADR's gate thresholds (and its workload's SLO) as limit lines on the charts",
     },
-    {
-      name: 'slo',
+    slo: {
       type: 'string',
       valueName: 'SLO',
       description: "--report: draw these SLOs as limit lines, e.g. ttft=500,tpot=100 [default: the ADR's]",
     },
-    {
-      name: 'out',
+    out: {
       type: 'string',
       short: 'o',
       valueName: 'FILE',
       description: 'HTML file for --report [default: trend.html]',
     },
-  ],
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const format = chosenFormat(ctx.args, ['json']);
@@ -148,4 +141,4 @@ export const historyCommand: CommandSpec = {
       store.close();
     }
   },
-};
+});

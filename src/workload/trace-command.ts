@@ -7,7 +7,7 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
-import { type CommandSpec, parseTraceColumns } from '../flags/index.js';
+import { defineCommand, parseTraceColumns } from '../flags/index.js';
 import type { TraceFormat } from '../types.js';
 import {
   analyzeTrace,
@@ -18,7 +18,7 @@ import {
   traceAnalysisJson,
 } from './index.js';
 
-const analyzeCommand: CommandSpec = {
+const analyzeCommand = defineCommand({
   name: 'analyze',
   summary: 'Request count, duration, rate over time, length distributions and the best prefix-cache hit rate',
   positionals: [
@@ -28,48 +28,45 @@ const analyzeCommand: CommandSpec = {
       required: true,
     },
   ],
-  options: [
-    {
-      name: 'trace-format',
+  options: {
+    traceFormat: {
       type: 'string',
       choices: ['auto', 'mooncake', 'azure', 'burstgpt', 'bailian', 'jsonl', 'csv'],
       default: 'auto',
       description: 'Format of the trace; auto recognises it from the first line',
     },
-    {
-      name: 'trace-columns',
+    traceColumns: {
       type: 'list',
       valueName: 'K=COL',
       description: 'Generic JSONL/CSV: the fields holding timestamp, input and output tokens',
     },
-    {
-      name: 'trace-time-unit',
+    traceTimeUnit: {
       type: 'string',
       choices: ['ms', 's', 'us'],
       description: 'Generic JSONL/CSV: unit of numeric timestamps [default: ms]',
     },
-    {
-      name: 'trace-block-size',
+    traceBlockSize: {
       type: 'integer',
       valueName: 'N',
       description: "Tokens per hash id of the trace [default: the format's own, Bailian 16, else 512]",
     },
-    {
-      name: 'block-size',
+    blockSize: {
       type: 'integer',
       valueName: 'N',
       default: 16,
       description: "The server's KV-cache block size: only whole blocks are reused",
     },
-    {
-      name: 'bins',
+    bins: {
       type: 'integer',
       valueName: 'N',
       default: 20,
+      min: 1,
+      max: 10_000,
+      why: 'more bins than a terminal or a chart can show',
       description: 'About this many bins of the rate over time',
     },
-    { name: 'json', type: 'boolean', description: 'Print the analysis as one JSON document on stdout' },
-  ],
+    json: { type: 'boolean', description: 'Print the analysis as one JSON document on stdout' },
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const file = ctx.args.positionals[0];
@@ -103,14 +100,14 @@ const analyzeCommand: CommandSpec = {
     ctx.stdout.write(o.json === true ? traceAnalysisJson(analysis) : renderTraceAnalysis(analysis));
     return ExitCode.OK;
   },
-};
+});
 
-export const traceCommand: CommandSpec = {
+export const traceCommand = defineCommand({
   name: 'trace',
   summary: 'Look at a trace before replaying it with run --trace (analyze)',
-  options: [],
+  options: {},
   subcommands: [analyzeCommand],
   async run() {
     throw new GoodputError('E_USAGE', 'trace needs a subcommand', 'e.g. goodput trace analyze trace.jsonl');
   },
-};
+});

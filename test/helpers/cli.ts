@@ -50,12 +50,12 @@ export function capture(isTTY = false): Captured {
 }
 
 /** A CommandContext with captured stdout/stderr, the given env and cwd, and an abortable signal. */
-export function context(
-  args: ParsedArgs,
+export function context<V>(
+  args: ParsedArgs<V>,
   cwd: string,
   env: Record<string, string | undefined> = {},
   signal: AbortSignal = new AbortController().signal,
-): CommandContext & { stdout: Captured; stderr: Captured } {
+): CommandContext<V> & { stdout: Captured; stderr: Captured } {
   return { args, stdout: capture(), stderr: capture(), env, cwd, signal };
 }
 

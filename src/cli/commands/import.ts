@@ -12,13 +12,13 @@
 import { join, resolve } from 'node:path';
 import { importedRun } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
-import type { CommandSpec } from '../../flags/index.js';
+import { defineCommand } from '../../flags/index.js';
 import { TOOL_DESCRIPTIONS } from '../../metrics/index.js';
 import { buildImportedView, renderImportedTable } from '../../report/index.js';
 import { prepareOutDir, RESULT_FILES, readRunSource, writeSummary } from '../../results/index.js';
 import type { ImportedSummary } from '../../types.js';
 
-export const importCommand: CommandSpec = {
+export const importCommand = defineCommand({
   name: 'import',
   summary:
     "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf, llm-d, inference-perf, SGLang) as a result directory every command reads",
@@ -38,23 +38,21 @@ export const importCommand: CommandSpec = {
       required: true,
     },
   ],
-  options: [
-    {
-      name: 'out',
+  options: {
+    out: {
       short: 'o',
       type: 'string',
       valueName: 'DIR',
       group: 'Output',
       description: 'Write the result directory here (summary.json)',
     },
-    {
-      name: 'force',
+    force: {
       type: 'boolean',
       group: 'Output',
       description: "Replace an earlier run's files in DIR",
     },
-    { name: 'json', type: 'boolean', group: 'Output', description: 'Print the imported summary as JSON' },
-  ],
+    json: { type: 'boolean', group: 'Output', description: 'Print the imported summary as JSON' },
+  },
   async run(ctx) {
     const o = ctx.args.options;
     const given = ctx.args.positionals[0];
@@ -98,4 +96,4 @@ export const importCommand: CommandSpec = {
     );
     return ExitCode.OK;
   },
-};
+});

@@ -50,7 +50,7 @@ export const COMMANDS: LazyCommand[] = [
   {
     name: 'import',
     summary:
-      "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf) as a result directory every command reads",
+      "Write another tool's result (vLLM, guidellm, AIPerf, GenAI-Perf, llm-d, inference-perf, SGLang) as a result directory every command reads",
     load: async () => (await import('./import.js')).importCommand,
   },
   {

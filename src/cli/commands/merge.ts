@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { comparabilityDiffs, describeDiff, targetDiffs } from '../../compare/index.js';
 import { ExitCode, GoodputError } from '../../errors.js';
-import { type CommandSpec, FORCE_OPTION } from '../../flags/index.js';
+import { defineCommand, FORCE_OPTION } from '../../flags/index.js';
 import { mergeSummaries, startSkewSpreadMs, timeDiffs } from '../../metrics/index.js';
 import { renderRunTable } from '../../report/index.js';
 import {
@@ -76,7 +76,7 @@ async function mergeRecords(runs: string[], out: string, runId: string, startedA
   return n;
 }
 
-export const mergeCommand: CommandSpec = {
+export const mergeCommand = defineCommand({
   name: 'merge',
   summary: 'Combine the runs of several load generators (same target, same time) into one, percentiles exact',
   description: [
@@ -85,23 +85,21 @@ export const mergeCommand: CommandSpec = {
     'Writes OUT/summary.json (the merged summary) and OUT/requests.jsonl (every record, ids prefixed g1-, g2-, …).',
   ].join('\n'),
   positionals: [{ name: 'RUN', description: 'result directories to merge', required: true, variadic: true }],
-  options: [
-    {
-      name: 'out',
+  options: {
+    out: {
       short: 'o',
       type: 'string',
       valueName: 'DIR',
       description: 'Directory of the merged run (required)',
     },
-    { name: 'json', type: 'boolean', description: 'Print the merged summary as JSON on stdout' },
-    {
-      name: 'allow-different',
+    json: { type: 'boolean', description: 'Print the merged summary as JSON on stdout' },
+    allowDifferent: {
       type: 'boolean',
       description:
         'Merge even when the runs differ in target, model, sampling, workload or load, or did not run at the same time (the differences are printed)',
     },
-    { ...FORCE_OPTION, group: undefined },
-  ],
+    force: { ...FORCE_OPTION, group: undefined },
+  },
   async run(ctx) {
     const runs = ctx.args.positionals.map((p) => resolve(ctx.cwd, p));
     if (runs.length < 2) {
@@ -156,4 +154,4 @@ export const mergeCommand: CommandSpec = {
     else ctx.stdout.write(renderRunTable(merged) + (merged.shards ? renderShards(merged.shards) : ''));
     return ExitCode.OK;
   },
-};
+});

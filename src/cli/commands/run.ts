@@ -9,7 +9,7 @@ import { renderFindings, unmeasuredLines } from '../../diagnosis/index.js';
 import { ExitCode } from '../../errors.js';
 import {
   BENCHMARK_OPTIONS,
-  type CommandSpec,
+  defineCommand,
   OTLP_OPTIONS,
   resolveBenchmarkConfig,
   SHARD_OPTIONS,
@@ -19,7 +19,7 @@ import { renderRunTable } from '../../report/index.js';
 import { type ProgressMode, runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
 
-export const runCommand: CommandSpec = {
+export const runCommand = defineCommand({
   name: 'run',
   summary: 'Run one benchmark and print its baseline (TTFT, TPOT, ITL, E2EL, throughput, goodput)',
   description: [
@@ -28,12 +28,12 @@ export const runCommand: CommandSpec = {
     'Writes DIR/summary.json (vLLM-compatible keys) and DIR/requests.jsonl (one record per request, streamed).',
     'Ctrl-C stops the load, writes what was measured and exits 130.',
   ].join('\n'),
-  options: [...BENCHMARK_OPTIONS, ...SHARD_OPTIONS, ...OTLP_OPTIONS],
+  options: { ...BENCHMARK_OPTIONS, ...SHARD_OPTIONS, ...OTLP_OPTIONS },
   async run(ctx) {
     const config = await resolveBenchmarkConfig(ctx.args, ctx.env, ctx.cwd);
     const otlp = resolveOtlpConfig(
       {
-        endpoint: ctx.args.options.otlpEndpoint as string | undefined,
+        endpoint: ctx.args.options.otlpEndpoint,
         spans: ctx.args.options.otlpSpans === true,
       },
       ctx.env,
@@ -70,4 +70,4 @@ export const runCommand: CommandSpec = {
     if (failure) throw failure;
     return ExitCode.OK;
   },
-};
+});

@@ -9,12 +9,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExitCode, GoodputError } from '../../errors.js';
-import type { CommandSpec } from '../../flags/index.js';
+import { defineCommand } from '../../flags/index.js';
 import { renderRunTable } from '../../report/index.js';
 import { RESULT_FILES, runPaths, writeSummary } from '../../results/index.js';
 import { rebuildSummary } from '../../runner/index.js';
 
-export const summarizeCommand: CommandSpec = {
+export const summarizeCommand = defineCommand({
   name: 'summarize',
   summary:
     "Rebuild a killed run's summary.json from its requests.jsonl, so every command reads the folder again",
@@ -25,19 +25,17 @@ export const summarizeCommand: CommandSpec = {
     'a damaged line in the middle is an error naming the line, unless --skip-corrupt.',
   ].join('\n'),
   positionals: [{ name: 'DIR', description: 'result directory of the run', required: true }],
-  options: [
-    {
-      name: 'force',
+  options: {
+    force: {
       type: 'boolean',
       description: 'Rebuild even when DIR already has a summary.json (it is replaced)',
     },
-    {
-      name: 'skip-corrupt',
+    skipCorrupt: {
       type: 'boolean',
       description: 'Skip damaged lines in the middle of requests.jsonl (each is named) instead of refusing',
     },
-    { name: 'json', type: 'boolean', description: 'Print the rebuilt summary as JSON on stdout' },
-  ],
+    json: { type: 'boolean', description: 'Print the rebuilt summary as JSON on stdout' },
+  },
   async run(ctx) {
     const given = ctx.args.positionals[0];
     if (given === undefined) {
@@ -76,4 +74,4 @@ export const summarizeCommand: CommandSpec = {
     );
     return ExitCode.OK;
   },
-};
+});

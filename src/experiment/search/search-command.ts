@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExitCode, GoodputError } from '../../errors.js';
-import type { CommandContext, OptionSpec } from '../../flags/index.js';
+import { type CommandContext, defineOptions, type FlagValues } from '../../flags/index.js';
 import type { BenchmarkConfig } from '../../runner/index.js';
 import { loadProfileFile } from '../../sim/index.js';
 import type { ServeParamValue } from '../../types.js';
@@ -31,17 +31,15 @@ import { disagreements } from './verify.js';
 
 const S = 'Search (virtual time)';
 
-export const SEARCH_OPTIONS: OptionSpec[] = [
-  {
-    name: 'search',
+export const SEARCH_OPTIONS = defineOptions({
+  search: {
     type: 'string',
     group: S,
     choices: [...STRATEGIES],
     description:
       'Explore every combination of the plan’s parameter values on the embedded engine in virtual time, then measure the best (--top) for real: grid, halving (successive halving) or bayes (Gaussian process, expected improvement)',
   },
-  {
-    name: 'objective',
+  objective: {
     type: 'string',
     group: S,
     choices: [...OBJECTIVES],
@@ -49,37 +47,33 @@ export const SEARCH_OPTIONS: OptionSpec[] = [
     description:
       'What the search maximises: goodput (requests meeting the SLOs per second) or capacity (concurrency within the SLOs)',
   },
-  {
-    name: 'search-evaluations',
+  searchEvaluations: {
     type: 'integer',
     group: S,
     valueName: 'N',
     default: 20,
     description: 'bayes: configurations to evaluate',
   },
-  {
-    name: 'search-profile',
+  searchProfile: {
     type: 'string',
     group: S,
     valueName: 'FILE',
     description:
       'JSON profile of the engine to search on (from goodput sim calibrate) [default: the plan’s profile]',
   },
-  {
-    name: 'top',
+  top: {
     type: 'integer',
     group: S,
     default: 3,
     valueName: 'K',
     description: 'Configurations to verify after the search',
   },
-  {
-    name: 'search-only',
+  searchOnly: {
     type: 'boolean',
     group: S,
     description: 'Stop after the search (search.json), without measuring the best configurations',
   },
-];
+});
 
 /** Every value each parameter takes in the plan's configurations, in order of appearance. */
 function planGrid(configs: readonly ConfigurationSpec[]): Record<string, ServeParamValue[]> {

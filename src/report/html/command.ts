@@ -19,7 +19,8 @@ import {
   renderExperimentMarkdown,
   renderExperimentTable,
 } from '../../experiment/analysis/index.js';
-import type { CommandContext, CommandSpec } from '../../flags/index.js';
+import type { CommandContext } from '../../flags/index.js';
+import { defineCommand } from '../../flags/index.js';
 import { runCaveats } from '../../metrics/index.js';
 import {
   outputFileError,
@@ -72,7 +73,7 @@ export function defaultTitle(
   return `goodput report — ${runs.length + imported.length} runs`;
 }
 
-export const reportCommand: CommandSpec = {
+export const reportCommand = defineCommand({
   name: 'report',
   summary: 'Write a self-contained HTML report (charts) or Markdown tables of one or more runs',
   description:
@@ -86,17 +87,15 @@ export const reportCommand: CommandSpec = {
       variadic: true,
     },
   ],
-  options: [
-    {
-      name: 'out',
+  options: {
+    out: {
       short: 'o',
       type: 'string',
       valueName: 'FILE',
       group: 'Output',
       description: 'Write the report here (default: report.html; Markdown without -o goes to stdout)',
     },
-    {
-      name: 'format',
+    format: {
       type: 'string',
       choices: ['html', 'markdown', 'text', 'csv', 'json', 'llm-d'],
       default: 'html',
@@ -104,26 +103,23 @@ export const reportCommand: CommandSpec = {
       description:
         'html: charts, self-contained; markdown: the headline tables, for ADRs and PR comments; text: the terminal tables of each run; csv: one row of catalogue metrics per run (with --records: one row per request); json: the same metrics as one document (schemaVersion 1); llm-d: one run as an llm-d benchmark report v0.2 (JSON; goodput import reads it back)',
     },
-    {
-      name: 'records',
+    records: {
       type: 'boolean',
       group: 'Output',
       description: 'With --format csv: one row per request record of every run instead of one per run',
     },
-    {
-      name: 'json',
+    json: {
       type: 'boolean',
       group: 'Output',
       description: 'Same as --format json',
     },
-    {
-      name: 'title',
+    title: {
       type: 'string',
       valueName: 'TEXT',
       group: 'Output',
       description: 'Title of the report (default: from the runs)',
     },
-  ],
+  },
   async run(ctx) {
     const dirs = ctx.args.positionals;
     const format = outputFormat(ctx);
@@ -238,7 +234,7 @@ export const reportCommand: CommandSpec = {
     if (out || format === 'html') ctx.stderr.write(`wrote ${out ?? resolve(ctx.cwd, 'report.html')}\n`);
     return ExitCode.OK;
   },
-};
+});
 
 /** The one run of `--format llm-d` as an llm-d benchmark report (the format holds one run a file). */
 function llmdReport(runs: ReportRun[], imported: readonly ImportedReportRun[]): Record<string, unknown> {
