@@ -195,6 +195,41 @@ describe('OTLP export', () => {
     expect(ok[0]!.attributes['server.address']).toBe('127.0.0.1');
   });
 
+  it('a live run with a key: the collector gets the server address and port, never the key', async () => {
+    const rx = await startOtlpReceiver('ok');
+    receivers.push(rx);
+    const out = join(work, 'live');
+    const r = await runCliInProcess(
+      [
+        'run',
+        '--requests',
+        '3',
+        '--max-tokens',
+        '4',
+        '--out',
+        out,
+        '--quiet',
+        '--otlp-endpoint',
+        rx.url,
+        '--otlp-spans',
+      ],
+      { cwd: work, env: { GOODPUT_API_KEY: API_KEY } },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const summary = await readSummary(out);
+    const port = Number(new URL(summary.meta.target.baseUrl).port);
+    const duration = metricsByName(rx.requests).get(GEN_AI_METRICS.duration)!;
+    expect(duration.points[0]!.attributes).toMatchObject({
+      'server.address': '127.0.0.1',
+      'server.port': port,
+    });
+    expect(rx.requests.some((q) => q.path === '/v1/traces')).toBe(true);
+    for (const q of rx.requests) {
+      expect(q.raw.includes(API_KEY.slice(0, 12))).toBe(false);
+      expect(JSON.stringify(q.headers)).not.toContain(API_KEY.slice(0, 12));
+    }
+  });
+
   it('refuses an endpoint that is not OTLP/HTTP, naming the fix', async () => {
     const r = await runCliInProcess(['run', '--time', 'virtual', '--otlp-endpoint', 'grpc://h:4317'], {
       cwd: work,
