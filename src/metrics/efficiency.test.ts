@@ -80,6 +80,16 @@ describe('efficiencyOf: energy', () => {
       { source: 'assumed', powerW: 500, joules: 50_000, joulesPerOutputToken: 1, outputTokensPerJoule: 1 },
     ],
     [
+      // No exporter, but the server publishes its GPUs' power (Triton): 600 W × 100 s.
+      'the server’s own GPU power',
+      {
+        ...run(),
+        server: { engine: 'triton', metricsUrl: '', samples: 3, series: { gpuPowerW: stats(600) } },
+      },
+      { gpuPowerWatts: 900 },
+      { source: 'server-power', powerW: 600, joules: 60_000, joulesPerOutputToken: 1.2 },
+    ],
+    [
       // dcgm-exporter refreshes every few seconds: a counter that did not move leaves the gauge.
       'DCGM energy counter that did not move',
       run({ energy: { joules: 0, seconds: 2 }, powerW: stats(700) }),

@@ -7,7 +7,8 @@
  * 1. DCGM's energy counter: ΣΔenergy ÷ the scrape window (`server.gpu.energy`), measured, when
  *    it moved during the run;
  * 2. DCGM's power gauge: its mean over the scrapes (`server.gpu.powerW.mean`), measured;
- * 3. `--gpu-power-watts` × GPUs, assumed (and said so in `assumptions`).
+ * 3. the server's own GPU power (Triton publishes DCGM's reading: `server.series.gpuPowerW`);
+ * 4. `--gpu-power-watts` × GPUs, assumed (and said so in `assumptions`).
  * Energy = power × the run's duration (first send to last end), so every per-token figure
  * divides a quantity of the same window.
  *
@@ -57,6 +58,8 @@ export function efficiencyOf(s: EfficiencyBase, inputs: EfficiencyInputs): Effic
     power = { watts: gpu.energy.joules / gpu.energy.seconds, source: 'dcgm-energy' };
   } else if (gpu?.powerW) {
     power = { watts: gpu.powerW.mean, source: 'dcgm-power' };
+  } else if (s.server?.series.gpuPowerW) {
+    power = { watts: s.server.series.gpuPowerW.mean, source: 'server-power' };
   } else if (inputs.gpuPowerWatts !== undefined) {
     power = { watts: inputs.gpuPowerWatts * gpuCount, source: 'assumed' };
     assumptions.push(
@@ -64,7 +67,9 @@ export function efficiencyOf(s: EfficiencyBase, inputs: EfficiencyInputs): Effic
     );
   }
   if (power && power.source !== 'assumed' && inputs.gpuPowerWatts !== undefined) {
-    assumptions.push('--gpu-power-watts not used: the DCGM exporter measured the power');
+    assumptions.push(
+      `--gpu-power-watts not used: ${power.source === 'server-power' ? 'the server' : 'the DCGM exporter'} measured the power`,
+    );
   }
   const price = inputs.costPerHour;
   if (!power && price === undefined) return undefined;

@@ -16,6 +16,7 @@ const sig = (v: number): string => (Math.abs(v) >= 1000 ? fmtInt(v) : String(Num
 const SOURCE: Record<EnergyFigures['source'], string> = {
   'dcgm-energy': "the DCGM exporter's energy counter",
   'dcgm-power': "the DCGM exporter's mean power",
+  'server-power': "the server's own GPU power gauge",
   assumed: '--gpu-power-watts, ASSUMED',
 };
 

@@ -63,7 +63,7 @@ export const efficiencySchema = z.object({
   gpuCountSource: z.enum(['flag', 'dcgm', 'assumed']),
   energy: z
     .object({
-      source: z.enum(['dcgm-energy', 'dcgm-power', 'assumed']),
+      source: z.enum(['dcgm-energy', 'dcgm-power', 'server-power', 'assumed']),
       powerW: num,
       joules: num,
       joulesPerOutputToken: num.optional(),

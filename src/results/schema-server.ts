@@ -34,6 +34,7 @@ const SERVER_SERIES = [
   'specDraftsTotal',
   'specDraftTokensTotal',
   'specAcceptedTokensTotal',
+  'gpuPowerW',
 ] as const satisfies readonly ServerSeriesName[];
 
 const seriesStats = z.object({ min: num, mean: num, max: num, last: num });

@@ -64,17 +64,18 @@ describe('dialects from their fixtures', () => {
       generationTokensTotal: 64000,
       blockSize: 64,
       numBlocks: 6240,
+      gpuPowerW: 612.4,
     });
   });
 
-  it('Triton without LLM metrics: the pending request count is the queue, nothing else is guessed', () => {
+  it('Triton without LLM metrics: the pending request count is the queue, its GPU power kept, nothing guessed', () => {
     const text = fixture('triton.prom')
       .split('\n')
       .filter((l) => !/nv_trt_llm_|nv_llm_/.test(l))
       .join('\n');
     const { engine, values } = normalize(text);
     expect(engine).toBe('triton');
-    expect(values).toEqual({ waiting: 3 });
+    expect(values).toEqual({ waiting: 3, gpuPowerW: 612.4 });
   });
 
   it('NVIDIA Dynamo: the frontend’s requests, tokens and latencies, the workers’ KV statistics', () => {

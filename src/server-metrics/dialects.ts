@@ -30,7 +30,8 @@
  *   nv_inference_pending_request_count) and, for its TensorRT-LLM backend,
  *   triton-inference-server/tensorrtllm_backend inflight_batcher_llm custom_metrics_reporter
  *   (nv_trt_llm_request_metrics{request_type=…}, nv_trt_llm_kv_cache_block_metrics
- *   {kv_cache_block_type=…}, nv_llm_input_token_len / nv_llm_output_token_len histograms).
+ *   {kv_cache_block_type=…}, nv_llm_input_token_len / nv_llm_output_token_len histograms);
+ *   its GPU power, nv_gpu_power_usage (W per GPU), is read as the server's own GPU power.
  * - NVIDIA Dynamo: ai-dynamo/dynamo lib/runtime/src/metrics/prometheus_names.rs and
  *   https://docs.nvidia.com/dynamo/latest/observability/metrics.html: the frontend's
  *   dynamo_frontend_* (inflight_requests, queued_requests, time_to_first_token_seconds,
@@ -217,6 +218,8 @@ const TRITON: Dialect = {
     },
     { series: 'blockSize', names: [blockType('tokens_per')], agg: 'max' },
     { series: 'numBlocks', names: [blockType('max')], agg: 'sum' },
+    // Triton reads its GPUs through DCGM and publishes their power (per GPU): an energy source.
+    { series: 'gpuPowerW', names: ['nv_gpu_power_usage'], agg: 'sum' },
   ],
   kvUsageFrom: { used: blockType('used'), capacity: blockType('max') },
 };

@@ -20,8 +20,11 @@ export interface EfficiencyInputs {
   costPer?: 'gpu' | 'deployment';
 }
 
-/** Where the power came from: DCGM's energy counter, DCGM's power gauge, or `--gpu-power-watts`. */
-export type EnergySource = 'dcgm-energy' | 'dcgm-power' | 'assumed';
+/**
+ * Where the power came from: DCGM's energy counter, DCGM's power gauge, the server's own GPU
+ * power (Triton's nv_gpu_power_usage), or `--gpu-power-watts`.
+ */
+export type EnergySource = 'dcgm-energy' | 'dcgm-power' | 'server-power' | 'assumed';
 
 export interface EnergyFigures {
   source: EnergySource;

@@ -25,7 +25,9 @@ export type ServerSeriesName =
   /** vLLM speculative decoding counters: drafts, draft tokens proposed, draft tokens accepted. */
   | 'specDraftsTotal'
   | 'specDraftTokensTotal'
-  | 'specAcceptedTokensTotal';
+  | 'specAcceptedTokensTotal'
+  /** GPU power the server publishes of itself (Triton's nv_gpu_power_usage), W, summed over its GPUs. */
+  | 'gpuPowerW';
 
 /** The engines whose metrics goodput reads (server-metrics/dialects.ts), and the simulator. */
 export const SERVER_ENGINES = [
