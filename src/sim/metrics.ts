@@ -13,7 +13,8 @@
  * @module
  */
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
 import type { EngineConfig } from './engine-config.js';
 import type { EngineRequest } from './request.js';
 import type { Engine } from './scheduler.js';
@@ -31,7 +32,11 @@ const REQUEST_BUCKETS = [
 ];
 
 /** Build the registry for an engine; returns it for `/metrics` (`registry.metrics()`). */
-export function createSimMetrics(engine: Engine, modelName: string): Registry {
+export function createSimMetrics(engine: Engine, modelName: string): PromClient.Registry {
+  // Loaded on first use (~10 MB of RSS): a run against --url never starts a simulated engine.
+  const { Counter, Gauge, Histogram, Registry } = createRequire(import.meta.url)(
+    'prom-client',
+  ) as typeof PromClient;
   const registry = new Registry();
   const registers = [registry];
   const labelNames = ['model_name'] as const;

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { parseAllDocuments } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { readBounded } from './bounded.js';
 import { inputStopSignal, openForReading } from './input-file.js';
 
@@ -36,6 +37,8 @@ export type YamlParse =
  * if (r.ok) r.documents; // [{ a: 1 }]
  */
 export function parseYamlBounded(text: string, limits: YamlLimits = {}): YamlParse {
+  // Loaded on first use (~9 MB of RSS): a run without a YAML file never needs the parser.
+  const { parseAllDocuments } = createRequire(import.meta.url)('yaml') as typeof Yaml;
   const maxBytes = limits.maxBytes ?? YAML_MAX_BYTES;
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxBytes) {
