@@ -12,15 +12,9 @@ export {
   STORE_SUB_BUCKET_BITS,
   StoreHistogram,
 } from './histogram.js';
+export { packHistograms, unpackHistograms } from './rows.js';
 export { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
-export {
-  DEFAULT_STORE_FILE,
-  type OpenStoreOptions,
-  packHistograms,
-  type RoundQuery,
-  unpackHistograms,
-  WatchStore,
-} from './store.js';
+export { DEFAULT_STORE_FILE, type OpenStoreOptions, type RoundQuery, WatchStore } from './store.js';
 export {
   type RoundGpuFigures,
   type RoundServerFigures,

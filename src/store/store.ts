@@ -8,79 +8,20 @@
  * @module
  */
 
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { GoodputError } from '../errors.js';
-import { mergeGpuAggregates } from '../server-metrics/index.js';
-import type { RequestErrorCode } from '../types.js';
-import { readVarint, StoreHistogram, writeVarint } from './histogram.js';
 import { lockStore, type StoreLock } from './lock.js';
 import { checkForeignTables, checkStorePath, storeOpenError, storeWriteError } from './open.js';
+import { packHistograms, type RoundRow, rowToRound } from './rows.js';
 import { MIGRATIONS, STORE_SCHEMA_VERSION } from './schema.js';
-import {
-  type RoundGpuFigures,
-  type RoundServerFigures,
-  STORED_LATENCIES,
-  type StoredLatency,
-  type StoredRollback,
-  type StoredRound,
-  type WindowFigures,
-} from './types.js';
+import type { StoredRollback, StoredRound, WindowFigures } from './types.js';
+import { windowFigures } from './windows.js';
 
 export { DEFAULT_STORE_FILE } from './open.js';
 
 export interface OpenStoreOptions {
   /** Open for reading only (history): never migrates, never writes. */
   readonly?: boolean;
-}
-
-const PACK_PLAIN = 0;
-const PACK_DEFLATE = 1;
-
-/** Packs the four histograms of a round (a format byte, then plain or raw-deflated): for each, a varint length then its encoding. */
-export function packHistograms(h: Record<StoredLatency, StoreHistogram>): Buffer {
-  const parts: Buffer[] = [Buffer.from([PACK_PLAIN])];
-  for (const name of STORED_LATENCIES) {
-    const enc = h[name].encode();
-    const len: number[] = [];
-    writeVarint(len, enc.length);
-    parts.push(Buffer.from(len), enc);
-  }
-  const plain = Buffer.concat(parts);
-  // Many small counts at small index steps: deflate usually saves a third; keep whichever is smaller.
-  const packed = deflateRawSync(plain.subarray(1), { level: 9 });
-  return packed.length + 1 < plain.length ? Buffer.concat([Buffer.from([PACK_DEFLATE]), packed]) : plain;
-}
-
-/** The inverse of packHistograms. */
-export function unpackHistograms(stored: Uint8Array): Record<StoredLatency, StoreHistogram> {
-  const out = {} as Record<StoredLatency, StoreHistogram>;
-  const blob = stored[0] === PACK_DEFLATE ? inflateRawSync(stored.subarray(1)) : stored.subarray(1);
-  const cursor = { pos: 0 };
-  for (const name of STORED_LATENCIES) {
-    const len = readVarint(blob, cursor);
-    out[name] = StoreHistogram.decode(blob.subarray(cursor.pos, cursor.pos + len));
-    cursor.pos += len;
-  }
-  return out;
-}
-
-interface RoundRow {
-  target_id: number;
-  started_at: number;
-  round: number;
-  duration_ms: number;
-  valid: number;
-  invalid_reason: string | null;
-  attempted: number;
-  completed: number;
-  failed: number;
-  good: number;
-  output_tokens: number;
-  prober_lag_ms: number;
-  errors: string | null;
-  server: string | null;
-  hist: Buffer;
 }
 
 /** Query of rounds: one target (all when absent), from `since` (ms epoch) on. */
@@ -405,113 +346,16 @@ export class WatchStore {
    * within the store histogram's bucket precision.
    */
   windows(windowMs: number, q: RoundQuery = {}): WindowFigures[] {
-    const out: WindowFigures[] = [];
     const names = new Map(
       (this.db.prepare('SELECT id, name FROM targets').all() as Array<{ id: number; name: string }>).map(
         (t) => [t.id, t.name],
       ),
     );
-    let current:
-      | {
-          key: string;
-          fig: WindowFigures;
-          hist: Record<StoredLatency, StoreHistogram>;
-          gpu: RoundGpuFigures[];
-        }
-      | undefined;
-    const flush = () => {
-      if (!current) return;
-      const { fig, hist } = current;
-      const gpu = mergeGpuAggregates(current.gpu);
-      if (gpu) fig.gpu = gpu;
-      for (const name of STORED_LATENCIES) {
-        const h = hist[name];
-        fig.latency[name] = {
-          count: h.count,
-          p50: h.percentile(50),
-          p90: h.percentile(90),
-          p99: h.percentile(99),
-          mean: h.mean,
-        };
-      }
-      fig.attainment = fig.attempted > 0 ? fig.good / fig.attempted : Number.NaN;
-      out.push(fig);
-    };
-    for (const row of this.roundRows(q)) {
-      const start = Math.floor(row.started_at / windowMs) * windowMs;
-      const key = `${row.target_id}:${start}`;
-      if (current?.key !== key) {
-        flush();
-        current = {
-          key,
-          fig: {
-            target: names.get(row.target_id) ?? '?',
-            start,
-            rounds: 0,
-            invalidRounds: 0,
-            attempted: 0,
-            failed: 0,
-            good: 0,
-            attainment: 0,
-            errors: {},
-            latency: {} as WindowFigures['latency'],
-          },
-          hist: {
-            ttft: new StoreHistogram(),
-            tpot: new StoreHistogram(),
-            itl: new StoreHistogram(),
-            e2el: new StoreHistogram(),
-          },
-          gpu: [],
-        };
-      }
-      const { fig, hist } = current;
-      fig.rounds++;
-      if (!row.valid) {
-        fig.invalidRounds++;
-        continue;
-      }
-      fig.attempted += row.attempted;
-      fig.failed += row.failed;
-      fig.good += row.good;
-      if (row.errors) {
-        for (const [code, n] of Object.entries(JSON.parse(row.errors) as Record<string, number>)) {
-          const c = code as RequestErrorCode;
-          fig.errors[c] = (fig.errors[c] ?? 0) + n;
-        }
-      }
-      const h = unpackHistograms(row.hist);
-      for (const name of STORED_LATENCIES) hist[name].merge(h[name]);
-      const gpu = row.server === null ? undefined : (JSON.parse(row.server) as RoundServerFigures).gpu;
-      if (gpu) current.gpu.push(gpu);
-    }
-    flush();
-    return out;
+    return windowFigures(this.roundRows(q), names, windowMs);
   }
 
   close(): void {
     if (this.db.open) this.db.close();
     this.lock?.release();
   }
-}
-
-function rowToRound(row: RoundRow, target: string): StoredRound {
-  const r: StoredRound = {
-    target,
-    round: row.round,
-    startedAt: row.started_at,
-    durationMs: row.duration_ms,
-    valid: row.valid === 1,
-    attempted: row.attempted,
-    completed: row.completed,
-    failed: row.failed,
-    good: row.good,
-    outputTokens: row.output_tokens,
-    proberLagMs: row.prober_lag_ms,
-    errors: row.errors ? JSON.parse(row.errors) : {},
-    histograms: unpackHistograms(row.hist),
-  };
-  if (row.invalid_reason !== null) r.invalidReason = row.invalid_reason;
-  if (row.server !== null) r.server = JSON.parse(row.server);
-  return r;
 }
