@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ApiKind, Sampling, WorkItem } from '../types.js';
+import type { ApiKind, ChatMessage, Sampling, WorkItem } from '../types.js';
 
 /** Base URL without trailing slashes and without a trailing `/v1` (so `/v1` is never doubled). */
 function apiRoot(baseUrl: string): string {
@@ -69,13 +69,13 @@ export function requestBody(
     return JSON.stringify(body);
   }
   if (api === 'responses') {
-    body.input = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
+    body.input = withImages(item.messages ?? [{ role: 'user', content: item.prompt ?? '' }], item, api);
     body.stream = true;
     body.max_output_tokens = maxTokens;
     return withSampling(body, sampling, extraBody);
   }
   if (api === 'chat') {
-    body.messages = item.messages ?? [{ role: 'user', content: item.prompt ?? '' }];
+    body.messages = withImages(item.messages ?? [{ role: 'user', content: item.prompt ?? '' }], item, api);
   } else {
     body.prompt = promptText(item);
   }
@@ -84,6 +84,34 @@ export function requestBody(
   body.max_tokens = maxTokens;
   body.max_completion_tokens = maxTokens;
   return withSampling(body, sampling, extraBody);
+}
+
+/**
+ * The messages with the item's images (`--images`) after the text of the last user message, as
+ * content parts: chat's `{"type": "image_url", "image_url": {"url"}}`, the Responses API's
+ * `{"type": "input_image", "image_url"}`.
+ */
+function withImages(
+  messages: readonly ChatMessage[],
+  item: WorkItem,
+  api: 'chat' | 'responses',
+): readonly unknown[] {
+  const images = item.images;
+  if (!images || images.length === 0) return messages;
+  let last = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') last = i;
+  });
+  return messages.map((m, i) => {
+    if (i !== last) return m;
+    const text = api === 'chat' ? { type: 'text', text: m.content } : { type: 'input_text', text: m.content };
+    const parts = images.map((im) =>
+      api === 'chat'
+        ? { type: 'image_url', image_url: { url: im.url } }
+        : { type: 'input_image', image_url: im.url },
+    );
+    return { role: m.role, content: [text, ...parts] };
+  });
 }
 
 /** The body as JSON with the sampling fields of a generating request after it, then `extraBody`. */

@@ -1,7 +1,8 @@
 /**
  * The workload-shape flags: `--prompt-tokens-dist`, `--max-tokens-dist` (length distributions,
  * an `empirical:FILE` histogram read here, before anything runs) and `--prefix-groups`,
- * `--prefix-tokens`, `--prompts-per-group` (shared prefixes), into BenchmarkWorkload.
+ * `--prefix-tokens`, `--prompts-per-group` (shared prefixes), `--images`, `--image-size`,
+ * `--image-format` (synthetic images), into BenchmarkWorkload.
  *
  * @module
  */
@@ -9,7 +10,13 @@
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { GoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/config.js';
-import { checkPrefixGroups, loadLengthDist, parseLengthDist } from '../workload/index.js';
+import {
+  checkImages,
+  checkPrefixGroups,
+  loadLengthDist,
+  parseImageSize,
+  parseLengthDist,
+} from '../workload/index.js';
 import type { BenchmarkFlags } from './options/index.js';
 
 /** Tokens of a group's prefix when --prefix-tokens is not given. */
@@ -34,7 +41,14 @@ function absoluteText(text: string, flag: string, cwd: string): string {
 export async function applyShapeFlags(
   o: Pick<
     BenchmarkFlags,
-    'promptTokensDist' | 'maxTokensDist' | 'prefixGroups' | 'prefixTokens' | 'promptsPerGroup'
+    | 'promptTokensDist'
+    | 'maxTokensDist'
+    | 'prefixGroups'
+    | 'prefixTokens'
+    | 'promptsPerGroup'
+    | 'images'
+    | 'imageSize'
+    | 'imageFormat'
   >,
   given: ReadonlySet<string>,
   config: BenchmarkConfig,
@@ -69,6 +83,18 @@ export async function applyShapeFlags(
     const flag = '--max-tokens-dist';
     config.workload.maxTokensDist = await loadLengthDist(absoluteText(outputDist, flag, cwd), flag, 'output');
     config.workload.outputFromDataset = false;
+  }
+  if (o.images === undefined) {
+    for (const [key, flag] of [
+      ['imageSize', '--image-size'],
+      ['imageFormat', '--image-format'],
+    ] as const)
+      if (given.has(key)) throw usage(`${flag} needs --images`, 'e.g. --images 1 --image-size 512x512');
+  } else {
+    const size = parseImageSize(o.imageSize || '512x512');
+    const spec = { count: o.images, ...size, format: o.imageFormat === 'jpeg' ? 'jpeg' : 'png' } as const;
+    checkImages(spec);
+    config.workload.images = spec;
   }
   const { prefixGroups: groups, prefixTokens, promptsPerGroup: perGroup } = o;
   if (groups === undefined) {

@@ -122,6 +122,15 @@ export const RunMetaSchema = z.object({
     promptTokensDist: lengthDist.optional(),
     maxTokensDist: lengthDist.optional(),
     prefixGroups: z.object({ groups: int, prefixTokens: int, promptsPerGroup: int.optional() }).optional(),
+    images: z
+      .object({
+        count: int,
+        width: int,
+        height: int,
+        format: z.enum(['png', 'jpeg']),
+        bytesPerRequest: int.optional(),
+      })
+      .optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),

@@ -13,6 +13,7 @@ import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   ApiKind,
   EfficiencyInputs,
+  ImagesSpec,
   LoadSpec,
   PrefixGroupsSpec,
   Sampling,
@@ -52,6 +53,8 @@ export interface BenchmarkWorkload {
   maxTokensDist?: LengthDist;
   /** `--prefix-groups`: synthetic prompts start with their group's shared prefix. */
   prefixGroups?: PrefixGroupsSpec;
+  /** `--images`: synthetic images in every chat request. */
+  images?: ImagesSpec;
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */

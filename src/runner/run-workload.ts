@@ -118,6 +118,7 @@ export async function buildRunWorkload(
     spec.maxTokensFrom = trace ? 'trace' : 'dataset';
   Object.assign(spec, workloadShape(config.workload, config.load));
   if (config.workload.prefixGroups) spec.prefixGroups = config.workload.prefixGroups;
+  if (config.workload.images) spec.images = config.workload.images;
   const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {

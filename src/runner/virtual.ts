@@ -24,6 +24,7 @@ import {
   type EngineCounters,
   EngineRejection,
   hashString,
+  imageUrlTokenIds,
   pickOutputLength,
   pickReasoningLength,
   type ReasoningMode,
@@ -245,19 +246,22 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         },
       };
       const system = config.workload.systemPromptTokens;
+      // Images cost the tokens the live engine charges for them (sim/vision.ts), after the text.
+      const imageIds = item.images?.flatMap((im) => imageUrlTokenIds(im.url));
       try {
         ve.add({
           id: item.id,
-          promptTokens: item.promptTokens,
+          promptTokens: item.promptTokens + (imageIds?.length ?? 0),
           outputTokens: out.tokens,
           finishReason: out.finishReason,
           // A session turn's prompt holds earlier turns and replies, and a trace's prompts share
           // hash blocks, as prompts of one prefix group do: hashed from their real tokens (and the
           // reply's), as the live engine does, so a later request finds them in the prefix cache.
-          promptBlockHashes:
-            item.sessionId !== undefined ||
-            config.workload.trace !== undefined ||
-            config.workload.prefixGroups !== undefined
+          promptBlockHashes: imageIds
+            ? sequenceBlockHashes([...tokenIds(text), ...imageIds], textSeed, out.tokens, ve.blockSize)
+            : item.sessionId !== undefined ||
+                config.workload.trace !== undefined ||
+                config.workload.prefixGroups !== undefined
               ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
               : syntheticBlockHashes(
                   {

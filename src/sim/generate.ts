@@ -25,6 +25,7 @@ import {
   sequenceBlockHashes,
   tokenIds,
 } from './text.js';
+import { imageTokenIds } from './vision.js';
 
 /** What a generation needs from its server. */
 export interface GenerateContext {
@@ -49,6 +50,12 @@ interface ParsedRequest {
   includeUsage: boolean;
 }
 
+/** A prompt's text token ids, then its images' (vision.ts); the text's own array when it has none. */
+function withImageTokens(ids: number[], messages: readonly unknown[]): number[] {
+  const images = imageTokenIds(messages);
+  return images.length === 0 ? ids : [...ids, ...images];
+}
+
 function parseBody(api: GenerateApi, body: Record<string, unknown>): ParsedRequest | string {
   let text: string;
   let ids: number[];
@@ -59,12 +66,12 @@ function parseBody(api: GenerateApi, body: Record<string, unknown>): ParsedReque
     else if (Array.isArray(input) && input.length > 0)
       text = instructions + chatPromptText(input as { content?: MessageContent }[]);
     else return 'input must be a string or a non-empty array of messages';
-    ids = tokenIds(text);
+    ids = withImageTokens(tokenIds(text), Array.isArray(input) ? input : []);
   } else if (api === 'chat') {
     if (!Array.isArray(body.messages) || body.messages.length === 0)
       return 'messages must be a non-empty array';
     text = chatPromptText(body.messages as { content?: MessageContent }[]);
-    ids = tokenIds(text);
+    ids = withImageTokens(tokenIds(text), body.messages);
   } else {
     const p = body.prompt;
     if (typeof p === 'string') text = p;

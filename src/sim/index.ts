@@ -80,3 +80,4 @@ export {
   type VirtualResult,
   type VirtualTiming,
 } from './virtual.js';
+export { imageSize, imageTokenIds, imageTokens, imageUrlTokenIds } from './vision.js';

@@ -83,6 +83,8 @@ export interface WorkItem {
   sessionId?: string;
   /** Multi-turn sessions: 1-based turn index within the session; the request carries turns 1..turn-1 and their replies. */
   turn?: number;
+  /** Images sent in the last user message (`--images`): data URLs and their encoded bytes. */
+  images?: { url: string; bytes: number }[];
 }
 
 export type Outcome = 'success' | 'error' | 'cancelled';

@@ -89,6 +89,17 @@ export interface PrefixGroupsSpec {
   promptsPerGroup?: number;
 }
 
+/** Synthetic images in every chat request (`--images`): count, size, format. */
+export interface ImagesSpec {
+  /** Images per request, in its last user message. */
+  count: number;
+  width: number;
+  height: number;
+  format: 'png' | 'jpeg';
+  /** Encoded bytes of the first request's images together (others differ only by their noise). */
+  bytesPerRequest?: number;
+}
+
 export interface WorkloadSpec {
   kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
@@ -135,6 +146,8 @@ export interface WorkloadSpec {
   maxTokensDist?: LengthDistSpec;
   /** Synthetic: each prompt starts with its group's shared prefix. */
   prefixGroups?: PrefixGroupsSpec;
+  /** Chat and Responses: images sent with every request. */
+  images?: ImagesSpec;
 }
 
 /** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */

@@ -180,7 +180,7 @@ export const watchCommand = defineCommand({
     // a round is shorter than the exporter's refresh.
     ...omitOptions(TARGET_OPTIONS, ['time', 'reasoningTokens', 'reasoningField', 'speculativeConfig']),
     // A round's prompts are of one length (its token budget is bounded from it): the length
-    // distributions and prefix groups of run are not watch's (yet).
+    // distributions, prefix groups and images of run are not watch's (yet).
     ...regroupOptions(
       omitOptions(WORKLOAD_OPTIONS, [
         'promptTokensDist',
@@ -188,6 +188,9 @@ export const watchCommand = defineCommand({
         'prefixGroups',
         'prefixTokens',
         'promptsPerGroup',
+        'images',
+        'imageSize',
+        'imageFormat',
       ]),
       (o, key) =>
         key === 'dataset'

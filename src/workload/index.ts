@@ -31,6 +31,15 @@ export { HF_PROMPT_COLUMNS, HF_REPLY_COLUMNS, type JsonlKind, jsonlKindOf } from
 export { isParquetFile, loadParquetDataset, MAX_PARQUET_BYTES } from './dataset-parquet.js';
 export { chatTemplateOf, createHfTokenizer, type HfTokenizerInput } from './hf-tokenizer.js';
 export {
+  checkImages,
+  encodePng,
+  MAX_IMAGE_SIDE,
+  MAX_IMAGES,
+  parseImageSize,
+  type RequestImage,
+  syntheticImage,
+} from './images.js';
+export {
   drawLength,
   LENGTH_DIST_KINDS,
   type LengthDist,

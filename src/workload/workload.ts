@@ -14,6 +14,7 @@ import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
+import { checkImages, syntheticImage } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
 import { PrefixGroups } from './prefix-groups.js';
 import { fitPromptFrame } from './prompt-frame.js';
@@ -140,6 +141,19 @@ function checkOptions(spec: WorkloadSpec, options: WorkloadOptions, cancelRate: 
       );
     }
   }
+  if (spec.images) {
+    checkImages(spec.images);
+    if (spec.api !== 'chat' && spec.api !== 'responses')
+      throw usage(
+        `--images needs --api chat or responses, not ${spec.api}`,
+        'images travel in chat messages: drop --api',
+      );
+    if (spec.sessions !== undefined || spec.kind === 'trace')
+      throw usage(
+        `--images cannot be used with ${spec.sessions !== undefined ? 'sessions' : '--trace'}`,
+        'images go with single synthetic or dataset requests; drop --images',
+      );
+  }
   if (options.lengths?.prompt && spec.promptTokensRange) {
     throw usage(
       '--prompt-tokens-dist and --prompt-tokens-range cannot be used together',
@@ -245,6 +259,13 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     resolved.maxTokens = Math.max(1, Math.round(meanLength(outputDist)));
     delete resolved.maxTokensFrom;
   }
+  const imageStreams = root.fork('image');
+  const imagesOf = (i: number) =>
+    Array.from({ length: spec.images!.count }, (_, k) =>
+      syntheticImage(spec.images!, imageStreams.fork(i).fork(k)),
+    );
+  if (spec.images)
+    resolved.images = { ...spec.images, bytesPerRequest: imagesOf(0).reduce((sum, im) => sum + im.bytes, 0) };
   const prefixGroups = spec.prefixGroups
     ? new PrefixGroups(spec.prefixGroups, root.fork('prefix-group'))
     : undefined;
@@ -405,6 +426,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       workItem.promptTokens = systemTokens + (prefixGroups ? spec.prefixGroups!.prefixTokens : 0) + length;
     }
     if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
+    if (spec.images) workItem.images = imagesOf(i);
     if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
     if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
       workItem.cancelAfterMs = cancelAfterMs!;

@@ -116,6 +116,25 @@ export const WORKLOAD_OPTIONS = defineOptions({
     group: 'Workload',
     description: 'Output limit per request (sent as max_tokens and max_completion_tokens) [default: 128]',
   },
+  images: {
+    type: 'integer',
+    valueName: 'N',
+    group: 'Workload',
+    description:
+      "Chat/Responses: N synthetic images (seeded, --image-size, --image-format) as data URLs after each request's last user message",
+  },
+  imageSize: {
+    type: 'string',
+    valueName: 'WxH',
+    group: 'Workload',
+    description: 'With --images: pixels of each image, e.g. 1024x768 (up to 4096 a side) [default: 512x512]',
+  },
+  imageFormat: {
+    type: 'string',
+    choices: ['png', 'jpeg'],
+    group: 'Workload',
+    description: 'With --images: PNG or JPEG (quality 85) [default: png]',
+  },
   maxTokensDist: {
     type: 'string',
     valueName: 'DIST',

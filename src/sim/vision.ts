@@ -1,0 +1,111 @@
+/**
+ * Image tokens, charged the way Qwen2-VL (and Qwen2.5-VL) counts them: the image is resized
+ * to multiples of 28 pixels a side (`smart_resize`: nearest multiple, kept between
+ * `min_pixels` = 56·56 and `max_pixels` = 28·28·1280, aspect ratio kept), cut into 14-pixel
+ * patches, and each 2×2 of them merged into one token: (H/28)·(W/28) tokens, plus the two
+ * `<|vision_start|>` / `<|vision_end|>` tokens. A 448×448 image is 256 + 2 tokens; a
+ * 1024×1024 one 1,225 + 2 (scaled to 980×980 to stay under max_pixels).
+ *
+ * The size is read from the image itself: a PNG's IHDR, a JPEG's start-of-frame marker, in a
+ * `data:` URL of an `image_url` (chat) or `input_image` (Responses) part. An image the engine
+ * cannot read (another format, a remote URL) costs nothing. The tokens go after the prompt's
+ * text, identified by a hash of the image, so a repeated image is a prefix-cache hit as in
+ * vLLM, and another image is not.
+ *
+ * @module
+ */
+
+const PATCH = 28;
+const MIN_PIXELS = 56 * 56;
+const MAX_PIXELS = 28 * 28 * 1280;
+/** Token ids of images start here, above every text token id. */
+const IMAGE_ID_BASE = 1 << 24;
+
+/** Qwen2-VL's smart_resize, then one token per 28×28 pixels, plus the two vision delimiters. */
+export function imageTokens(width: number, height: number): number {
+  let h = Math.max(PATCH, Math.round(height / PATCH) * PATCH);
+  let w = Math.max(PATCH, Math.round(width / PATCH) * PATCH);
+  if (h * w > MAX_PIXELS) {
+    const beta = Math.sqrt((height * width) / MAX_PIXELS);
+    h = Math.max(PATCH, Math.floor(height / beta / PATCH) * PATCH);
+    w = Math.max(PATCH, Math.floor(width / beta / PATCH) * PATCH);
+  } else if (h * w < MIN_PIXELS) {
+    const beta = Math.sqrt(MIN_PIXELS / (height * width));
+    h = Math.ceil((height * beta) / PATCH) * PATCH;
+    w = Math.ceil((width * beta) / PATCH) * PATCH;
+  }
+  return (h / PATCH) * (w / PATCH) + 2;
+}
+
+/** Width and height of a PNG or JPEG, from its bytes; undefined for anything else. */
+export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(12) === 0x49484452) {
+    return { width: view.getUint32(16), height: view.getUint32(20) };
+  }
+  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
+    let at = 2;
+    while (at + 9 < bytes.length) {
+      if (bytes[at] !== 0xff) return undefined;
+      const marker = bytes[at + 1]!;
+      const length = view.getUint16(at + 2);
+      // Start of frame: SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC).
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
+        return { height: view.getUint16(at + 5), width: view.getUint16(at + 7) };
+      at += 2 + length;
+    }
+  }
+  return undefined;
+}
+
+/** Base64 characters decoded to find a size: a PNG's is in its first 24 bytes, a JPEG's frame header within its first tables. */
+const HEAD_CHARS = 64 * 1024;
+
+/** The first bytes of a base64 `data:image/…` URL (enough for its size); undefined for any other URL. */
+function dataUrlHead(url: string): Buffer | undefined {
+  const m = /^data:image\/[a-z+.-]+;base64,/i.exec(url);
+  return m ? Buffer.from(url.slice(m[0].length, m[0].length + HEAD_CHARS), 'base64') : undefined;
+}
+
+/** FNV-1a of a string, sampled to at most 64 Ki characters: the identity of an image. */
+function hashOf(text: string): number {
+  let h = 0x811c9dc5;
+  const step = Math.max(1, Math.floor(text.length / 65536));
+  for (let i = 0; i < text.length; i += step) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (Math.imul(h ^ text.length, 16777619) >>> 0) % 0x7fffff;
+}
+
+/** The URL of an `image_url` (chat) or `input_image` (Responses) content part. */
+function partUrl(part: unknown): string | undefined {
+  if (typeof part !== 'object' || part === null) return undefined;
+  const p = part as { type?: unknown; image_url?: unknown };
+  if (p.type === 'image_url' && typeof p.image_url === 'object' && p.image_url !== null) {
+    const url = (p.image_url as { url?: unknown }).url;
+    return typeof url === 'string' ? url : undefined;
+  }
+  if (p.type === 'input_image' && typeof p.image_url === 'string') return p.image_url;
+  return undefined;
+}
+
+/** The token ids of one image URL (none for an image the engine cannot read). */
+export function imageUrlTokenIds(url: string): number[] {
+  const bytes = dataUrlHead(url);
+  const size = bytes ? imageSize(bytes) : undefined;
+  if (!size) return [];
+  const base = IMAGE_ID_BASE + hashOf(url) * 8;
+  return Array.from({ length: imageTokens(size.width, size.height) }, (_, k) => base + k);
+}
+
+/** The token ids of every readable image in the messages' content parts, in order. */
+export function imageTokenIds(messages: readonly unknown[]): number[] {
+  const ids: number[] = [];
+  for (const m of messages) {
+    const content = (m as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) {
+      const url = partUrl(part);
+      if (url !== undefined) for (const id of imageUrlTokenIds(url)) ids.push(id);
+    }
+  }
+  return ids;
+}
