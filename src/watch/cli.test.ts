@@ -67,6 +67,17 @@ test('usage errors: --on-breach without a rule, a bad --rollback', async () => {
   const a = await cli(['watch', '--rounds', '1', '--on-breach', 'true']);
   expect(a.code).toBe(2);
   expect(a.err).toContain('--on-breach needs a rollback rule');
+  const prom = await cli([
+    'watch',
+    '--rounds',
+    '1',
+    '--metrics-prometheus',
+    'http://127.0.0.1:9',
+    '--metrics-selector',
+    '{job="x"}',
+  ]);
+  expect(prom.code).toBe(2);
+  expect(prom.err).toContain('--metrics-prometheus applies to run');
   const b = await cli(['watch', '--rounds', '1', '--rollback', 'p99(ttft)>500']);
   expect(b.code).toBe(2);
   expect(b.err).toContain("missing 'for N windows'");

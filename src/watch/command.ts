@@ -283,6 +283,11 @@ export const watchCommand = defineCommand({
       );
     }
 
+    if (base.serverMetrics.prometheus)
+      throw usage(
+        '--metrics-prometheus applies to run: a watch round is too short for Prometheus to scrape within it',
+        'give watch the engines themselves with --metrics-url (once per replica)',
+      );
     const config: WatchConfig = {
       targets,
       api: base.api,

@@ -20,7 +20,7 @@ import {
   runPipeline,
   warmWorkload,
 } from '../runner/index.js';
-import { scrapeOnce, withGpu } from '../server-metrics/index.js';
+import { RoundCombiner, scrapeOnce, withGpu } from '../server-metrics/index.js';
 import {
   type RoundGpuFigures,
   type RoundServerFigures,
@@ -53,6 +53,8 @@ export interface ProbeTarget {
   load: LoadSpec;
   /** Server metrics URL, when it answered at start. */
   metricsUrl?: string;
+  /** Several replicas (`--metrics-url` for each): read in place of `metricsUrl`, their totals kept. */
+  metricsUrls?: string[];
   /** `--dataset`: the prompts the rounds draw from (read once, at start). */
   dataset?: Dataset;
 }
@@ -109,6 +111,34 @@ export function serverFigures(
   return out;
 }
 
+type Scrape = Pick<ServerSample, 'values'> | undefined;
+
+/**
+ * Several replicas' scrapes before and after a round: queue depths summed and KV usage averaged
+ * as a run's scrape rounds are (server-metrics' RoundCombiner), preemptions the sum of each
+ * replica's own increase (a replica that did not answer both times adds none).
+ */
+export function replicaFigures(
+  before: Scrape | Scrape[],
+  after: Scrape | Scrape[],
+): RoundServerFigures | undefined {
+  const b = Array.isArray(before) ? before : [];
+  const a = Array.isArray(after) ? after : [];
+  const answered = a.flatMap((s, i) =>
+    s ? [{ tMs: 0, engine: 'unknown' as const, replica: String(i), values: s.values }] : [],
+  );
+  const joined = new RoundCombiner().add(answered);
+  if (!joined) return undefined;
+  const out = serverFigures(undefined, joined)!;
+  delete out.preemptions;
+  a.forEach((s, i) => {
+    const p1 = s?.values.preemptionsTotal;
+    const p0 = b[i]?.values.preemptionsTotal;
+    if (p1 !== undefined && p0 !== undefined) out.preemptions = (out.preemptions ?? 0) + Math.max(0, p1 - p0);
+  });
+  return out;
+}
+
 /**
  * The store sink: each successful measured request's latencies go into the store's compact
  * histograms (its own codec, see store/) and the exporter's value lists. Counts, good
@@ -147,6 +177,12 @@ function errorCounts(summary: RunSummary): Partial<Record<RequestErrorCode, numb
   const out: Partial<Record<RequestErrorCode, number>> = {};
   for (const e of summary.errors) out[e.code] = e.count;
   return out;
+}
+
+/** The target's server metrics now: one scrape, or one per replica. */
+async function scrapeTarget(target: ProbeTarget): Promise<Scrape | Scrape[]> {
+  if (target.metricsUrls) return Promise.all(target.metricsUrls.map((u) => tryScrape(u)));
+  return tryScrape(target.metricsUrl);
 }
 
 async function tryScrape(url: string | undefined): Promise<Pick<ServerSample, 'values'> | undefined> {
@@ -203,7 +239,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
   warmWorkload(workload, target.tokenizer);
   const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
   const store = new StoreSink();
-  const before = await tryScrape(target.metricsUrl);
+  const before = await scrapeTarget(target);
   target.clock.reset();
   const onRecord = opts.onRecord;
   const result = await runPipeline({
@@ -223,7 +259,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     ],
   });
   const gpu = opts.gpuWindow?.();
-  const after = await tryScrape(target.metricsUrl);
+  const after = await scrapeTarget(target);
   const server = withGpu(undefined, gpu);
   const summary = accumulator.summarize(meta, {
     dropped: result.dropped,
@@ -260,7 +296,9 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     histograms: store.histograms,
   };
   if (invalidReason !== undefined) stored.invalidReason = invalidReason;
-  const figures = serverFigures(before, after);
+  const figures = Array.isArray(after)
+    ? replicaFigures(before, after)
+    : serverFigures(before as Scrape, after);
   if (gpu) {
     const { metricsUrl: _url, gpus: _perGpu, ...aggregates } = gpu;
     stored.server = { ...figures, gpu: aggregates satisfies RoundGpuFigures };

@@ -120,7 +120,8 @@ export interface WatchConfig {
   onBreach?: string;
   cooldownMs: number;
   dailyTokenBudget?: number;
-  serverMetrics: { enabled: boolean; url?: string };
+  /** `replicas`: `--metrics-url` given once per replica; each round reads their totals. */
+  serverMetrics: { enabled: boolean; url?: string; replicas?: string[] };
   /** Time between two scrapes of a target's GPU exporter (`gpuMetricsUrl`); default 5 s. */
   gpuScrapeIntervalMs?: number;
   /** Energy and cost inputs (--gpu-power-watts, --gpu-count, --cost-per-hour, --cost-per), for every round. */
@@ -262,6 +263,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
       const metrics = await chooseMetricsUrl(config.serverMetrics, baseUrl);
       const probe: ProbeTarget = { name: t.name, model, client, clock, tokenizer, meta, load: config.load };
       if (metrics.url) probe.metricsUrl = metrics.url;
+      if (metrics.sources?.replicas) probe.metricsUrls = metrics.sources.replicas.map((r) => r.url);
       if (config.dataset) probe.dataset = config.dataset;
       store.targetId(t.name, target.info.baseUrl, model);
       const saved = store.loadState<TargetState>(t.name);
