@@ -116,7 +116,7 @@ export const TARGET_OPTIONS = defineOptions({
     valueName: 'URL',
     group: 'Target',
     description:
-      "Server's Prometheus /metrics URL [default: <url>/metrics when it answers]; repeat it for each replica or data-parallel rank behind a router (NAME=URL names one): per-replica figures, their totals, and a finding when the router is uneven",
+      "Server's Prometheus /metrics URL; repeat it for each replica or data-parallel rank behind a router (NAME=URL names one): per-replica figures, their totals, and a finding when the router is uneven [default: <url>/metrics when it answers]",
   },
   metricsPrometheus: {
     type: 'string',
