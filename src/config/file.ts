@@ -22,6 +22,8 @@ const httpUrl = z
   .regex(/^https?:\/\/[^/\s]/i, { message: 'expected an http:// or https:// URL' })
   .optional();
 const positiveMs = z.number().positive().optional();
+/** One server-metrics URL, or one per replica (as `--metrics-url` given once or repeated). */
+const metricsUrls = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(64)]).optional();
 
 const settingsSlo = z.strictObject({
   ttft_ms: positiveMs,
@@ -36,6 +38,7 @@ export const SettingsFileSchema = z.strictObject({
   api_key: z.string().optional(),
   model_id: z.string().min(1).optional(),
   slo: settingsSlo.optional(),
+  metrics_url: metricsUrls,
 });
 
 /**
@@ -58,6 +61,7 @@ export const GatewayFileSchema = z.strictObject({
   model: z.string().min(1).optional(),
   timeoutMs: boundedInt(TARGET_OPTIONS.timeout, true),
   maxRetries: boundedInt({ min: 0, ...TARGET_OPTIONS.maxRetries }, false),
+  metricsUrl: metricsUrls,
 });
 
 export type ConfigFileShape = 'settings' | 'gateway';
@@ -75,10 +79,12 @@ export interface FileConfig {
   slo?: Slo;
   timeoutMs?: number;
   maxRetries?: number;
+  /** `metrics_url` / `metricsUrl`: the server-metrics URL, or one per replica (`--metrics-url` wins). */
+  metricsUrls?: string[];
 }
 
-const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo'];
-const GATEWAY_KEYS = ['provider', 'baseUrl', 'apiKey', 'model', 'timeoutMs', 'maxRetries'];
+const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo', 'metrics_url'];
+const GATEWAY_KEYS = ['provider', 'baseUrl', 'apiKey', 'model', 'timeoutMs', 'maxRetries', 'metricsUrl'];
 const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms', 'user_tps'];
 
 const HINT =
@@ -93,6 +99,9 @@ export function detectShape(value: Record<string, unknown>): ConfigFileShape {
   const settings = keys.filter((k) => SETTINGS_KEYS.includes(k)).length;
   return gateway > settings ? 'gateway' : 'settings';
 }
+
+const listOf = (v: string | string[] | undefined): string[] | undefined =>
+  v === undefined ? undefined : Array.isArray(v) ? v : [v];
 
 function definedOnly<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -143,6 +152,7 @@ export function parseConfig(value: unknown, name: string): FileConfig {
       model: g.model,
       timeoutMs: g.timeoutMs,
       maxRetries: g.maxRetries,
+      metricsUrls: listOf(g.metricsUrl),
     });
   }
   const s = result.data as z.infer<typeof SettingsFileSchema>;
@@ -162,6 +172,7 @@ export function parseConfig(value: unknown, name: string): FileConfig {
     apiKeyRaw: s.api_key,
     model: s.model_id,
     slo: slo && Object.keys(slo).length > 0 ? slo : undefined,
+    metricsUrls: listOf(s.metrics_url),
   });
 }
 

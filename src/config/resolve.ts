@@ -42,6 +42,8 @@ export interface TargetConfig {
   slo?: Slo;
   timeoutMs?: number;
   maxRetries?: number;
+  /** The config file's server-metrics URL(s) (`metrics_url`, `metricsUrl`); `--metrics-url` wins. */
+  metricsUrls?: string[];
   source: { baseUrl: Origin; apiKey: Origin; model: Origin; slo?: Origin; configFile?: string };
   /** Problems with the raw key (surrounding whitespace, quotes, "Bearer "), without the key. */
   keyProblems: string[];
@@ -223,6 +225,7 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   }
   if (file?.timeoutMs !== undefined) target.timeoutMs = file.timeoutMs;
   if (file?.maxRetries !== undefined) target.maxRetries = file.maxRetries;
+  if (file?.metricsUrls !== undefined) target.metricsUrls = file.metricsUrls;
   return target;
 }
 

@@ -23,8 +23,11 @@ export function applyMetricsSources(
   options: Pick<BenchmarkFlags, 'metricsUrl' | 'metricsPrometheus' | 'metricsSelector'>,
   env: Env,
   config: BenchmarkConfig,
+  /** The config file's `metrics_url` (one or a list), used when no flag names a source. */
+  fromFile?: readonly string[],
 ): void {
-  const urls = (options.metricsUrl ?? []).map((u) => u.trim()).filter((u) => u !== '');
+  const flagged = (options.metricsUrl ?? []).map((u) => u.trim()).filter((u) => u !== '');
+  const urls = flagged.length > 0 ? flagged : (fromFile ?? []).map((u) => u.trim()).filter((u) => u !== '');
   const prometheus = options.metricsPrometheus?.trim() ?? '';
   const selector = options.metricsSelector;
   if (prometheus === '' && selector !== undefined)
@@ -33,7 +36,7 @@ export function applyMetricsSources(
       'add --metrics-prometheus http://prometheus:9090, or drop --metrics-selector',
     );
   if (prometheus !== '') {
-    if (urls.length > 0)
+    if (flagged.length > 0)
       throw usage(
         '--metrics-prometheus and --metrics-url both name where the server metrics come from',
         'keep one: --metrics-url to scrape the engines, or --metrics-prometheus to read them from Prometheus',

@@ -294,7 +294,7 @@ export async function resolveBenchmarkConfig(
   if (o.force === true) config.force = true;
   const labels = parseLabels(o.label);
   if (labels) config.labels = labels;
-  applyMetricsSources(o, env, config);
+  applyMetricsSources(o, env, config, target.metricsUrls);
   const gpuMetricsUrl = text(o.gpuMetricsUrl);
   if (gpuMetricsUrl !== undefined) {
     const gpu = normalizeMetricsUrl(gpuMetricsUrl, '--gpu-metrics-url', 'http://gpu-node:9400/metrics');
