@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   COMMANDS_MODULE,
   type Edge,
+  fileGraph,
   findCycle,
   forbiddenEdges,
   importSpecifiers,
@@ -43,6 +44,12 @@ describe('src/ against docs/architecture.md', () => {
 
   it('has no cycle between modules', () => {
     expect(findCycle(toGraph(edges))).toBeUndefined();
+  });
+
+  it('has no import cycle between the files of runner/ (its folders included)', () => {
+    const runner = fileGraph(join(ROOT, 'src', 'runner'));
+    expect(runner.has('benchmark.ts') && runner.has('workers/pool.ts')).toBe(true);
+    expect(findCycle(runner)).toBeUndefined();
   });
 
   it('keeps parsed flags out of library code: only command files and cli import flags/', () => {
@@ -96,6 +103,14 @@ describe('the checker', () => {
     expect(findCycle(toGraph(acyclic))).toBeUndefined();
     const cycle = findCycle(toGraph([...acyclic, { from: 'c', to: 'a', file: '' }]));
     expect(cycle).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('finds a cycle between files when one file imports back the file that imports it', () => {
+    const runner = fileGraph(join(ROOT, 'src', 'runner'));
+    expect(findCycle(runner)).toBeUndefined();
+    // benchmark.ts imports plan.ts, which imports run-workload.ts: a type import back closes a loop.
+    runner.get('run-workload.ts')!.add('benchmark.ts');
+    expect(findCycle(runner)).toEqual(['benchmark.ts', 'plan.ts', 'run-workload.ts', 'benchmark.ts']);
   });
 
   it('fails the real graph when a forbidden edge or a cycle is added', () => {

@@ -4,12 +4,7 @@
  *
  * @module
  */
-export {
-  type BenchmarkIo,
-  type BenchmarkResult,
-  describeConnectionWarmup,
-  runBenchmark,
-} from './benchmark.js';
+export { runBenchmark } from './benchmark.js';
 export {
   type BenchmarkConfig,
   type BenchmarkConfigInput,
@@ -19,7 +14,8 @@ export {
   DEFAULT_SEED,
   DEFAULT_WORKLOAD,
 } from './config.js';
-export { createRunClient, type RunClientConfig } from './live-client.js';
+export type { BenchmarkIo, BenchmarkResult } from './io.js';
+export { createRunClient, describeConnectionWarmup, type RunClientConfig } from './live-client.js';
 export {
   CLIENT_BOUND_DISPATCH_LAG_MS,
   CLIENT_BOUND_LOOP_DELAY_MS,

@@ -162,3 +162,14 @@ export function warmConnections(
     signal,
   });
 }
+
+/** A note when the connection warm-up did not open every connection, else undefined. */
+export function describeConnectionWarmup(w: ConnectionWarmup): string | undefined {
+  if (!w.reason) return undefined;
+  const why = {
+    budget: `the server did not answer GET /v1/models within ${w.ms} ms`,
+    aborted: 'the run was stopped',
+    errors: 'GET /v1/models failed',
+  }[w.reason];
+  return `connection warm-up: ${w.ok} of ${w.requested} connections ready (${why}); the load starts on fresh connections, opened as it needs them`;
+}

@@ -31,7 +31,7 @@ import {
 } from '../server-metrics/index.js';
 import type { GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
-import { MAX_DIAGNOSIS_OBSERVATIONS } from './benchmark.js';
+import { MAX_DIAGNOSIS_OBSERVATIONS } from './recording.js';
 import { Reservoir } from './reservoir.js';
 
 export interface RebuildOptions {

@@ -19,8 +19,8 @@ import {
   type Tokenizer,
   type Workload,
 } from '../workload/index.js';
-import type { BenchmarkIo } from './benchmark.js';
 import type { BenchmarkConfig, BenchmarkWorkload } from './config.js';
+import type { BenchmarkIo } from './io.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
 
 /**

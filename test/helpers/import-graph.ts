@@ -166,3 +166,23 @@ export function findCycle(graph: ModuleGraph): string[] | undefined {
   }
   return undefined;
 }
+
+/**
+ * The file graph under `dir` (tests excluded): each source file (relative to dir) → the files
+ * under dir it imports, type-only imports included. For a cycle check inside one module.
+ */
+export function fileGraph(dir: string): ModuleGraph {
+  const graph: ModuleGraph = new Map();
+  for (const file of sourceFiles(dir)) {
+    const from = relative(dir, file).split(sep).join('/');
+    const to = new Set<string>();
+    for (const spec of importSpecifiers(readFileSync(file, 'utf8'))) {
+      const target = relative(dir, normalize(join(dirname(file), spec)))
+        .split(sep)
+        .join('/');
+      if (!target.startsWith('..')) to.add(target.replace(/\.js$/, '.ts'));
+    }
+    graph.set(from, to);
+  }
+  return graph;
+}

@@ -1,0 +1,68 @@
+/**
+ * The live transport: a client of the target on this thread, its connections opened before
+ * the clock starts (bounded, see live-client.ts), the load run through the run pipeline.
+ *
+ * @module
+ */
+
+import type { ConnectionWarmup } from '../../types.js';
+import { connectionUse, HeadersTally } from '../connection-use.js';
+import {
+  createRunClient,
+  describeConnectionWarmup,
+  planConnections,
+  warmConnections,
+} from '../live-client.js';
+import { runPipeline } from '../pipeline.js';
+import { type LoadPlan, localLoad, ownConfig } from '../plan.js';
+import type { PreparedTarget } from '../target.js';
+import { RunClock } from '../timer.js';
+import type { Transport } from './types.js';
+
+/** Opens a client of the target for the plan, its connections warm; `note` says what fell short. */
+export async function openLiveTransport(
+  plan: LoadPlan,
+  target: PreparedTarget,
+  signal: AbortSignal | undefined,
+  note: (text: string) => void,
+): Promise<Transport> {
+  const config = ownConfig(plan);
+  const clock = new RunClock();
+  const connectionPlan = planConnections(config.load, config.sampling.maxTokens);
+  const client = createRunClient(config, target, config.load, plan.tokenizer, clock);
+  let connectionWarmup: ConnectionWarmup;
+  try {
+    connectionWarmup = await warmConnections(client, connectionPlan, config.load, signal);
+  } catch (e) {
+    await client.close().catch(() => undefined);
+    throw e;
+  }
+  const warmupNote = describeConnectionWarmup(connectionWarmup);
+  if (warmupNote) note(warmupNote);
+  clock.reset();
+  return {
+    clock,
+    async run(runPlan, sinks) {
+      const headers = new HeadersTally();
+      const load = await runPipeline({
+        ...localLoad(runPlan),
+        send: (item, opts) => client.send(item, opts),
+        clock,
+        signal: sinks.signal,
+        writer: sinks.writer,
+        ...(sinks.startAtMs !== undefined ? { startAtMs: sinks.startAtMs } : {}),
+        sinks: [(record) => headers.add(record), ...sinks.records],
+      });
+      const connections = (peakInFlight: number) =>
+        connectionUse({
+          plan: connectionPlan,
+          stats: client.connectionStats(),
+          warmup: connectionWarmup,
+          peakInFlight,
+          headers,
+        });
+      return { load, connectionWarmup, connections };
+    },
+    close: () => client.close().catch(() => undefined),
+  };
+}
