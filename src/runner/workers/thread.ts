@@ -138,22 +138,24 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       },
       backpressure: messages.paused,
       ...(sessions ? { sessions } : {}),
-      ...(exhausted ? { exhausted: exhausted.signal } : {}),
       stageUsers: (shard ? Part.of(shard) : Part.whole).sub(k, n),
-      claim: (phase) => {
-        if (phase === 'warmup') {
-          const i = Atomics.add(counters, 0, 1);
-          return i < warmup ? i : undefined;
-        }
-        const i = warmup + Atomics.add(counters, 1, 1);
-        if (i >= limit - 1) raiseExhausted(counters);
-        return i < limit ? i : undefined;
-      },
-      beforeMeasured: async () => {
-        post({ type: 'warm' });
-        const go = await messages.next('go');
-        if (go) await clock.sleepUntil(go.atMs, stop.signal);
-        startAtMs = go?.startAtMs;
+      peers: {
+        claim: (phase) => {
+          if (phase === 'warmup') {
+            const i = Atomics.add(counters, 0, 1);
+            return i < warmup ? i : undefined;
+          }
+          const i = warmup + Atomics.add(counters, 1, 1);
+          if (i >= limit - 1) raiseExhausted(counters);
+          return i < limit ? i : undefined;
+        },
+        beforeMeasured: async () => {
+          post({ type: 'warm' });
+          const go = await messages.next('go');
+          if (go) await clock.sleepUntil(go.atMs, stop.signal);
+          startAtMs = go?.startAtMs;
+        },
+        ...(exhausted ? { exhausted: exhausted.signal } : {}),
       },
     });
     clearInterval(flusher);

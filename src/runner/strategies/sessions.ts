@@ -21,9 +21,11 @@
  */
 
 import { setMaxListeners } from 'node:events';
-import type { LatencyHistogram } from '../metrics/index.js';
-import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../types.js';
-import type { SessionScript, SessionSource } from '../workload/index.js';
+import type { LatencyHistogram } from '../../metrics/index.js';
+import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../../types.js';
+import type { SessionScript, SessionSource } from '../../workload/index.js';
+import { LATE_SEND_TOLERANCE_MS } from '../load-limits.js';
+import type { LoadContext, StrategyResult } from './types.js';
 
 export interface SessionLoopOptions {
   load: LoadSpec;
@@ -150,4 +152,36 @@ export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoop
     o.exhausted?.removeEventListener('abort', onStop);
   }
   return { sent, lateSends, dropped, sessionsStarted };
+}
+
+/** Multi-turn sessions as a load shape: the session loop on the run's context (see the module comment). */
+export async function sessionLoop(ctx: LoadContext): Promise<StrategyResult> {
+  const { load } = ctx;
+  const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
+  const r = await runSessionLoop({
+    load,
+    source: ctx.sessions!,
+    clock: ctx.clock,
+    stop: ctx.stopped,
+    measuredStartMs: ctx.measuredStartMs,
+    deadline: ctx.deadline,
+    firstIndex: load.warmup,
+    limit: ctx.limit - load.warmup,
+    claim: ctx.claim,
+    ...(ctx.exhausted ? { exhausted: ctx.exhausted } : {}),
+    async waitForSlot(until) {
+      let waited = false;
+      while (ctx.inFlight() >= cap && !until.aborted) {
+        waited = true;
+        await ctx.slotFreedOr(until);
+      }
+      return waited;
+    },
+    dispatch: ctx.dispatch,
+    ...(ctx.backpressure ? { backpressure: ctx.backpressure } : {}),
+    dispatchLag: ctx.dispatchLag,
+    timerLag: ctx.timerLag,
+    lateToleranceMs: LATE_SEND_TOLERANCE_MS,
+  });
+  return { sent: r.sent, dropped: r.dropped, lateSends: r.lateSends };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../sim/index.js';
-import type { LoadSpec, RequestRecord, WorkItem } from '../types.js';
-import { createWorkload } from '../workload/index.js';
-import { type LoadResult, runLoad, type SendFn } from './load.js';
+import { VirtualClock } from '../../sim/index.js';
+import type { LoadSpec, RequestRecord, WorkItem } from '../../types.js';
+import { createWorkload } from '../../workload/index.js';
+import { type LoadResult, runLoad, type SendFn } from '../load.js';
 
 /** Every request takes LATENCY_MS of simulated time; its reply names it. */
 const LATENCY_MS = 100;

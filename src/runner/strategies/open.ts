@@ -1,0 +1,73 @@
+/**
+ * The open loop (`--rate R`, a trace replay, stages of rate): each request at its scheduled
+ * time whatever the latency, capped by `--max-concurrency` (a due request waits for a slot).
+ * Every send's lag behind its schedule is measured; requests that were due but never sent
+ * (stopped while waiting for a slot) are counted as dropped.
+ *
+ * @module
+ */
+
+import type { Ms } from '../../types.js';
+import { LATE_SEND_TOLERANCE_MS, MAX_SEND_TURN_MS } from '../load-limits.js';
+import type { LoadContext, StrategyResult } from './types.js';
+
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
+  const { load, clock, stopped, measuredStartMs, deadline, limit } = ctx;
+  const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
+  const pending = new Set<Promise<void>>();
+  let sent = 0;
+  let dropped = 0;
+  let lateSends = 0;
+  const due = (from: number) => countDue(ctx, from, Math.min(clock.now(), deadline));
+  // Sends due together leave in one turn of the event loop, but a turn that has sent for
+  // MAX_SEND_TURN_MS gives way to I/O and timers (responses, the deadline): a backlog of
+  // due sends must not starve the reads and open a connection per request.
+  let turnStartMs = clock.now();
+  for (let i = load.warmup; i < limit && !stopped.aborted; i++) {
+    const item = ctx.workItem(i);
+    const scheduledMs = measuredStartMs + (item.scheduledMs ?? 0);
+    if (scheduledMs >= deadline) break;
+    if (clock.realTime && clock.now() - turnStartMs > MAX_SEND_TURN_MS) {
+      await yieldTurn();
+      turnStartMs = clock.now();
+      if (stopped.aborted) {
+        dropped += due(i);
+        break;
+      }
+    }
+    const waits = scheduledMs > clock.now();
+    if (!(await clock.sleepUntil(scheduledMs, stopped))) break;
+    if (waits) turnStartMs = clock.now();
+    let waitedForSlot = false;
+    while (ctx.inFlight() >= cap && !stopped.aborted) {
+      waitedForSlot = true;
+      await ctx.slotFreed();
+    }
+    if (stopped.aborted) {
+      dropped += due(i);
+      break;
+    }
+    const lag = clock.now() - scheduledMs;
+    ctx.dispatchLag.record(lag);
+    if (!waitedForSlot) ctx.timerLag.record(lag);
+    if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
+    sent++;
+    const p = ctx.dispatch({ ...item, scheduledMs }, scheduledMs).then(() => undefined);
+    pending.add(p);
+    void p.then(() => pending.delete(p));
+  }
+  await Promise.all(pending);
+  return { sent, dropped, lateSends };
+}
+
+/** Items from `from` on whose schedule fell before `untilMs` (and before the limit): due but never sent. */
+function countDue(ctx: LoadContext, from: number, untilMs: Ms): number {
+  let n = 0;
+  for (let i = from; i < ctx.limit; i++) {
+    if (ctx.measuredStartMs + (ctx.workItem(i).scheduledMs ?? 0) > untilMs) break;
+    n++;
+  }
+  return n;
+}
