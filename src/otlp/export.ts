@@ -24,29 +24,19 @@
  * @module
  */
 
+import { createRequire } from 'node:module';
 import { type Attributes, type HrTime, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  MeterProvider,
-  PeriodicExportingMetricReader,
-  type PushMetricExporter,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  type ReadableSpan,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
-import {
-  ATTR_ERROR_TYPE,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
-  ATTR_SERVICE_NAME,
-} from '@opentelemetry/semantic-conventions';
+import type * as OtelCore from '@opentelemetry/core';
+import type * as OtelMetricExporter from '@opentelemetry/exporter-metrics-otlp-proto';
+import type { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import type * as OtelTraceExporter from '@opentelemetry/exporter-trace-otlp-proto';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as OtelResources from '@opentelemetry/resources';
+import type * as OtelMetrics from '@opentelemetry/sdk-metrics';
+import type { MeterProvider, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type * as OtelTrace from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type * as OtelSemconv from '@opentelemetry/semantic-conventions';
 import { requestMetrics, tokenCount } from '../metrics/index.js';
 import type { ApiKind, RequestRecord } from '../types.js';
 import { makeRedactor } from '../util/index.js';
@@ -59,6 +49,37 @@ export const GEN_AI_METRICS = {
   timeToFirstChunk: 'gen_ai.client.operation.time_to_first_chunk',
   timePerOutputChunk: 'gen_ai.client.operation.time_per_output_chunk',
 } as const;
+
+/** The OpenTelemetry SDK's packages (CommonJS, as an ESM import of them loads them too). */
+interface OtelSdk {
+  core: typeof OtelCore;
+  metricExporter: typeof OtelMetricExporter;
+  traceExporter: typeof OtelTraceExporter;
+  resources: typeof OtelResources;
+  metrics: typeof OtelMetrics;
+  trace: typeof OtelTrace;
+  semconv: typeof OtelSemconv;
+}
+let loadedSdk: OtelSdk | undefined;
+
+/**
+ * Loads the SDK on first use (~20 MB of RSS): a run without --otlp-endpoint never does.
+ * Synchronous, so `new OtlpExport()` stays synchronous for its callers.
+ */
+function sdk(): OtelSdk {
+  if (loadedSdk) return loadedSdk;
+  const require = createRequire(import.meta.url);
+  loadedSdk = {
+    core: require('@opentelemetry/core') as typeof OtelCore,
+    metricExporter: require('@opentelemetry/exporter-metrics-otlp-proto') as typeof OtelMetricExporter,
+    traceExporter: require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtelTraceExporter,
+    resources: require('@opentelemetry/resources') as typeof OtelResources,
+    metrics: require('@opentelemetry/sdk-metrics') as typeof OtelMetrics,
+    trace: require('@opentelemetry/sdk-trace-base') as typeof OtelTrace,
+    semconv: require('@opentelemetry/semantic-conventions') as typeof OtelSemconv,
+  };
+  return loadedSdk;
+}
 
 /** The conventions' explicit bucket boundaries: seconds for the durations, tokens for usage. */
 const SECONDS_BUCKETS = [
@@ -115,7 +136,7 @@ class CountingMetricExporter implements PushMetricExporter {
   }
   export(metrics: ResourceMetrics, done: Parameters<PushMetricExporter['export']>[1]): void {
     this.inner.export(metrics, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.ok++;
+      if (result.code === sdk().core.ExportResultCode.SUCCESS) this.ok++;
       else {
         this.failed++;
         this.lastError = result.error?.message ?? 'export failed';
@@ -138,7 +159,7 @@ class CountingSpanExporter implements SpanExporter {
   constructor(private readonly inner: OTLPTraceExporter) {}
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.ok += spans.length;
+      if (result.code === sdk().core.ExportResultCode.SUCCESS) this.ok += spans.length;
       else {
         this.failed += spans.length;
         this.lastError = result.error?.message ?? 'export failed';
@@ -164,6 +185,7 @@ function serverAttributes(baseUrl: string): Attributes {
     const u = new URL(baseUrl);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return {};
     const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    const { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } = sdk().semconv;
     return { [ATTR_SERVER_ADDRESS]: u.hostname.replace(/^\[|\]$/g, ''), [ATTR_SERVER_PORT]: port };
   } catch {
     return {};
@@ -195,6 +217,13 @@ export class OtlpExport {
     private readonly config: OtlpConfig,
     version: string,
   ) {
+    const { metricExporter, traceExporter, resources, metrics, trace, semconv } = sdk();
+    const { OTLPMetricExporter } = metricExporter;
+    const { OTLPTraceExporter } = traceExporter;
+    const { resourceFromAttributes } = resources;
+    const { MeterProvider, PeriodicExportingMetricReader } = metrics;
+    const { BasicTracerProvider, BatchSpanProcessor } = trace;
+    const { ATTR_SERVICE_NAME } = semconv;
     const resource = resourceFromAttributes({
       ...config.resourceAttributes,
       [ATTR_SERVICE_NAME]: config.serviceName,
@@ -261,6 +290,7 @@ export class OtlpExport {
     const tracer = this.tracer?.getTracer('goodput');
     const spanName = `${operation} ${source.model}`;
     const { duration, tokens, timeToFirstChunk, timePerOutputChunk } = this.instruments;
+    const { ATTR_ERROR_TYPE } = sdk().semconv;
     return (record) => {
       if (record.warmup || this.closed) return;
       if (record.outcome === 'cancelled' && record.error?.code === 'INTERRUPTED') return;
