@@ -5,8 +5,8 @@
  * @module
  */
 
-// The spec file and the option table (types, built-in flags, the groups' data): root help and --version load no parser.
-import { type OptionSpec, optionList } from '../flags/options/index.js';
+// The spec file and the table's shape alone (types, built-in flags): root help and --version load no parser and no option group.
+import { type OptionSpec, optionList } from '../flags/options/table.js';
 import { BUILTIN_OPTIONS, type CommandSpec } from '../flags/spec.js';
 import { type CommandExample, examplesOf } from './examples.js';
 

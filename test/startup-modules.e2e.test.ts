@@ -1,0 +1,94 @@
+/**
+ * What a command loads: `goodput sim --help` and a serving `goodput sim` load neither the
+ * runner, the client nor undici (the dispatcher imports a command's module when it runs,
+ * flags/index.ts loads resolveBenchmarkConfig when it is called, sim calibrate loads when
+ * picked). The built bin runs under module hooks that write every module's URL as it loads.
+ */
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt } from './helpers/cli.js';
+
+const HOOK = join(import.meta.dirname, 'helpers', 'module-trace.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'goodput-modules-'));
+let traces = 0;
+
+// A fresh build when the sources are newer (the first e2e file of a run pays for it).
+beforeAll(() => ensureBuilt(), 180_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const FORBIDDEN = /\/dist\/(runner|client)\/|\/node_modules\/undici\//;
+
+function traceFile(): string {
+  traces += 1;
+  return join(dir, `trace-${traces}.txt`);
+}
+
+function loaded(file: string): string[] {
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+}
+
+/** Runs the bin to its end under the hooks; the modules it loaded. */
+function modulesOf(args: string[]): string[] {
+  const file = traceFile();
+  const r = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], {
+    env: { ...process.env, GOODPUT_MODULE_TRACE: file },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return loaded(file);
+}
+
+/** Starts `goodput sim` on port 0 under the hooks, stops it once it listens; the modules it loaded. */
+async function modulesOfServingSim(): Promise<{ modules: string[]; stderr: string }> {
+  const file = traceFile();
+  const child = spawn(process.execPath, ['--import', HOOK, BIN, 'sim', '--port', '0'], {
+    env: { ...process.env, GOODPUT_MODULE_TRACE: file },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await new Promise<void>((resolve) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/goodput sim: http:\/\/127\.0\.0\.1:\d+/.test(stderr)) resolve();
+    });
+    child.on('exit', () => resolve());
+  });
+  child.kill('SIGTERM');
+  await exited;
+  clearTimeout(timer);
+  return { modules: loaded(file), stderr };
+}
+
+describe('a command loads only what it runs', () => {
+  it('the trace sees the runner and undici where they load (goodput run --help)', () => {
+    const modules = modulesOf(['run', '--help']);
+    expect(modules.some((m) => m.endsWith('/dist/cli/commands/run.js'))).toBe(true);
+    expect(modules.filter((m) => FORBIDDEN.test(m)).length).toBeGreaterThan(0);
+  });
+
+  it('goodput sim --help loads neither the runner, the client nor undici', () => {
+    const modules = modulesOf(['sim', '--help']);
+    expect(modules.some((m) => m.endsWith('/dist/sim/command.js'))).toBe(true);
+    expect(modules.filter((m) => FORBIDDEN.test(m))).toEqual([]);
+    expect(modules.some((m) => m.includes('/dist/calibrate/'))).toBe(false);
+  });
+
+  it('goodput sim serving on port 0 loads neither the runner, the client nor undici', async () => {
+    const { modules, stderr } = await modulesOfServingSim();
+    expect(stderr).toMatch(/goodput sim: http:\/\/127\.0\.0\.1:\d+ serving/);
+    expect(modules.some((m) => m.endsWith('/dist/sim/server.js'))).toBe(true);
+    expect(modules.filter((m) => FORBIDDEN.test(m))).toEqual([]);
+  });
+
+  it('goodput sim calibrate --help loads the calibration it runs', () => {
+    const modules = modulesOf(['sim', 'calibrate', '--help']);
+    expect(modules.some((m) => m.endsWith('/dist/calibrate/command.js'))).toBe(true);
+  });
+});
