@@ -125,12 +125,13 @@ const NOT_IN_RUN: Record<string, string> = {
   json: 'use the experiment’s --json',
   quiet: 'use the experiment’s --quiet',
   progress: 'the experiment prints one line per run',
+  progressEvery: 'the experiment prints one line per run',
 };
 
 /** The run flags the command line takes: the benchmark's, but the experiment's own, the URL and the progress. */
 const RUN_OPTIONS = omitOptions(
   omitOptionsOf(BENCHMARK_OPTIONS, { ...EXPERIMENT_OPTIONS, ...SEARCH_OPTIONS }),
-  ['url', 'progress'],
+  ['url', 'progress', 'progressEvery'],
 );
 const runSpec = defineCommand({
   name: 'experiment (plan run:)',

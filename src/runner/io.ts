@@ -20,6 +20,8 @@ export interface BenchmarkIo {
   quiet?: boolean;
   /** Progress form (default: a bar on a terminal, a line every 10 s elsewhere). */
   progress?: ProgressMode;
+  /** How often the lines form prints (default `LINE_EVERY_MS`, 10 s); the bar redraws at its own pace. */
+  progressEveryMs?: number;
   /** Tool version recorded in the summary. */
   version?: string;
   /** The command line that ran this (`goodput run …`): recorded in the summary with its secrets redacted. */

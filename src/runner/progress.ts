@@ -119,9 +119,9 @@ export class Progress {
     this.startedAt = now();
   }
 
-  /** Starts redrawing (bar) or printing (lines) on a timer that never keeps the process alive. */
-  start(): this {
-    const every = this.mode === 'bar' ? BAR_REDRAW_MS : LINE_EVERY_MS;
+  /** Starts redrawing (bar) or printing (lines, every `lineEveryMs`) on a timer that never keeps the process alive. */
+  start(lineEveryMs = LINE_EVERY_MS): this {
+    const every = this.mode === 'bar' ? BAR_REDRAW_MS : lineEveryMs;
     this.timer = setInterval(() => this.draw(), every);
     this.timer.unref?.();
     return this;

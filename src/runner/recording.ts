@@ -125,7 +125,7 @@ export class Recording {
     this.progress =
       shown === 'none' || !io.stderr
         ? undefined
-        : new Progress(io.stderr, shown, plan.load.requests, run.load.durationMs).start();
+        : new Progress(io.stderr, shown, plan.load.requests, run.load.durationMs).start(io.progressEveryMs);
     // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
     const rng = createRng(run.seed).fork('diagnosis');
     this.observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());

@@ -221,6 +221,7 @@ export const sweepCommand = defineCommand({
           cwd: ctx.cwd,
           quiet: true,
           progress: quiet ? 'none' : progressMode(o.progress as ProgressMode | undefined, ctx.stderr),
+          ...(o.progressEvery !== undefined ? { progressEveryMs: o.progressEvery } : {}),
           version: toolVersion(),
           ...(ctx.argv ? { command: ctx.argv } : {}),
         });

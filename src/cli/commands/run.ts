@@ -50,6 +50,9 @@ export const runCommand = defineCommand({
       ...(typeof ctx.args.options.progress === 'string'
         ? { progress: ctx.args.options.progress as ProgressMode }
         : {}),
+      ...(ctx.args.options.progressEvery !== undefined
+        ? { progressEveryMs: ctx.args.options.progressEvery }
+        : {}),
       version: toolVersion(),
       ...(ctx.argv ? { command: ctx.argv } : {}),
     });

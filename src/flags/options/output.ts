@@ -4,6 +4,7 @@
  * @module
  */
 
+import { DAY_MS } from './bounds.js';
 import { type BooleanOption, defineOptions } from './table.js';
 
 /** Replace an earlier run in the output folder; shared by every command that writes a result folder. */
@@ -52,7 +53,16 @@ export const OUTPUT_OPTIONS = defineOptions({
     group: 'Output',
     choices: ['bar', 'lines', 'none'],
     description:
-      'Progress on stderr: bar (redrawn, with rate and ETA), lines (one every 10 s) or none [default: bar on a terminal, else lines]',
+      'Progress on stderr: bar (redrawn, with rate and ETA), lines (one every --progress-every) or none [default: bar on a terminal, else lines]',
+  },
+  progressEvery: {
+    type: 'duration',
+    valueName: 'DURATION',
+    group: 'Output',
+    min: 1000,
+    max: DAY_MS,
+    description:
+      'How often --progress lines prints a line (e.g. 60s for a long run in a CI log) [default: 10s]',
   },
 });
 
