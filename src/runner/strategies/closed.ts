@@ -8,21 +8,26 @@
 import type { LoadContext, StrategyResult } from './types.js';
 
 export async function closedLoop(ctx: LoadContext): Promise<StrategyResult> {
-  const { clock, stopped } = ctx;
   let sent = 0;
   await Promise.all(
     Array.from({ length: Math.max(1, ctx.load.concurrency ?? 1) }, async () => {
-      while (!stopped.aborted) {
-        const wait = ctx.backpressure?.();
-        if (wait) await clock.outside(wait);
-        // Re-check the stop rules: other users went on while this one waited.
-        if (stopped.aborted) break;
-        const i = ctx.claim();
-        if (i === undefined) break;
-        sent++;
-        await ctx.dispatch(ctx.workItem(i), clock.now());
-      }
+      while (!ctx.stopped.aborted && (await userSends(ctx))) sent++;
     }),
   );
   return { sent, dropped: 0, lateSends: 0 };
+}
+
+/**
+ * One user's next request (the closed loop's, and a stage user's once its stage lets it):
+ * waits out the back-pressure, re-checks the stop rules (other users went on while this one
+ * waited), claims the next item and sends it. False when there is nothing more to send.
+ */
+export async function userSends(ctx: LoadContext): Promise<boolean> {
+  const wait = ctx.backpressure?.();
+  if (wait) await ctx.clock.outside(wait);
+  if (ctx.stopped.aborted) return false;
+  const i = ctx.claim();
+  if (i === undefined) return false;
+  await ctx.dispatch(ctx.workItem(i), ctx.clock.now());
+  return true;
 }

@@ -9,6 +9,7 @@
  */
 
 import { nextActiveMs, stageWindows } from '../../workload/index.js';
+import { userSends } from './closed.js';
 import type { LoadContext, StrategyResult } from './types.js';
 
 export async function stagedUsers(ctx: LoadContext): Promise<StrategyResult> {
@@ -23,14 +24,8 @@ export async function stagedUsers(ctx: LoadContext): Promise<StrategyResult> {
         const at = nextActiveMs(shape, user, clock.now() - measuredStartMs);
         if (!Number.isFinite(at)) break;
         if (!(await clock.sleepUntil(measuredStartMs + at, stopped))) break;
-        const wait = ctx.backpressure?.();
-        if (wait) await clock.outside(wait);
-        // Re-check the stop rules: other users went on while this one waited.
-        if (stopped.aborted) break;
-        const i = ctx.claim();
-        if (i === undefined) break;
+        if (!(await userSends(ctx))) break;
         sent++;
-        await ctx.dispatch(ctx.workItem(i), clock.now());
       }
     }),
   );
