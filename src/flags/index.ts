@@ -24,7 +24,6 @@ export {
   type FlagValues,
   FORCE_OPTION,
   HOUR_MS,
-  LOAD_FLAG_KEYS,
   LOAD_OPTIONS,
   type NumberOption,
   type OptionDef,

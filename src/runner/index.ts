@@ -34,7 +34,7 @@ export {
   type RunMetaParts,
   runPipeline,
 } from './pipeline.js';
-export { PROGRESS_MODES, type ProgressMode, progressMode } from './progress.js';
+export { type ProgressMode, progressMode } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
 export { runTokenizer, warmWorkload, workloadShape } from './run-workload.js';
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './sharding/shard.js';

@@ -18,7 +18,6 @@ export interface ProgressStream {
 }
 
 export type ProgressMode = 'bar' | 'lines' | 'none';
-export const PROGRESS_MODES: readonly ProgressMode[] = ['bar', 'lines', 'none'];
 
 const WIDTH = 24;
 export const BAR_REDRAW_MS = 250;

@@ -8,7 +8,7 @@
  * A JSONL file whose first line is an OpenAI batch request, or a Hugging Face export row, is
  * read as such, and a Parquet file as Hugging Face rows (dataset-formats.ts, dataset-parquet.ts).
  *
- * Parsing is pure (`parseDataset(text, name)`); `loadDataset(path)` reads the file and adds
+ * Parsing is pure (`parseShareGptDataset`, `parseJsonlDataset`); `loadDataset(path)` reads the file and adds
  * its sha256, so that a run records exactly which data it sent.
  *
  * @module
@@ -275,16 +275,6 @@ export function parseShareGptDataset(
 export function detectDatasetFormat(text: string): DatasetFormat {
   const first = text.match(/\S/)?.[0];
   return first === '[' ? 'sharegpt' : 'jsonl';
-}
-
-/** Parses a dataset's text (pure). */
-export function parseDataset(
-  text: string,
-  name: string,
-  format: DatasetFormat = detectDatasetFormat(text),
-): { format: DatasetFormat; entries: DatasetEntry[]; skipped: number } {
-  if (format === 'sharegpt') return { format, ...parseShareGptDataset(text, name) };
-  return { format, entries: parseJsonlDataset(text, name), skipped: 0 };
 }
 
 /** The longest JSONL line read: a prompt of a few million tokens fits; /dev/zero does not. */

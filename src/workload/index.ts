@@ -23,7 +23,6 @@ export {
   MAX_DATASET_BYTES,
   MAX_DATASET_LINE_BYTES,
   MAX_SHAREGPT_BYTES,
-  parseDataset,
   parseJsonlDataset,
   parseShareGptDataset,
 } from './dataset.js';

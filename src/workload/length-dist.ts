@@ -235,9 +235,3 @@ export function lengthDistSpec(dist: LengthDist): LengthDistSpec {
   if (dist.histogram) spec.source = { ...dist.histogram.source };
   return spec;
 }
-
-/** The smallest length `dist` can draw. */
-export function shortestLength(dist: LengthDist): number {
-  if (dist.kind === 'empirical') return dist.histogram!.lengths[0]!;
-  return dist.min;
-}

@@ -32,16 +32,6 @@ export function describeBounds(bounds: Bounds, ms = false): string {
   return parts.join(' and ');
 }
 
-/** Whether an option has bounds at all. */
-export function hasBounds(bounds: Bounds): boolean {
-  return (
-    bounds.min !== undefined ||
-    bounds.max !== undefined ||
-    bounds.above !== undefined ||
-    bounds.below !== undefined
-  );
-}
-
 /** Whether a value is within the bounds (infinity is left to the option's type). */
 export function withinBounds(bounds: Bounds, value: number): boolean {
   if (!Number.isFinite(value)) return true;

@@ -22,7 +22,6 @@ import { WORKLOAD_OPTIONS } from './workload.js';
 export { boundsProblem, DAY_MS, describeBounds, HOUR_MS, PORT_BOUNDS } from './bounds.js';
 export {
   CONCURRENCY_BOUNDS,
-  LOAD_FLAG_KEYS,
   LOAD_OPTIONS,
   MAX_FLAG_CONCURRENCY,
   WORKERS_OPTION,

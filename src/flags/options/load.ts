@@ -16,9 +16,6 @@ export const CONCURRENCY_BOUNDS = {
   why: 'more than one process can hold open',
 } as const;
 
-/** Option keys whose presence means the user chose the load (else the default load of about ten seconds). */
-export const LOAD_FLAG_KEYS = ['concurrency', 'rate', 'requests', 'duration', 'maxConcurrency'] as const;
-
 /** How much load and for how long: closed or open loop, stop rules, warmup, SLO. */
 export const LOAD_OPTIONS = defineOptions({
   concurrency: {
