@@ -88,56 +88,9 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
     );
   }
   const notes: string[] = [];
-  let samples: ServerSample[] = [];
-  if (existsSync(paths.serverMetrics)) {
-    samples = [];
-    for await (const s of readServerSamples(paths.dir, {
-      onCorrupt: (n) => notes.push(`${paths.serverMetrics} line ${n} is damaged: skipped`),
-    })) {
-      samples.push(s);
-    }
-  }
-
-  let header: JsonlHeader | undefined;
-  const corruptLines: number[] = [];
-  let tornLine: number | undefined;
-  const records = readRecords(paths.dir, {
-    onHeader: (h) => {
-      header = h;
-    },
-    onCorrupt: (n) => corruptLines.push(n),
-    onTornTail: (n) => {
-      tornLine = n;
-    },
-  });
-  let acc: RunAccumulator | undefined;
-  const client = new ClientViewBuilder(samples);
-  const sent: number[] = [];
-  const ended: number[] = [];
-  let count = 0;
-  let lastEndMs = 0;
-  let observations: Reservoir<RequestObservation> | undefined;
-  for await (const record of records as AsyncIterable<RequestRecord>) {
-    if (!acc) {
-      const info = header?.run;
-      if (!info) throw noRunHeader(paths.requests);
-      acc = RunAccumulator.fromMeta(info.meta, {
-        lateSendToleranceMs: info.lateSendToleranceMs,
-        ...(info.promptBuckets !== undefined ? { promptBuckets: info.promptBuckets } : {}),
-      });
-      const rng = createRng(info.meta.seed).fork('diagnosis');
-      observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
-    }
-    count++;
-    acc.add(record);
-    client.add(record);
-    if (!record.warmup) {
-      sent.push(record.firstSentMs ?? record.sentMs);
-      ended.push(record.endMs);
-      lastEndMs = Math.max(lastEndMs, record.endMs);
-      observations!.offer(() => observe(record));
-    }
-  }
+  const samples = await readSamples(paths, notes);
+  const folded = await foldRecords(paths, samples);
+  const { header, corruptLines, tornLine, client, sent, ended, count, lastEndMs } = folded;
   const info = header?.run;
   if (!info) throw noRunHeader(paths.requests);
   if (corruptLines.length > 0 && !opts.skipCorrupt) {
@@ -147,9 +100,8 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
       `repair or delete ${corruptLines.length > 1 ? 'those lines' : 'that line'}, or rebuild from the other ${count} records with goodput summarize ${paths.dir} --skip-corrupt`,
     );
   }
-  if (!acc) {
-    acc = RunAccumulator.fromMeta(info.meta, { lateSendToleranceMs: info.lateSendToleranceMs });
-  }
+  const acc =
+    folded.acc ?? RunAccumulator.fromMeta(info.meta, { lateSendToleranceMs: info.lateSendToleranceMs });
   const meta = info.meta;
   const load = meta.load;
   // Complete when the records reach the run's own stop rule; a killed run stopped short of it.
@@ -177,9 +129,92 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   });
   const efficiency = efficiencyOf(summary, info.efficiency ?? {});
   if (efficiency) summary.efficiency = efficiency;
-  const findings = diagnose({ observations: observations?.items ?? [], samples, summary });
+  const findings = diagnose({ observations: folded.observations?.items ?? [], samples, summary });
   if (findings.length > 0) summary.diagnosis = findings;
+  notes.push(...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual'));
+  return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
+}
 
+/** The server samples beside the records (none when the run scraped none); damaged lines skipped with a note. */
+async function readSamples(paths: ReturnType<typeof runPaths>, notes: string[]): Promise<ServerSample[]> {
+  const samples: ServerSample[] = [];
+  if (!existsSync(paths.serverMetrics)) return samples;
+  for await (const s of readServerSamples(paths.dir, {
+    onCorrupt: (n) => notes.push(`${paths.serverMetrics} line ${n} is damaged: skipped`),
+  })) {
+    samples.push(s);
+  }
+  return samples;
+}
+
+/** What one pass over requests.jsonl gathers: the accumulator, the client's view, send and end times. */
+interface FoldedRecords {
+  header: JsonlHeader | undefined;
+  corruptLines: number[];
+  tornLine: number | undefined;
+  acc: RunAccumulator | undefined;
+  client: ClientViewBuilder;
+  sent: number[];
+  ended: number[];
+  count: number;
+  lastEndMs: number;
+  observations: Reservoir<RequestObservation> | undefined;
+}
+
+/** Reads the records once, into the accumulator set up from the header's run meta. */
+async function foldRecords(
+  paths: ReturnType<typeof runPaths>,
+  samples: ServerSample[],
+): Promise<FoldedRecords> {
+  const out: FoldedRecords = {
+    header: undefined,
+    corruptLines: [],
+    tornLine: undefined,
+    acc: undefined,
+    client: new ClientViewBuilder(samples),
+    sent: [],
+    ended: [],
+    count: 0,
+    lastEndMs: 0,
+    observations: undefined,
+  };
+  const records = readRecords(paths.dir, {
+    onHeader: (h) => {
+      out.header = h;
+    },
+    onCorrupt: (n) => out.corruptLines.push(n),
+    onTornTail: (n) => {
+      out.tornLine = n;
+    },
+  });
+  for await (const record of records as AsyncIterable<RequestRecord>) {
+    if (!out.acc) {
+      const info = out.header?.run;
+      if (!info) throw noRunHeader(paths.requests);
+      out.acc = RunAccumulator.fromMeta(info.meta, {
+        lateSendToleranceMs: info.lateSendToleranceMs,
+        ...(info.promptBuckets !== undefined ? { promptBuckets: info.promptBuckets } : {}),
+      });
+      const rng = createRng(info.meta.seed).fork('diagnosis');
+      out.observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
+    }
+    out.count++;
+    out.acc.add(record);
+    out.client.add(record);
+    if (!record.warmup) {
+      out.sent.push(record.firstSentMs ?? record.sentMs);
+      out.ended.push(record.endMs);
+      out.lastEndMs = Math.max(out.lastEndMs, record.endMs);
+      out.observations!.offer(() => observe(record));
+    }
+  }
+  return out;
+}
+
+/** What the rebuilt summary could not see, in words. */
+function rebuildNotes(folded: FoldedRecords, complete: boolean, virtual: boolean): string[] {
+  const notes: string[] = [];
+  const { tornLine, corruptLines } = folded;
   if (tornLine !== undefined) {
     notes.push(`the last line (${tornLine}) was cut off mid-write, as a killed run leaves it: ignored`);
   }
@@ -188,12 +223,12 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   }
   if (!complete) notes.push("the records stop short of the run's stop rule: marked interrupted");
   notes.push('not in the records, left out: dropped sends and the connection warm-up');
-  if (meta.target.timeMode === 'virtual') {
+  if (virtual) {
     notes.push(
       "the virtual engine's counters (the server block) are not in the records: token goodput is counted by the client",
     );
   }
-  return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
+  return notes;
 }
 
 function noRunHeader(path: string): GoodputError {
