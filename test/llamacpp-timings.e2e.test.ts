@@ -43,6 +43,11 @@ beforeAll(async () => {
       );
       return;
     }
+    if (req.method !== 'POST') {
+      // What a server says of itself (/version, /props, …): this one says nothing.
+      res.writeHead(404).end();
+      return;
+    }
     let body = '';
     req.on('data', (c: Buffer) => {
       body += c.toString();

@@ -26,6 +26,8 @@ describe('--header and --extra-body', () => {
       if (req.headers['x-gateway-token'] !== CANARY)
         return json(res, 401, { error: { message: 'no token' } });
       if (req.url?.endsWith('/v1/models')) return json(res, 200, { object: 'list', data: [{ id: 'm' }] });
+      // What the server says of itself (/version, /props, …): this gateway has none of it.
+      if (!req.url?.endsWith('/chat/completions')) return json(res, 404, { error: { message: 'not found' } });
       completions++;
       if (completions === 2) {
         // A hostile gateway echoes the token back in an error (400: not retried).

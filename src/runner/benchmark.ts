@@ -58,8 +58,8 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   try {
     const plan = await buildPlan(config, target.virtualProfile !== undefined, io.signal, note);
     // What the server says of itself, before the clock starts (after the workload: building it
-    // can hold the event loop longer than the answers may take).
-    const selfDescription = await describeRunTarget(config, target, io.signal);
+    // can hold the event loop longer than the answers may take), while the connections open.
+    const selfDescription = describeRunTarget(config, target, io.signal);
     // --model against the server's list, while the connections open (a wrong id is refused, exit 2).
     const modelCheck = checkModel(config, target, io, note);
     // Server metrics: probe (and take the counters' baseline) before the clock starts.
@@ -72,7 +72,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     if (modelProblem) throw modelProblem;
     note(`results: ${dir}`);
     const meta = runMeta(plan, target, runId, io);
-    meta.target = { ...meta.target, selfDescription };
+    meta.target = { ...meta.target, selfDescription: await selfDescription };
     const { clock } = transport;
     recording = new Recording({
       plan,

@@ -14,7 +14,7 @@ import type { ServerSelfDescription } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
 import { embeddedEngineOptions, type PreparedTarget } from './target.js';
 
-/** Per endpoint (they are asked at once), body included. */
+/** For all the endpoints together (asked one at a time), bodies included. */
 export const DESCRIBE_TIMEOUT_MS = 2_000;
 
 /** The target's self-description; see the module comment. Never rejects. */

@@ -122,14 +122,23 @@ export async function describeServer(
   baseUrl: string,
   opts: DescribeServerOptions = {},
 ): Promise<ServerSelfDescription> {
-  const base = baseUrl.replace(/\/+$/, '');
-  const [models, version, metrics, sglang, props] = await Promise.all([
-    getText(`${base}/v1/models`, MAX_JSON_BYTES, opts),
-    getText(`${base}/version`, MAX_JSON_BYTES, opts),
-    getText(`${base}/metrics`, MAX_METRICS_BYTES, opts),
-    getText(`${base}/get_server_info`, MAX_JSON_BYTES, opts),
-    getText(`${base}/props`, MAX_JSON_BYTES, opts),
-  ]);
+  // The server's root: a base URL given with its /v1 (as the client takes it) must not double it.
+  const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  // One request at a time, all within one time budget: a client that asks five things at once
+  // is not what the server will see during the load, and a server that answers none of them
+  // costs the run the budget once, not once per endpoint.
+  const budgetMs = opts.timeoutMs ?? 3000;
+  const started = performance.now();
+  const get = (path: string, maxBytes: number) =>
+    getText(`${root}${path}`, maxBytes, {
+      ...opts,
+      timeoutMs: Math.max(1, Math.round(budgetMs - (performance.now() - started))),
+    });
+  const models = await get('/v1/models', MAX_JSON_BYTES);
+  const version = await get('/version', MAX_JSON_BYTES);
+  const metrics = await get('/metrics', MAX_METRICS_BYTES);
+  const sglang = await get('/get_server_info', MAX_JSON_BYTES);
+  const props = await get('/props', MAX_JSON_BYTES);
   const sources: Record<string, string> = {};
   const note = (name: string, f: Fetched, usable: boolean) => {
     sources[name] = f.ok ? (usable ? 'ok' : 'not understood') : f.reason;
