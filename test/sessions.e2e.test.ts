@@ -131,8 +131,10 @@ describe('multi-turn sessions against the embedded engine', () => {
     const { records, summary } = await runSessions([...SESSION_ARGS, '--url', sim.url]);
     expect(summary.server?.prefixCacheHitRate ?? 0).toBe(0);
     const t = ttftByTurn(records);
-    // Each later turn prefills the whole, longer history again.
-    expect(t.later).toBeGreaterThan(t.first * 0.9);
+    // Each later turn prefills the whole, longer history again. (The two sessions' first turns
+    // prefill together and later turns mostly alone, so a later turn may be a little faster
+    // without any cache; with the cache it takes under 0.6× the first.)
+    expect(t.later).toBeGreaterThan(t.first * 0.75);
   }, 60_000);
 
   it('virtual time shows the same prefix-cache effect on the simulated clock', async () => {

@@ -23,8 +23,14 @@ export async function describeRunTarget(
   target: Pick<PreparedTarget, 'baseUrl' | 'virtualProfile'>,
   signal?: AbortSignal,
 ): Promise<ServerSelfDescription> {
-  if (target.virtualProfile)
-    return virtualSelfDescription(target.virtualProfile, embeddedEngineOptions(config.sim));
+  if (target.virtualProfile) {
+    try {
+      return virtualSelfDescription(target.virtualProfile, embeddedEngineOptions(config.sim));
+    } catch (e) {
+      // An engine configuration the engine refuses: the transport says so, as the run's error.
+      return { engine: 'unknown', sources: { describe: (e as Error).name } };
+    }
+  }
   const headers: Record<string, string> = { ...config.headers };
   if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
   try {
