@@ -49,7 +49,7 @@ describe('redactUrl', () => {
 });
 
 describe('redactCommandLine', () => {
-  const key = 'sk-live-abcdefghijklmnop';
+  const key = 'fake-live-abcdefghijklmnop';
   it.each([
     [
       ['goodput', 'run', '--api-key', key],

@@ -77,7 +77,7 @@ describe('describeServer', () => {
             version: '0.5.2',
             tp_size: 2,
             mem_fraction_static: 0.88,
-            api_key: 'sk-sglang-secret-123456',
+            api_key: 'fake-sglang-secret-123456',
             chunked_prefill_size: 8192,
             internal_states: [{ last_gen_throughput: 10 }],
           }),
@@ -92,7 +92,7 @@ describe('describeServer', () => {
         mem_fraction_static: '0.88',
         chunked_prefill_size: '8192',
       });
-      expect(JSON.stringify(d)).not.toContain('sk-sglang');
+      expect(JSON.stringify(d)).not.toContain('fake-sglang');
       expect(d.sources).toMatchObject({ '/get_server_info': 'ok', '/version': 'HTTP 404' });
     } finally {
       sglang.server.closeAllConnections();
@@ -155,7 +155,7 @@ describe('describeServer', () => {
   });
 
   it('redacts the run secrets from everything a server said (a gateway that echoes the key)', () => {
-    const key = 'sk-run-key-abcdefghijkl';
+    const key = 'fake-run-key-abcdefghijkl';
     const d = redactDescription(
       {
         engine: 'vllm',
@@ -167,7 +167,7 @@ describe('describeServer', () => {
       },
       [key],
     );
-    expect(JSON.stringify(d)).not.toContain('sk-run-key');
+    expect(JSON.stringify(d)).not.toContain('fake-run-key');
     expect(d.settings!.echo).toBe('Bearer [REDACTED]');
   });
 });
