@@ -21,6 +21,7 @@
  */
 
 import type { ServerTimings } from '../types.js';
+import { truncate } from './classify.js';
 
 /** The usage object of an OpenAI response, as far as the client reads it (chat/completions names). */
 export interface Usage {
@@ -203,4 +204,34 @@ export function serverTimings(event: Record<string, unknown>): ServerTimings | u
     out.predictedTokens = predictedTokens;
   if (predictedMs !== undefined) out.predictedMs = predictedMs;
   return out;
+}
+
+/** Largest token count a usage object may claim before it is taken as impossible. */
+export const MAX_PLAUSIBLE_TOKENS = 100_000_000;
+
+/**
+ * Why a usage object cannot be true (a count that is not a non-negative integer below
+ * {@link MAX_PLAUSIBLE_TOKENS}), or undefined when it can. Absent and null counts are fine.
+ */
+export function impossibleUsage(usage: Record<string, unknown>): string | undefined {
+  for (const key of ['prompt_tokens', 'completion_tokens', 'total_tokens'] as const) {
+    const v = usage[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_PLAUSIBLE_TOKENS) {
+      return `usage.${key} is ${truncate(JSON.stringify(v) ?? String(v), 40)}, not a token count`;
+    }
+  }
+  const details = usage.completion_tokens_details;
+  if (details !== undefined && details !== null) {
+    if (typeof details !== 'object') return 'usage.completion_tokens_details is not an object';
+    const r = (details as Record<string, unknown>).reasoning_tokens;
+    if (
+      r !== undefined &&
+      r !== null &&
+      (typeof r !== 'number' || !Number.isInteger(r) || r < 0 || r > MAX_PLAUSIBLE_TOKENS)
+    ) {
+      return `usage.completion_tokens_details.reasoning_tokens is ${truncate(JSON.stringify(r) ?? String(r), 40)}, not a token count`;
+    }
+  }
+  return undefined;
 }
