@@ -67,13 +67,17 @@ export function workloadShape(
 }
 
 /**
- * Loads what a workload's first send would otherwise load: the first item the prompt
- * generator's tables, and a first count the tokenizer's (replies are counted with it). Called
- * before any clock starts, so the first sends are not late by tens of milliseconds.
+ * Loads what a workload's sends would otherwise load mid-run: the first item the prompt
+ * generator's tables, and, when replies are sure to be counted (cancelled requests, the replies
+ * of sessions), a first count the tokenizer's. Called before any clock starts, so the first
+ * sends are not late by tens of milliseconds. Otherwise a reply is counted only when the server
+ * sends no usage, and the tokenizer loads then (once; most of a second for o200k_base), so a
+ * run against a server that reports usage never loads it.
  */
 export function warmWorkload(workload: Workload, tokenizer: Tokenizer): void {
   if (workload.total !== 0) workload.item(0);
-  tokenizer.count('warm');
+  const { cancelRate, sessions } = workload.spec;
+  if ((cancelRate !== undefined && cancelRate > 0) || sessions !== undefined) tokenizer.count('warm');
 }
 
 /**

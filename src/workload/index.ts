@@ -76,6 +76,7 @@ export {
 export {
   promptLength,
   type SyntheticPromptOptions,
+  scanWordPool,
   shortestPromptLength,
   syntheticPrompt,
   type WordPool,

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { GoodputError } from '../errors.js';
 import { createRng } from './rng.js';
-import { promptLength, syntheticPrompt, wordPool } from './synthetic.js';
-import { createTokenizer } from './tokenizer.js';
+import { promptLength, scanWordPool, syntheticPrompt, wordPool } from './synthetic.js';
+import { createTokenizer, TOKENIZER_NAMES } from './tokenizer.js';
+import { shippedPool } from './word-pools.js';
 
 const tok = createTokenizer('o200k_base');
 
@@ -81,6 +82,26 @@ describe('syntheticPrompt', () => {
     expect(capitals.length).toBeGreaterThanOrEqual(256);
     expect(spaced.length).toBeGreaterThanOrEqual(4096);
     for (const w of [...capitals, ...spaced]) expect(tok.encode(w).length).toBe(1);
+  });
+});
+
+describe('the shipped word pools (word-pools.generated.ts)', () => {
+  test('o200k_base (the default): the pool a scan of the encoding gives (else: node scripts/word-pools.mjs)', () => {
+    expect(shippedPool('o200k_base')).toEqual(scanWordPool(tok));
+    expect(wordPool(tok)).toBe(shippedPool('o200k_base'));
+  });
+
+  test.each(TOKENIZER_NAMES)('%s: every word is one token, and 300 words side by side count 300', (name) => {
+    const encoding = createTokenizer(name);
+    const pool = wordPool(encoding);
+    expect(pool).toBe(shippedPool(name));
+    for (const w of [...pool.capitals, ...pool.spaced]) expect(encoding.count(w), w).toBe(1);
+    expect(encoding.count(syntheticPrompt(300, createRng(name), encoding, { unique: 77 }))).toBe(300);
+  });
+
+  test('no pool for a tokenizer that is not built in', () => {
+    expect(shippedPool('/models/llama/tokenizer.json')).toBeUndefined();
+    expect(shippedPool('constructor')).toBeUndefined();
   });
 });
 

@@ -19,12 +19,10 @@
 import { GoodputError } from '../errors.js';
 import type { Rng } from './rng.js';
 import type { Tokenizer } from './tokenizer.js';
+import type { WordPool } from './word-pools.js';
+import { shippedPool } from './word-pools.js';
 
-/** Single-token words of a tokenizer: `capitals` start a text, `spaced` (" word") follow. */
-export interface WordPool {
-  capitals: readonly string[];
-  spaced: readonly string[];
-}
+export type { WordPool };
 
 const CAPITAL_POOL_SIZE = 1024;
 const SPACED_POOL_SIZE = 8192;
@@ -80,11 +78,19 @@ function wordsAddUp(tokenizer: Tokenizer, pool: WordPool): boolean {
  * The word pools of a tokenizer, built once from its vocabulary (lowest ids first: the most
  * common words) and cached by tokenizer name. A vocabulary whose words carry no space marker
  * (a WordLevel or WordPiece tokenizer that splits on whitespace) is scanned a second time
- * with a space put before its bare words.
+ * with a space put before its bare words. The built-in encodings' pools are shipped, scanned
+ * at build time (word-pools.ts): with them loaded, no prompt needs the encoding's tables.
  */
 export function wordPool(tokenizer: Tokenizer): WordPool {
-  const cached = pools.get(tokenizer.name);
+  const cached = pools.get(tokenizer.name) ?? shippedPool(tokenizer.name);
   if (cached) return cached;
+  const pool = scanWordPool(tokenizer);
+  pools.set(tokenizer.name, pool);
+  return pool;
+}
+
+/** The word pools of a tokenizer scanned from its vocabulary, uncached (scripts/word-pools.mjs ships the built-in ones). */
+export function scanWordPool(tokenizer: Tokenizer): WordPool {
   let pool = scanVocabulary(tokenizer, false);
   if (!enough(pool)) pool = scanVocabulary(tokenizer, true);
   if (!enough(pool) || !wordsAddUp(tokenizer, pool)) {
@@ -94,7 +100,6 @@ export function wordPool(tokenizer: Tokenizer): WordPool {
       'use --tokenizer o200k_base (the default), or a --dataset',
     );
   }
-  pools.set(tokenizer.name, pool);
   return pool;
 }
 

@@ -2,8 +2,9 @@
  * Token counting with a real BPE tokenizer (gpt-tokenizer), so that "2048 prompt tokens"
  * means 2048 tokens to the server too.
  *
- * Every encoding, the default o200k_base included, loads on first use (its tables are several
- * megabytes: a command that generates no prompt, and `goodput --version`, never loads them). Special-token text such as `<|endoftext|>` in a
+ * Every encoding, the default o200k_base included, loads on its first count, encode or decode
+ * (its tables take tens of megabytes and most of a second to build): synthetic prompts are
+ * built from shipped word pools (word-pools.ts) without them. Special-token text such as `<|endoftext|>` in a
  * prompt is counted as plain text, as a server does with user content, instead of throwing.
  *
  * @module
@@ -91,11 +92,14 @@ const requireCjs = createRequire(import.meta.url);
  * bytes there, and they came out at the front of the next decode of any text. Flushed around
  * each decode here, so every decode stands alone (an unfinished character is U+FFFD).
  */
-const sharedDecoder = (
-  requireCjs('gpt-tokenizer/cjs/BytePairEncodingCore') as { decoder?: { decode(bytes?: Uint8Array): string } }
-).decoder;
+let sharedDecoder: { decode(bytes?: Uint8Array): string } | undefined;
 
 function decodeAlone(encoding: EncodingModule, ids: Iterable<number>): string {
+  sharedDecoder ??= (
+    requireCjs('gpt-tokenizer/cjs/BytePairEncodingCore') as {
+      decoder?: { decode(bytes?: Uint8Array): string };
+    }
+  ).decoder;
   sharedDecoder?.decode();
   return encoding.decode(ids) + (sharedDecoder?.decode() ?? '');
 }
@@ -173,12 +177,16 @@ export function createTokenizer(name: string = DEFAULT_TOKENIZER): Tokenizer {
       `use one of: ${TOKENIZER_NAMES.join(', ')} (o200k_base matches recent OpenAI-style models)`,
     );
   }
-  const encoding = loadEncoding(name as TokenizerName);
+  // The tables load on the first count, encode or decode, not here: synthetic prompts need
+  // only the shipped word pools (word-pools.ts), and replies are counted only when a server
+  // sends no usage.
+  let loaded: EncodingModule | undefined;
+  const encoding = () => (loaded ??= loadEncoding(name as TokenizerName));
   const tokenizer: Tokenizer = {
     name,
-    count: (text) => countInPieces(text, (t) => encoding.countTokens(t, PLAIN_TEXT)),
-    encode: (text) => encodeInPieces(text, (t) => encoding.encode(t, PLAIN_TEXT)),
-    decode: (ids) => decodeAlone(encoding, ids),
+    count: (text) => countInPieces(text, (t) => encoding().countTokens(t, PLAIN_TEXT)),
+    encode: (text) => encodeInPieces(text, (t) => encoding().encode(t, PLAIN_TEXT)),
+    decode: (ids) => decodeAlone(encoding(), ids),
   };
   cache.set(name, tokenizer);
   return tokenizer;
