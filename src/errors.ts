@@ -140,6 +140,11 @@ export const REQUEST_ERRORS: Record<RequestErrorCode, RequestErrorInfo> = {
     cause: 'the proxy named in HTTPS_PROXY / HTTP_PROXY refused or failed the request',
     hint: 'fix the proxy settings, or add the host to NO_PROXY',
   },
+  SOCKETS_EXHAUSTED: {
+    cause:
+      'this machine ran out of local ports (EADDRNOTAVAIL, EADDRINUSE) or this process out of file descriptors (EMFILE, ENFILE) for a new connection, or a --source-addresses entry is not an address of this machine',
+    hint: 'spread the connections over more source addresses (--source-addresses; a 127.x.x.x target spreads over 127.0.0.2… by itself on Linux), raise the open-file limit (ulimit -n) or widen net.ipv4.ip_local_port_range, or lower the load',
+  },
   TIMEOUT: {
     cause: 'the request did not finish within --timeout',
     hint: 'raise --timeout, lower --max-tokens, or lower the load: the server may be saturated',

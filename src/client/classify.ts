@@ -8,6 +8,7 @@
 
 import type { RequestError, RequestErrorCode } from '../types.js';
 import { noRedaction, type Redactor } from '../util/index.js';
+import { SOCKET_EXHAUSTION_CODES } from './source-addresses.js';
 
 const MAX_MESSAGE_CHARS = 300;
 
@@ -113,6 +114,7 @@ function firstMessage(root: ErrorLike, outer: ErrorLike): string {
 
 function codeFor(code: string, text: string): RequestErrorCode {
   if (code === 'ECONNREFUSED') return 'CONNECTION_REFUSED';
+  if (SOCKET_EXHAUSTION_CODES.has(code)) return 'SOCKETS_EXHAUSTED';
   if (DNS_CODES.has(code)) return 'DNS_FAILURE';
   if (/proxy/i.test(text) || code.startsWith('UND_ERR_PRX')) return 'PROXY_FAILURE';
   if (

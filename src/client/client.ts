@@ -31,6 +31,7 @@ import { ConnectionTracker } from './connections.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
 import { internalFailure, scrub, toRecord } from './record.js';
 import { endpointUrl, modelsUrl, requestBody } from './request.js';
+import { sourcePlan, spreadOverSources } from './source-addresses.js';
 
 /** The per-send state the timers and the abort signal act on. */
 interface SendState {
@@ -101,6 +102,9 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     headersTimeout: 0,
     bodyTimeout: 0,
   };
+  // Source addresses (direct connections only): the ones given, or the loopback spread.
+  const sources = sourcePlan(url.hostname, cfg.sourceAddresses);
+  const sourced = (inner: buildConnector.connector) => (sources ? spreadOverSources(inner, sources) : inner);
   const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? resolveProxy(url));
   const makeDispatcher = (): Dispatcher =>
     proxy
@@ -117,7 +121,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       : new Pool(url.origin, {
           ...poolOptions,
           connect: timed(
-            buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) }),
+            sourced(buildConnector({ timeout: cfg.connectTimeoutMs ?? Math.min(cfg.timeoutMs, 10_000) })),
           ),
         });
   let dispatcher = makeDispatcher();

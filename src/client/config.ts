@@ -28,6 +28,12 @@ export interface ClientConfig {
    * (`Connection: close`), as vLLM's benchmark client does.
    */
   connectionMode?: 'pooled' | 'per-request';
+  /**
+   * Local addresses the connections leave from, in turn (`--source-addresses`; not through a
+   * proxy). Absent: the kernel's choice, and for an IPv4 loopback target on Linux, 127.0.0.2 and
+   * on once the default address runs out of ports (source-addresses.ts).
+   */
+  sourceAddresses?: string[];
   sampling: Sampling;
   /** Counts output tokens when the server sent no usage; without it, one token per content chunk. */
   countTokens?: (text: string) => number;

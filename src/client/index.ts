@@ -26,4 +26,11 @@ export { CONNECTION_WAIT_MS, type ConnectionStats } from './connections.js';
 export { type ListModelsOptions, listModels } from './models.js';
 export { proxyLabel, resolveProxy } from './proxy.js';
 export { endpointUrl, modelsUrl, requestBody } from './request.js';
+export {
+  describeLocalLimits,
+  type LocalLimits,
+  readLocalLimits,
+  type SourcePlan,
+  sourcePlan,
+} from './source-addresses.js';
 export { type SseEventHandler, SseParser, type SseParserOptions } from './sse.js';

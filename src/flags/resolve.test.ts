@@ -100,6 +100,12 @@ describe('resolveBenchmarkConfig errors', () => {
       /--max-concurrency .* and --concurrency .* cannot be used together/,
     ],
     ['rate inf with only a duration', ['--rate', 'inf', '-d', '10s'], /--rate inf with --duration alone/],
+    [
+      'a source address that is no IP',
+      ['--source-addresses', '127.0.0.1,myhost'],
+      /expects IP addresses .* got 'myhost'/,
+    ],
+    ['source addresses of two families', ['--source-addresses', '127.0.0.1,::1'], /mixes IPv4 and IPv6/],
     ['zero concurrency', ['-c', '0'], /--concurrency must be at least 1/],
     ['zero rate', ['--rate', '0'], /--rate must be > 0/],
     ['zero requests', ['-n', '0'], /--requests must be at least 1/],
@@ -257,5 +263,16 @@ describe('resolveBenchmarkConfig target and workload', () => {
     expect((await resolve(['--dataset', 'd.jsonl', '--max-tokens', '32'])).workload.outputFromDataset).toBe(
       false,
     );
+  });
+});
+
+describe('--source-addresses', () => {
+  it('keeps the addresses on the connection setting, beside --connections', async () => {
+    const config = await resolve(['--connections', 'pooled:4', '--source-addresses', '127.0.0.2, 127.0.0.3']);
+    expect(config.load.connections).toEqual({
+      mode: 'pooled',
+      limit: 4,
+      sourceAddresses: ['127.0.0.2', '127.0.0.3'],
+    });
   });
 });

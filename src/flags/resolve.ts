@@ -7,6 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
@@ -122,6 +123,25 @@ export function parseConnections(text: string): ConnectionSetting {
   return { mode: 'pooled', limit: n };
 }
 
+/** `--source-addresses IP,…`: IP addresses of one family. */
+export function parseSourceAddresses(items: readonly string[]): string[] {
+  const addresses = items.map((a) => a.trim()).filter((a) => a !== '');
+  const bad = addresses.find((a) => isIP(a) === 0);
+  if (bad !== undefined) {
+    throw usage(
+      `--source-addresses expects IP addresses of this machine, got '${bad}'`,
+      'e.g. --source-addresses 10.0.0.5,10.0.0.6 (ip -brief address lists them); a 127.x.x.x target spreads over loopback addresses by itself',
+    );
+  }
+  if (new Set(addresses.map((a) => isIP(a))).size > 1) {
+    throw usage(
+      `--source-addresses mixes IPv4 and IPv6 addresses (${addresses.join(',')})`,
+      'give addresses of the family of the --url host only',
+    );
+  }
+  return addresses;
+}
+
 /** Text of a flag, an empty one as absent. */
 function text(value: string | undefined): string | undefined {
   return value === '' ? undefined : value;
@@ -177,6 +197,12 @@ function resolveLoad(o: BenchmarkFlags, target: TargetConfig): LoadSpec {
   if (durationMs !== undefined) load.durationMs = durationMs;
   if (o.ttftTimeout !== undefined) load.ttftTimeoutMs = o.ttftTimeout;
   if (o.connections !== undefined) load.connections = parseConnections(o.connections);
+  if (o.sourceAddresses !== undefined && o.sourceAddresses.length > 0) {
+    load.connections = {
+      ...(load.connections ?? { mode: 'pooled' }),
+      sourceAddresses: parseSourceAddresses(o.sourceAddresses),
+    };
+  }
   if (o.workers !== undefined) {
     const workers = resolveWorkerCount(o.workers, availableParallelism());
     if (workers > 1) load.workers = workers;

@@ -150,7 +150,13 @@ export const RunMetaSchema = z.object({
     workers: int.optional(),
     stages: z.array(z.object({ durationMs: num, target: num })).optional(),
     stagesOf: z.enum(['rate', 'concurrency']).optional(),
-    connections: z.object({ mode: z.enum(['pooled', 'per-request']), limit: int.optional() }).optional(),
+    connections: z
+      .object({
+        mode: z.enum(['pooled', 'per-request']),
+        limit: int.optional(),
+        sourceAddresses: z.array(z.string()).optional(),
+      })
+      .optional(),
   }),
   slo: sloSchema,
   seed: z.number().int(),

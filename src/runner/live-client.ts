@@ -137,6 +137,7 @@ export function createRunClient(
       maxRetries: load.maxRetries,
       connections: plan.limit,
       connectionMode: plan.mode,
+      ...(load.connections?.sourceAddresses ? { sourceAddresses: load.connections.sourceAddresses } : {}),
       sampling: config.sampling,
       headers: config.headers,
       secrets: config.secrets,

@@ -100,6 +100,7 @@ export type RequestErrorCode =
   | 'CONNECT_TIMEOUT'
   | 'CONNECTION_RESET'
   | 'PROXY_FAILURE'
+  | 'SOCKETS_EXHAUSTED'
   | 'TIMEOUT'
   | 'TTFT_TIMEOUT'
   | 'HTTP_REDIRECT'

@@ -192,6 +192,8 @@ export interface LoadSpec {
 export interface ConnectionSetting {
   mode: 'pooled' | 'per-request';
   limit?: number;
+  /** `--source-addresses`: local addresses the connections leave from, in turn. */
+  sourceAddresses?: string[];
 }
 
 /** What a server says of itself (each field only where the engine exposes it). */

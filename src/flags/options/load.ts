@@ -117,6 +117,13 @@ export const LOAD_OPTIONS = defineOptions({
     description:
       "How the client uses connections: pooled (kept alive, opened for the load: the concurrency, or an open loop's expected in-flight; idle ones closed after 4 s), pooled:N (at most N), per-request (a new one per request, as vLLM's client) [default: pooled]",
   },
+  sourceAddresses: {
+    type: 'list',
+    valueName: 'IP,…',
+    group: 'Load',
+    description:
+      'Local addresses the connections leave from, in turn, for more connections than one address has ports (e.g. 10.0.0.5,10.0.0.6); not through a proxy. A 127.x.x.x --url on Linux spreads over 127.0.0.2, 127.0.0.3, … by itself once one address runs out of ports',
+  },
   warmup: {
     type: 'integer',
     max: 1_000_000,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { describeLocalLimits, readLocalLimits, sourcePlan } from '../../client/index.js';
 import type { ConnectionWarmup } from '../../types.js';
 import { connectionUse, HeadersTally } from '../connection-use.js';
 import {
@@ -29,6 +30,12 @@ export async function openLiveTransport(
   const config = ownConfig(plan);
   const clock = new RunClock();
   const connectionPlan = planConnections(config.load, config.sampling.maxTokens);
+  const limitsNote = describeLocalLimits(
+    connectionPlan.limit ?? connectionPlan.warm,
+    readLocalLimits(),
+    sourcePlan(new URL(target.baseUrl).hostname, config.load.connections?.sourceAddresses),
+  );
+  if (limitsNote) note(limitsNote);
   const client = createRunClient(config, target, config.load, plan.tokenizer, clock);
   let connectionWarmup: ConnectionWarmup;
   try {
