@@ -69,89 +69,158 @@ export interface SessionLoopResult {
 
 /** Runs the sessions until the turn limit, the deadline or the stop; see the module comment. */
 export async function runSessionLoop(o: SessionLoopOptions): Promise<SessionLoopResult> {
-  const { clock, load, source } = o;
-  const spec = load.sessions ?? {};
-  // Wakes every sleeping session when the turn limit is reached, as the run's stop does.
-  const done = new AbortController();
+  const done = stopWithRun(o);
+  const turns = new SessionTurns(o, done.controller);
+  const spec = o.load.sessions ?? {};
+  try {
+    if (spec.rate !== undefined && o.source.startMs) await arriveOpen(turns, o, o.source.startMs);
+    else await userLoops(turns, o, Math.max(1, spec.concurrency ?? o.load.concurrency ?? 1));
+  } finally {
+    done.release();
+  }
+  return turns.result();
+}
+
+/**
+ * The sessions' own stop: aborts with the run's stop or the load workers' exhausted signal, and
+ * when the turn limit is reached; it wakes every sleeping session. `release` unhooks it from the
+ * run's signals.
+ */
+function stopWithRun(o: SessionLoopOptions): { controller: AbortController; release(): void } {
+  const controller = new AbortController();
   // Every session sleeps on it (think times, slot waits): as many as --sessions.
-  setMaxListeners(0, done.signal);
-  const onStop = () => done.abort();
+  setMaxListeners(0, controller.signal);
+  const onStop = () => controller.abort();
   if (o.stop.aborted || o.exhausted?.aborted) onStop();
   o.stop.addEventListener('abort', onStop, { once: true });
   o.exhausted?.addEventListener('abort', onStop, { once: true });
-  const gapMs = spec.userRate !== undefined && spec.userRate > 0 ? 1000 / spec.userRate : undefined;
-  let nextIndex = o.firstIndex;
-  let sent = 0;
-  let lateSends = 0;
-  let dropped = 0;
-  let sessionsStarted = 0;
+  return {
+    controller,
+    release() {
+      o.stop.removeEventListener('abort', onStop);
+      o.exhausted?.removeEventListener('abort', onStop);
+    },
+  };
+}
 
-  async function runSession(script: SessionScript, startMs: Ms, scheduledStart: boolean): Promise<void> {
+/** `--session-rate`: a new session at each arrival time until the deadline or the stop. */
+async function arriveOpen(
+  turns: SessionTurns,
+  o: SessionLoopOptions,
+  startMs: (s: number) => Ms,
+): Promise<void> {
+  const pending = new Set<Promise<void>>();
+  for (let s = 0; !turns.stopped; s++) {
+    const start = o.measuredStartMs + startMs(s);
+    if (start >= o.deadline) break;
+    if (!(await o.clock.sleepUntil(start, turns.signal))) break;
+    const p = turns.runSession(o.source.session(s), start, true);
+    pending.add(p);
+    void p.then(() => pending.delete(p));
+  }
+  await Promise.all(pending);
+}
+
+/** `--sessions N`: N users, each starting a new session as soon as its last one ends. */
+async function userLoops(turns: SessionTurns, o: SessionLoopOptions, users: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: users }, async () => {
+      while (!turns.stopped) await turns.runSession(o.source.session(next++), o.clock.now(), false);
+    }),
+  );
+}
+
+/** The turns of every session of one loop, and the counts they add up to. */
+class SessionTurns {
+  private sent = 0;
+  private lateSends = 0;
+  private dropped = 0;
+  private sessionsStarted = 0;
+  private nextIndex: number;
+  /** With --user-rate, the gap between a user's turns. */
+  private readonly gapMs: number | undefined;
+
+  constructor(
+    private readonly o: SessionLoopOptions,
+    private readonly done: AbortController,
+  ) {
+    this.nextIndex = o.firstIndex;
+    const userRate = o.load.sessions?.userRate;
+    this.gapMs = userRate !== undefined && userRate > 0 ? 1000 / userRate : undefined;
+  }
+
+  get signal(): AbortSignal {
+    return this.done.signal;
+  }
+
+  get stopped(): boolean {
+    return this.done.signal.aborted;
+  }
+
+  result(): SessionLoopResult {
+    const { sent, lateSends, dropped, sessionsStarted } = this;
+    return { sent, lateSends, dropped, sessionsStarted };
+  }
+
+  /** Sends a session's turns one after another, each carrying the replies so far. */
+  async runSession(script: SessionScript, startMs: Ms, scheduledStart: boolean): Promise<void> {
+    const { o } = this;
     const replies: string[] = [];
     for (let t = 0; t < script.turns; t++) {
       const wait = o.backpressure?.();
-      if (wait) await clock.outside(wait);
-      const due =
-        t === 0 ? startMs : gapMs !== undefined ? startMs + t * gapMs : clock.now() + script.thinkMs(t);
-      const scheduled = t === 0 ? scheduledStart : gapMs !== undefined;
-      if (done.signal.aborted || due >= o.deadline) return;
-      if (!(await clock.sleepUntil(due, done.signal))) return;
-      const waitedForSlot = await o.waitForSlot(done.signal);
-      if (done.signal.aborted) {
-        if (scheduled && o.stop.aborted) dropped++;
+      if (wait) await o.clock.outside(wait);
+      const due = this.dueMs(script, t, startMs);
+      // A scheduled turn (a session's arrival, a user-rate turn) has a due time to be late for.
+      const scheduled = t === 0 ? scheduledStart : this.gapMs !== undefined;
+      if (this.stopped || due >= o.deadline) return;
+      if (!(await o.clock.sleepUntil(due, this.signal))) return;
+      const waitedForSlot = await o.waitForSlot(this.signal);
+      if (this.stopped) {
+        if (scheduled && o.stop.aborted) this.dropped++;
         return;
       }
-      const index = o.claim ? o.claim() : nextIndex++;
-      if (index === undefined) {
-        done.abort();
-        return;
-      }
-      sent++;
-      if (t === 0) sessionsStarted++;
-      if (sent >= o.limit) done.abort();
+      const index = this.claimTurn(t);
+      if (index === undefined) return;
       const item = script.request(t, replies, index, false);
-      if (scheduled) {
-        const lag = clock.now() - due;
-        o.dispatchLag.record(lag);
-        if (!waitedForSlot) o.timerLag.record(lag);
-        if (lag > o.lateToleranceMs) lateSends++;
-      }
+      if (scheduled) this.recordLag(due, waitedForSlot);
       let reply: string | undefined;
-      const record = await o.dispatch(item, scheduled ? due : clock.now(), (text) => {
+      const record = await o.dispatch(item, scheduled ? due : o.clock.now(), (text) => {
         reply = text;
       });
+      // A failed or cancelled turn has no reply to carry on with: its session ends.
       if (record.outcome !== 'success' || reply === undefined) return;
       replies.push(reply);
     }
   }
 
-  try {
-    if (spec.rate !== undefined && source.startMs) {
-      const startMs = source.startMs;
-      const pending = new Set<Promise<void>>();
-      for (let s = 0; !done.signal.aborted; s++) {
-        const start = o.measuredStartMs + startMs(s);
-        if (start >= o.deadline) break;
-        if (!(await clock.sleepUntil(start, done.signal))) break;
-        const p = runSession(source.session(s), start, true);
-        pending.add(p);
-        void p.then(() => pending.delete(p));
-      }
-      await Promise.all(pending);
-    } else {
-      let next = 0;
-      const users = Math.max(1, spec.concurrency ?? load.concurrency ?? 1);
-      await Promise.all(
-        Array.from({ length: users }, async () => {
-          while (!done.signal.aborted) await runSession(source.session(next++), clock.now(), false);
-        }),
-      );
-    }
-  } finally {
-    o.stop.removeEventListener('abort', onStop);
-    o.exhausted?.removeEventListener('abort', onStop);
+  /** When turn t is due: the session's start, a user-rate gap after it, or a think time after now. */
+  private dueMs(script: SessionScript, t: number, startMs: Ms): Ms {
+    if (t === 0) return startMs;
+    if (this.gapMs !== undefined) return startMs + t * this.gapMs;
+    return this.o.clock.now() + script.thinkMs(t);
   }
-  return { sent, lateSends, dropped, sessionsStarted };
+
+  /** The record index of the next measured turn, counted as sent; undefined when none is left. */
+  private claimTurn(t: number): number | undefined {
+    const index = this.o.claim ? this.o.claim() : this.nextIndex++;
+    if (index === undefined) {
+      this.done.abort();
+      return undefined;
+    }
+    this.sent++;
+    if (t === 0) this.sessionsStarted++;
+    if (this.sent >= this.o.limit) this.done.abort();
+    return index;
+  }
+
+  /** A scheduled send's lag behind its due time. */
+  private recordLag(due: Ms, waitedForSlot: boolean): void {
+    const lag = this.o.clock.now() - due;
+    this.o.dispatchLag.record(lag);
+    if (!waitedForSlot) this.o.timerLag.record(lag);
+    if (lag > this.o.lateToleranceMs) this.lateSends++;
+  }
 }
 
 /** Multi-turn sessions as a load shape: the session loop on the run's context (see the module comment). */
