@@ -2,15 +2,19 @@
  * Gateways and engine options: `--header` and `--extra-body` reach the server exactly, with
  * every request (the model list too); a header value taken from the environment is a secret
  * that appears in no output and no file, even when the server echoes it back; and
- * OPENAI_BASE_URL is honoured like OPENAI_API_KEY.
+ * OPENAI_BASE_URL is honoured like OPENAI_API_KEY. Session affinity (`--session-header`): every
+ * turn of one multi-turn session carries the same X-Session-ID, every session its own; a renamed
+ * header replaces it, `none` and single requests send none, and it never takes the place of a
+ * credential header.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../src/types.js';
 import { filesUnder, runCliInProcess } from './helpers/cli.js';
 import { leakedFragment } from './helpers/hostile-server.js';
-import { chatChunk, json, loopbacksClosedAfterEach, writeEvents } from './helpers/loopback.js';
+import { chatChunk, json, type Loopback, loopbacksClosedAfterEach, writeEvents } from './helpers/loopback.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'goodput-extras-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -115,5 +119,108 @@ describe('OPENAI_BASE_URL', () => {
     expect(urls.filter((u) => u.includes('/v1/v1'))).toEqual([]);
     expect(urls[0]).toBe('/v1/models'); // the model came from the env target's list
     expect(r.stderr).not.toMatch(/ends in \/v1/);
+  });
+});
+
+const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const KEY = 'fake-affinity-key-0123456789';
+
+/** A chat server answering every completion with two tokens. */
+function chatServer(): Promise<Loopback> {
+  return startServer(async (req, res) => {
+    if (req.url?.endsWith('/v1/models')) return json(res, 200, { object: 'list', data: [{ id: 'm' }] });
+    if (!req.url?.endsWith('/chat/completions')) return json(res, 404, { error: { message: 'not found' } });
+    await writeEvents(res, [
+      chatChunk({ content: 'ok' }),
+      chatChunk({ content: ' then' }),
+      chatChunk({}, 'length', { prompt_tokens: 1, completion_tokens: 2 }),
+      '[DONE]',
+    ]);
+  });
+}
+
+/** The completions the server got, as (first user message, turn, headers). */
+function completions(server: Loopback) {
+  return server.requests
+    .filter((q) => q.url.endsWith('/chat/completions'))
+    .map((q) => {
+      const users = (q.body as { messages: ChatMessage[] }).messages.filter((m) => m.role === 'user');
+      return { conversation: users[0]!.content, turn: users.length, headers: q.headers };
+    });
+}
+
+const run = (server: Loopback, name: string, args: string[], env: Record<string, string> = {}) =>
+  runCliInProcess(
+    [
+      'run',
+      ...['--url', server.url, '--max-tokens', '2', '--prompt-tokens', '16', '--warmup', '0'],
+      ...['--no-server-metrics', '--out', join(dir, name), '--quiet', ...args],
+    ],
+    { cwd: dir, env },
+  );
+
+const SESSIONS = ['--sessions', '3', '--turns', '3', '--requests', '9'];
+
+describe('--session-header', () => {
+  it('every turn of a session carries one X-Session-ID, every session its own, the same again with the same seed; the key stays in Authorization', async () => {
+    const server = await chatServer();
+    const r = await run(server, 'default', SESSIONS, { GOODPUT_API_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = completions(server);
+    expect(sent).toHaveLength(9);
+    const idOf = new Map<string, string>();
+    for (const q of sent) {
+      const id = q.headers['x-session-id'];
+      expect(id).toMatch(UUID_V8);
+      expect(q.headers.authorization).toBe(`Bearer ${KEY}`);
+      const first = idOf.get(q.conversation);
+      if (first === undefined) idOf.set(q.conversation, id as string);
+      else expect(id).toBe(first);
+    }
+    // Three sessions at once (and more as they end), with later turns, none sharing an id.
+    expect(idOf.size).toBeGreaterThanOrEqual(3);
+    expect(sent.filter((q) => q.turn === 3).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(idOf.values()).size).toBe(idOf.size);
+
+    // Seeded: the same conversations get the same ids in a rerun, other ones under another seed.
+    server.requests.length = 0;
+    expect((await run(server, 'again', SESSIONS)).code).toBe(0);
+    for (const q of completions(server)) expect(q.headers['x-session-id']).toBe(idOf.get(q.conversation));
+    server.requests.length = 0;
+    expect((await run(server, 'seed', [...SESSIONS, '--seed', '7'])).code).toBe(0);
+    const other = new Set(completions(server).map((q) => q.headers['x-session-id'] as string));
+    expect(other.size).toBe(idOf.size);
+    for (const id of other) expect(new Set(idOf.values()).has(id)).toBe(false);
+  });
+
+  it('a renamed header replaces it; none, and single requests, send none', async () => {
+    const server = await chatServer();
+    expect((await run(server, 'renamed', [...SESSIONS, '--session-header', 'X-Conversation'])).code).toBe(0);
+    const renamed = completions(server);
+    for (const q of renamed) {
+      expect(q.headers['x-conversation']).toMatch(UUID_V8);
+      expect(q.headers['x-session-id']).toBeUndefined();
+    }
+    const conversations = new Set(renamed.map((q) => q.conversation)).size;
+    expect(new Set(renamed.map((q) => q.headers['x-conversation'])).size).toBe(conversations);
+    server.requests.length = 0;
+    expect((await run(server, 'none', [...SESSIONS, '--session-header', 'none'])).code).toBe(0);
+    expect((await run(server, 'single', ['--requests', '3', '-c', '1'])).code).toBe(0);
+    const plain = completions(server);
+    expect(plain).toHaveLength(12);
+    for (const q of plain)
+      expect(Object.keys(q.headers).filter((h) => /session|conversation/.test(h))).toEqual([]);
+  });
+
+  it('a credential header name is refused before anything is sent; a --header of the default name is sent as given', async () => {
+    const server = await chatServer();
+    const refused = await run(server, 'refused', [...SESSIONS, '--session-header', 'Authorization']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--session-header Authorization names a credential header/);
+    expect(server.requests).toHaveLength(0);
+    expect((await run(server, 'own', [...SESSIONS, '--header', 'X-Session-ID: mine'])).code).toBe(0);
+    const own = completions(server);
+    expect(own).toHaveLength(9);
+    for (const q of own) expect(q.headers['x-session-id']).toBe('mine');
   });
 });

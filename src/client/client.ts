@@ -30,7 +30,7 @@ import {
 import { ConnectionTracker } from './connections.js';
 import { PROXIED_CONNECT_CODES, proxyLabel, proxySecret, resolveProxy } from './proxy.js';
 import { internalFailure, scrub, toRecord } from './record.js';
-import { endpointUrl, modelsUrl, requestBody } from './request.js';
+import { endpointUrl, modelsUrl, requestBody, requestHeaders } from './request.js';
 import { sourcePlan, spreadOverSources } from './source-addresses.js';
 
 /** The per-send state the timers and the abort signal act on. */
@@ -146,7 +146,12 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   const inFlight = new Set<StreamAttempt>();
   let closed = false;
 
-  function runAttempt(state: SendState, body: string, keepText: boolean): Promise<StreamAttempt> {
+  function runAttempt(
+    state: SendState,
+    body: string,
+    headers: Record<string, string>,
+    keepText: boolean,
+  ): Promise<StreamAttempt> {
     return new Promise((resolve) => {
       let total: NodeJS.Timeout | undefined;
       let ttft: NodeJS.Timeout | undefined;
@@ -177,7 +182,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
       }
       try {
         dispatcher.dispatch(
-          { origin: url.origin, method: 'POST', path, headers: postHeaders, body, reset: perRequest },
+          { origin: url.origin, method: 'POST', path, headers, body, reset: perRequest },
           attempt,
         );
       } catch (err) {
@@ -221,6 +226,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
 
   async function sendInner(item: WorkItem, opts: SendOptions): Promise<RequestRecord> {
     const body = requestBody(cfg.api, cfg.model, item, cfg.sampling, cfg.extraBody);
+    const headers = requestHeaders(postHeaders, item, cfg.sessionHeader);
     const state: SendState = { current: undefined, stop: undefined, wake: undefined };
     const stopWith = (code: RequestErrorCode, message: string) => {
       if (state.stop) return;
@@ -245,7 +251,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     try {
       for (;;) {
         attempts++;
-        const a = await runAttempt(state, body, opts.onReply !== undefined);
+        const a = await runAttempt(state, body, headers, opts.onReply !== undefined);
         if (proxy && a.error && !a.started && PROXIED_CONNECT_CODES.has(a.error.code)) {
           a.error = { code: 'PROXY_FAILURE', message: `${proxyLabel(proxy)}: ${a.error.message}` };
         }

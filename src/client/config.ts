@@ -41,6 +41,8 @@ export interface ClientConfig {
   headers?: Record<string, string>;
   /** More secrets than the key (header values that are credentials): redacted like the key. */
   secrets?: string[];
+  /** Header that carries each item's session-affinity id (WorkItem.affinityId); undefined: none sent. */
+  sessionHeader?: string;
   /** Extra JSON body fields, merged last. */
   extraBody?: Record<string, unknown>;
   /** TCP (+TLS) connect timeout. Default min(timeoutMs, 10 s). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiKind, Sampling, WorkItem } from '../types.js';
-import { requestBody } from './request.js';
+import { requestBody, requestHeaders } from './request.js';
 
 const item: WorkItem = {
   index: 0,
@@ -63,4 +63,18 @@ describe('requestBody', () => {
       expect(body.top_k).toBe(5);
     },
   );
+});
+
+describe('requestHeaders', () => {
+  const base = { 'content-type': 'application/json', 'x-route': 'blue' };
+  it("adds the item's session-affinity id under the session header, and nothing else", () => {
+    const turn: WorkItem = { ...item, sessionId: 's-000001', turn: 2, affinityId: 'aff-1' };
+    expect(requestHeaders(base, turn, 'X-Session-ID')).toEqual({ ...base, 'X-Session-ID': 'aff-1' });
+    expect(base).toEqual({ 'content-type': 'application/json', 'x-route': 'blue' });
+  });
+  it('sends none without a session header or without an id (a single request)', () => {
+    const turn: WorkItem = { ...item, affinityId: 'aff-1' };
+    expect(requestHeaders(base, turn, undefined)).toEqual(base);
+    expect(requestHeaders(base, item, 'X-Session-ID')).toEqual(base);
+  });
 });

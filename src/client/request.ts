@@ -42,6 +42,20 @@ export function modelsUrl(baseUrl: string): string {
   return `${apiRoot(baseUrl)}/v1/models`;
 }
 
+/**
+ * The headers of one request: the client's own (`base`), plus the item's session-affinity id
+ * under `sessionHeader` (`X-Session-ID` by default) when both are set; `base` itself otherwise.
+ * The name was checked against the credential and `--header` names when the run was set up.
+ */
+export function requestHeaders(
+  base: Readonly<Record<string, string>>,
+  item: WorkItem,
+  sessionHeader: string | undefined,
+): Record<string, string> {
+  if (sessionHeader === undefined || item.affinityId === undefined) return base as Record<string, string>;
+  return { ...base, [sessionHeader]: item.affinityId };
+}
+
 /** The prompt as one text (completions, embeddings): the item's prompt, else its messages joined. */
 function promptText(item: WorkItem): string {
   return item.prompt ?? (item.messages ?? []).map((m) => m.content).join('\n');

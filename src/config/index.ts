@@ -16,7 +16,13 @@ export {
 } from './file.js';
 export { describeIssues, formatPath, jsonType, suggest } from './issues.js';
 export { formatSlo, parseDuration, parseSlo, unitGuess } from './parse.js';
-export { parseExtraBody, parseHeaders, type RequestHeaders } from './request-extras.js';
+export {
+  DEFAULT_SESSION_HEADER,
+  parseExtraBody,
+  parseHeaders,
+  type RequestHeaders,
+  sessionHeaderName,
+} from './request-extras.js';
 export {
   type Origin,
   refuseUnusableKey,

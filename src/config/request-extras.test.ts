@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
-import { parseExtraBody, parseHeaders } from './request-extras.js';
+import { parseExtraBody, parseHeaders, sessionHeaderName } from './request-extras.js';
 
 function usage(fn: () => unknown): GoodputError {
   try {
@@ -88,5 +88,36 @@ describe('parseExtraBody', () => {
     const e = usage(() => parseExtraBody(text));
     expect(e.message).toMatch(message);
     expect(e.hint).toMatch(hint);
+  });
+});
+
+describe('sessionHeaderName', () => {
+  it.each<[string | undefined, Record<string, string>, string | false]>([
+    [undefined, {}, 'X-Session-ID'],
+    ['X-Conversation-Id', {}, 'X-Conversation-Id'],
+    ['  x-affinity ', { 'X-Route': 'blue' }, 'x-affinity'],
+    ['none', {}, false],
+    ['NONE', {}, false],
+    // --header of the default name alone: the user's own value is sent, no session id.
+    [undefined, { 'x-session-id': 'mine' }, false],
+  ])('--session-header %s with headers %j is %s', (given, headers, expected) => {
+    expect(sessionHeaderName(given, headers)).toBe(expected);
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    ['Authorization', {}, /credential header/],
+    ['X-Api-Key', {}, /credential header/],
+    ['X-Session-Token', {}, /credential header/],
+    ['Cookie', {}, /credential header/],
+    ['Proxy-Authorization', {}, /credential header/],
+    ['Content-Type', {}, /cannot be set: the body is JSON/],
+    ['Host', {}, /cannot be set/],
+    ['X Session', {}, /expects a header name/],
+    ['', {}, /expects a header name/],
+    ['X-Route', { 'x-route': 'blue' }, /also given by --header x-route/],
+  ])('refuses %s (headers %j)', (given, headers, message) => {
+    const e = usage(() => sessionHeaderName(given, headers));
+    expect(e.message).toMatch(message);
+    expect(e.hint).toMatch(/--session-header|--header/);
   });
 });

@@ -107,6 +107,59 @@ export function parseHeaders(
   return out;
 }
 
+/** The header that carries a conversation's session-affinity id unless `--session-header` names another. */
+export const DEFAULT_SESSION_HEADER = 'X-Session-ID';
+
+/**
+ * Parses `--session-header NAME` (default {@link DEFAULT_SESSION_HEADER}; `none` sends no such
+ * header): a header name that is no credential header (the id is no secret, and a credential
+ * header must carry nothing else), none the HTTP client owns, and none of the `--header` names
+ * (one value per header). A `--header` of the default name, with no `--session-header`, is
+ * sent as given, and no session id with it.
+ *
+ * @example
+ * sessionHeaderName(undefined, {}); // 'X-Session-ID'
+ * sessionHeaderName('none', {}); // false
+ */
+export function sessionHeaderName(
+  given: string | undefined,
+  headers: Readonly<Record<string, string>> = {},
+): string | false {
+  const name = given?.trim() ?? DEFAULT_SESSION_HEADER;
+  if (name.toLowerCase() === 'none') return false;
+  const hint = 'e.g. --session-header X-Session-ID (the default), or --session-header none to send none';
+  if (!TOKEN.test(name)) {
+    throw new GoodputError(
+      'E_USAGE',
+      `--session-header expects a header name, got '${name.slice(0, 40)}'`,
+      hint,
+    );
+  }
+  const lower = name.toLowerCase();
+  const owned = OWNED[lower];
+  if (owned !== undefined) {
+    throw new GoodputError('E_USAGE', `--session-header ${name} cannot be set: ${owned}`, hint);
+  }
+  if (CREDENTIAL.test(name)) {
+    throw new GoodputError(
+      'E_USAGE',
+      `--session-header ${name} names a credential header`,
+      `the session id is no secret and must not share a header with one: ${hint}`,
+    );
+  }
+  const clash = Object.keys(headers).find((h) => h.toLowerCase() === lower);
+  // `--header 'X-Session-ID: …'` alone: the user's own value is sent, as given.
+  if (clash !== undefined && given === undefined) return false;
+  if (clash !== undefined) {
+    throw new GoodputError(
+      'E_USAGE',
+      `--session-header ${name} is also given by --header ${clash}`,
+      'keep one: drop that --header, or name another --session-header (none to send none)',
+    );
+  }
+  return name;
+}
+
 /** Body fields that goodput's own flags set: an --extra-body field would contradict the run's record. */
 const BODY_FIELDS_OF_FLAGS: Record<string, string> = {
   model: '--model NAME (a LoRA adapter is served under its own model name)',

@@ -11,12 +11,14 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import {
+  DEFAULT_SESSION_HEADER,
   normalizeMetricsUrl,
   parseExtraBody,
   parseHeaders,
   parseStartAt,
   refuseUnusableKey,
   resolveTarget,
+  sessionHeaderName,
   type TargetConfig,
 } from '../config/index.js';
 import { GoodputError } from '../errors.js';
@@ -278,6 +280,8 @@ export async function resolveBenchmarkConfig(
   const extra = parseHeaders(o.header, env, target.apiKey !== undefined);
   if (Object.keys(extra.headers).length > 0) config.headers = extra.headers;
   if (extra.secrets.length > 0) config.secrets = extra.secrets;
+  const sessionHeader = sessionHeaderName(o.sessionHeader, extra.headers);
+  if (sessionHeader !== DEFAULT_SESSION_HEADER) config.sessionHeader = sessionHeader;
   const extraBody = text(o.extraBody);
   if (extraBody !== undefined) config.extraBody = await readExtraBody(extraBody, cwd);
   if (target.warnings.length > 0 || target.keyProblems.length > 0) {

@@ -89,6 +89,11 @@ export interface BenchmarkConfig {
   headers?: Record<string, string>;
   /** Header values that are credentials: redacted like the key wherever server text is kept. In memory only. */
   secrets?: string[];
+  /**
+   * Header carrying each conversation's session-affinity id (`--session-header`); undefined:
+   * X-Session-ID (DEFAULT_SESSION_HEADER); false: none sent.
+   */
+  sessionHeader?: string | false;
   /** JSON fields merged last into every request body (--extra-body). */
   extraBody?: Record<string, unknown>;
   sampling: Sampling;

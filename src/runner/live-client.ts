@@ -7,6 +7,7 @@
  */
 
 import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js';
+import { DEFAULT_SESSION_HEADER } from '../config/index.js';
 import type { ConnectionWarmup, LoadClock, LoadSpec } from '../types.js';
 import type { Tokenizer } from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
@@ -114,7 +115,7 @@ export function planConnections(load: LoadSpec, maxTokens: number): ConnectionPl
 /** What a client takes from a run's (or a watch's) config. */
 export type RunClientConfig = Pick<
   BenchmarkConfig,
-  'api' | 'apiKey' | 'sampling' | 'headers' | 'secrets' | 'extraBody'
+  'api' | 'apiKey' | 'sampling' | 'headers' | 'secrets' | 'extraBody' | 'sessionHeader'
 >;
 
 /** A client of the target for `load` (the run's, one worker's share, or a watch probe's). */
@@ -142,6 +143,9 @@ export function createRunClient(
       headers: config.headers,
       secrets: config.secrets,
       extraBody: config.extraBody,
+      ...(config.sessionHeader !== false
+        ? { sessionHeader: config.sessionHeader ?? DEFAULT_SESSION_HEADER }
+        : {}),
       countTokens: (text) => tokenizer.count(text),
     },
     clock,

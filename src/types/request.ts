@@ -85,6 +85,11 @@ export interface WorkItem {
   turn?: number;
   /** Images sent in the last user message (`--images`): data URLs and their encoded bytes. */
   images?: { url: string; bytes: number }[];
+  /**
+   * The conversation's session-affinity id (a session's turns, an agent run's steps), sent as
+   * the `--session-header` (X-Session-ID) of the request; seeded, never a secret (workload/affinity.ts).
+   */
+  affinityId?: string;
 }
 
 export type Outcome = 'success' | 'error' | 'cancelled';

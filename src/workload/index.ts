@@ -5,6 +5,7 @@
  *
  * @module
  */
+export { conversationAffinityId } from './affinity.js';
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
 export {
   type Conversation,

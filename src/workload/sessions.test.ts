@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../errors.js';
 import type { WorkloadSpec } from '../types.js';
+import { conversationAffinityId } from './affinity.js';
 import { parseJsonlDataset, parseShareGptDataset } from './dataset.js';
 import { createTokenizer, promptText } from './tokenizer.js';
 import { createWorkload } from './workload.js';
@@ -196,5 +197,32 @@ describe('dataset sessions', () => {
         { seed: 1, warmup: 0, dataset: entries, tokenizer },
       ),
     ).toThrow(/c\.jsonl:1: a conversation trace/);
+  });
+});
+
+describe('session turns carry their conversation affinity id', () => {
+  it('every turn of a session the same, every session and warmup session its own; single requests none', () => {
+    const spec = {
+      kind: 'synthetic',
+      api: 'chat',
+      promptTokens: 16,
+      maxTokens: 4,
+      tokenizer: 'o200k_base',
+      sessions: { turns: { min: 3, max: 3 } },
+    } as const;
+    const wl = createWorkload(spec, { seed: 42, warmup: 1, tokenizer });
+    const ids = [wl.sessions!.warmup(0), wl.sessions!.session(0), wl.sessions!.session(1)].map((script) => {
+      const turns = [0, 1, 2].map((t) => script.request(t, ['a', 'b'].slice(0, t), t, false).affinityId);
+      expect(new Set(turns).size).toBe(1);
+      return turns[0];
+    });
+    expect(ids).toEqual([
+      conversationAffinityId(42, 'w-000001'),
+      conversationAffinityId(42, 's-000001'),
+      conversationAffinityId(42, 's-000002'),
+    ]);
+    expect(new Set(ids).size).toBe(3);
+    const single = createWorkload({ ...spec, sessions: undefined }, { seed: 42, warmup: 0, tokenizer });
+    expect(single.item(0).affinityId).toBeUndefined();
   });
 });

@@ -31,6 +31,7 @@
 
 import { GoodputError } from '../errors.js';
 import type { ChatMessage, SessionWorkloadSpec, WorkItem, WorkloadSpec } from '../types.js';
+import { conversationAffinityId } from './affinity.js';
 import type { ArrivalSchedule } from './arrivals.js';
 import type { Conversation, ConversationTurn } from './conversation.js';
 import type { DatasetEntry } from './dataset.js';
@@ -197,6 +198,8 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
     const users: { text: string; tokens: number; maxTokens: number }[] = [];
     const replyCounts: number[] = [];
     const counter = counting?.session();
+    // One id for every turn, for routers with session affinity (affinity.ts).
+    let affinityId: string | undefined;
 
     function user(t: number) {
       let u = users[t];
@@ -256,6 +259,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
           }
           messages.push({ role: 'assistant', content: reply });
         }
+        affinityId ??= conversationAffinityId(root.key, id);
         const item: WorkItem = {
           index,
           id: `r-${String(index + 1).padStart(6, '0')}`,
@@ -264,6 +268,7 @@ export function createSessionSource(input: SessionSourceInput): SessionSource {
           maxTokens: user(t).maxTokens,
           sessionId: id,
           turn: t + 1,
+          affinityId,
         };
         if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
         else item.prompt = messages.map((m) => m.content).join('');

@@ -80,6 +80,13 @@ export const TARGET_OPTIONS = defineOptions({
     description:
       "Extra request header (repeatable), e.g. --header 'X-Route: canary'. 'K: env:NAME' takes the value from the environment variable NAME, so a secret stays out of shell history; such values, and those of Authorization, *key*, *token*, *secret* and cookie headers, are never printed or written",
   },
+  sessionHeader: {
+    type: 'string',
+    valueName: 'NAME',
+    group: 'Target',
+    description:
+      "Header that carries each conversation's id (every turn of a multi-turn session), for routers with session affinity: seeded from --seed, one per conversation, no secret; none sends none [default: X-Session-ID]",
+  },
   extraBody: {
     type: 'string',
     valueName: 'JSON',
