@@ -107,6 +107,19 @@ describe('runCaveats', () => {
     expect(ids(s)).toEqual(['interrupted', 'client-bound', 'dropped-sends']);
   });
 
+  test('GC pauses: a caveat when one is long or they add up to more than 2 % of the run', () => {
+    const s = clean();
+    const seconds = s.duration;
+    s.load.gcPauses = { count: 10, totalMs: seconds * 1000 * 0.01, p99Ms: 3, maxMs: 40 };
+    expect(ids(s)).toEqual([]);
+    s.load.gcPauses.maxMs = 60;
+    expect(runCaveats(s)[0]?.text).toMatch(
+      /paused for garbage collection 10 times \(p99 3\.0 ms, longest 60\.0 ms, 1\.0 % of the run\)/,
+    );
+    s.load.gcPauses = { count: 400, totalMs: seconds * 1000 * 0.03, p99Ms: 8, maxMs: 12 };
+    expect(ids(s)).toEqual(['gc-pauses']);
+  });
+
   test('ids are unique', () => {
     const all = CAVEAT_KINDS.map((k) => k.id);
     expect(new Set(all).size).toBe(all.length);

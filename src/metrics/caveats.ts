@@ -52,6 +52,10 @@ function perPrompt(total: number, n: number): string {
   return Number.isInteger(v) ? String(v) : v.toFixed(1);
 }
 
+/** A GC pause longer than this, or pauses adding up to more than GC_SHARE of the run, is a caveat. */
+const GC_PAUSE_CAVEAT_MS = 50;
+const GC_SHARE_CAVEAT = 0.02;
+
 /** The kinds of caveat, most serious first (the order every reader lists them in). */
 export const CAVEAT_KINDS: readonly CaveatKind[] = [
   {
@@ -84,6 +88,22 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
       s.load.clientBound
         ? `the client was the bottleneck (${s.load.clientBoundReason ?? 'dispatch lag or event-loop delay'}): these numbers may understate the server`
         : undefined,
+  },
+  {
+    id: 'gc-pauses',
+    severity: 'warn',
+    point: 'whose client paused for garbage collection',
+    detect: (s) => {
+      const gc = s.load.gcPauses;
+      if (!gc || gc.count === 0) return undefined;
+      const share = s.duration > 0 ? gc.totalMs / (s.duration * 1000) : 0;
+      if (gc.maxMs <= GC_PAUSE_CAVEAT_MS && share <= GC_SHARE_CAVEAT) return undefined;
+      return (
+        `the client paused for garbage collection ${plural(gc.count, 'time')} (p99 ${gc.p99Ms.toFixed(1)} ms, ` +
+        `longest ${gc.maxMs.toFixed(1)} ms, ${(share * 100).toFixed(1)} % of the run): chunks read during a pause ` +
+        "are stamped late by up to its length, so the ITL tail may overstate the server's"
+      );
+    },
   },
   {
     id: 'connections-short',

@@ -316,6 +316,14 @@ export function buildRunView(s: RunSummary): RunView {
           ] as Array<[string, string]>)
         : []),
       ['dropped', fmtInt(s.load.dropped)],
+      ...(s.load.gcPauses
+        ? ([
+            [
+              'client GC pauses',
+              `${fmtInt(s.load.gcPauses.count)} · p99 ${fmtMs(s.load.gcPauses.p99Ms)} ms · max ${fmtMs(s.load.gcPauses.maxMs)} ms · ${fmtMs(s.load.gcPauses.totalMs)} ms in all`,
+            ],
+          ] as Array<[string, string]>)
+        : []),
       ...(s.load.stages ?? []).map((st, i): [string, string] => [
         `stage ${i + 1} (${st.startMs / 1000}–${(st.startMs + st.durationMs) / 1000} s)`,
         `${st.of} ${st.from}→${st.to}: sent ${fmtInt(st.sent)} (${st.achievedRate.toFixed(2)} req/s) · mean in flight ${st.meanInFlight.toFixed(1)}`,

@@ -195,6 +195,7 @@ export const RunSummarySchema = z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),
     peakInFlight: int,
+    gcPauses: z.object({ count: int, totalMs: num, p99Ms: num, maxMs: num }).optional(),
     dispatchLagHistogram: z.string().optional(),
     stages: z
       .array(

@@ -179,6 +179,9 @@ describe('runLoad client self-check', () => {
     expect(result.clientQueueWait.count).toBe(8);
     expect(result.clientQueueWait.percentile(99)).toBeLessThan(CLIENT_BOUND_QUEUE_WAIT_MS);
     expect(result.clientBoundReason ?? '').not.toMatch(/queue wait/);
+    // Live time: the GC pauses of the load thread are counted (maybe none in so short a load).
+    expect(result.gcPauses).toBeDefined();
+    expect(result.gcPauses!.maxMs).toBeGreaterThanOrEqual(result.gcPauses!.p99Ms);
   });
 });
 

@@ -25,10 +25,11 @@
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
-import type { LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
+import type { GcPauses, LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
 import { Part, type SessionSource, StageTally } from '../workload/index.js';
 import { type StopReason, StopRules } from './constraints.js';
 import { Dispatcher, type SendFn } from './dispatcher.js';
+import { watchGcPauses } from './gc-pauses.js';
 import {
   CLIENT_BOUND_DISPATCH_LAG_MS,
   CLIENT_BOUND_LOOP_DELAY_MS,
@@ -108,6 +109,8 @@ export interface LoadResult {
   dispatchLag: LatencyHistogram;
   /** Event-loop delay during the measured phase (ms). */
   eventLoopDelay: { p50: number; p99: number; max: number };
+  /** Live time: GC pauses of this thread during the measured phase. */
+  gcPauses?: GcPauses;
   /** Measured requests: first send − the moment the runner handed them to the sender (ms). */
   clientQueueWait: LatencyHistogram;
   clientBound: boolean;
@@ -146,6 +149,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   // Virtual time has no event loop to lag behind: the client cannot be the bottleneck there.
   const loopDelay = clock.realTime ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   loopDelay?.enable();
+  const gc = clock.realTime ? watchGcPauses() : undefined;
   const measuredStartMs = clock.now();
   dispatcher.startMeasured(measuredStartMs);
   const ctx = measuredContext(opts, stop, dispatcher, measuredStartMs);
@@ -157,6 +161,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     stop.dispose();
     loopDelay?.disable();
   }
+  const gcPauses = await gc?.stop();
   const eventLoopDelay = loopDelay
     ? { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 }
     : { p50: 0, p99: 0, max: 0 };
@@ -176,6 +181,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     peakInFlight: dispatcher.peakInFlight,
     dispatchLag: ctx.dispatchLag,
     eventLoopDelay,
+    ...(gcPauses ? { gcPauses } : {}),
     clientQueueWait: dispatcher.clientQueueWait,
     clientBound: clientBoundReason !== undefined,
     ...(clientBoundReason !== undefined ? { clientBoundReason } : {}),

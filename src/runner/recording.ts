@@ -193,6 +193,7 @@ export class Recording {
           : undefined,
     });
     this.recorder = undefined;
+    if (load.gcPauses) summary.load.gcPauses = load.gcPauses;
     if (result.connectionWarmup) summary.load.connectionWarmup = result.connectionWarmup;
     if (result.connections) {
       summary.load.connections = result.connections(summary.load.peakInFlight);

@@ -43,6 +43,15 @@ export interface ConnectionUse {
   serverLimited: boolean;
 }
 
+/** Garbage-collection pauses of the load thread(s) during the measured load (live runs; ms). */
+export interface GcPauses {
+  count: number;
+  /** All pauses added up. */
+  totalMs: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
 export interface LoadHonesty {
   /** sent − scheduled for open-loop requests (ms). */
   dispatchLag: LatencyStats;
@@ -56,6 +65,12 @@ export interface LoadHonesty {
   clientBoundReason?: string;
   /** Highest number of requests in flight at once. */
   peakInFlight: number;
+  /**
+   * Live runs: the client's GC pauses while the load ran (each stops every read: chunks that
+   * arrive during one are stamped late by up to its length). With `--workers`, the workers' added up
+   * (the longest of any one, the p99 of the worst).
+   */
+  gcPauses?: GcPauses;
   /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
   dispatchLagHistogram?: string;
   /** Live runs: the bounded connection warm-up before the clock started. */

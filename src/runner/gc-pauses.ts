@@ -1,0 +1,50 @@
+/**
+ * Garbage-collection pauses of the load thread while the measured load runs, for the client
+ * self-check. A pause stops the event loop: every chunk that arrives during it is read, and
+ * stamped, up to the pause late, so a long one shows as an ITL outlier the server never made.
+ * Counted from perf_hooks `gc` entries (scavenges, mark-compacts, incremental steps): Node
+ * makes each entry in an immediate after its pause, so `stop()` waits one turn of the event
+ * loop for the last ones before it takes what is still queued.
+ *
+ * @module
+ */
+
+import { PerformanceObserver } from 'node:perf_hooks';
+import { LatencyHistogram } from '../metrics/index.js';
+import type { GcPauses } from '../types.js';
+
+/** A running count of this thread's GC pauses; `stop()` ends it and returns the figures. */
+interface GcPauseWatch {
+  stop(): Promise<GcPauses>;
+}
+
+/** Start counting this thread's GC pauses. */
+export function watchGcPauses(): GcPauseWatch {
+  const pauses = new LatencyHistogram();
+  let totalMs = 0;
+  let maxMs = 0;
+  const add = (list: { getEntries(): ReadonlyArray<{ duration: number }> }) => {
+    for (const entry of list.getEntries()) {
+      pauses.record(entry.duration);
+      totalMs += entry.duration;
+      if (entry.duration > maxMs) maxMs = entry.duration;
+    }
+  };
+  const observer = new PerformanceObserver(add);
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    async stop() {
+      await new Promise((resolve) => setImmediate(resolve));
+      add({ getEntries: () => observer.takeRecords() });
+      observer.disconnect();
+      return gcPausesOf(pauses.count, totalMs, pauses.count > 0 ? pauses.percentile(99) : 0, maxMs);
+    },
+  };
+}
+
+const ms3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** The figures, rounded to microseconds. */
+export function gcPausesOf(count: number, totalMs: number, p99Ms: number, maxMs: number): GcPauses {
+  return { count, totalMs: ms3(totalMs), p99Ms: ms3(p99Ms), maxMs: ms3(maxMs) };
+}
