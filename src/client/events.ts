@@ -36,6 +36,8 @@ export interface OutputParts {
   answer: string[];
   /** Reasoning pieces: reasoning_content / reasoning, Responses reasoning deltas. */
   reasoning: string[];
+  /** Tool calls this event opens (a streamed call's first delta carries its `id`), when any. */
+  toolCalls?: number;
 }
 
 function text(value: unknown, into: string[]): void {
@@ -54,6 +56,9 @@ export function chatParts(delta: Record<string, unknown>): OutputParts {
   if (Array.isArray(calls)) {
     for (const call of calls) {
       if (call === null || typeof call !== 'object') continue;
+      // A call's first delta (or a non-streamed message's call) carries its id; later deltas do not.
+      if (typeof (call as Record<string, unknown>).id === 'string')
+        parts.toolCalls = (parts.toolCalls ?? 0) + 1;
       const fn = (call as Record<string, unknown>).function;
       if (fn === null || typeof fn !== 'object') continue;
       text((fn as Record<string, unknown>).name, parts.answer);
@@ -89,6 +94,12 @@ export function responsesStep(event: Record<string, unknown>, eventType: string)
     const parts: OutputParts = { answer: [], reasoning: [] };
     text(event.delta, RESPONSES_ANSWER.has(type) ? parts.answer : parts.reasoning);
     return { kind: 'output', parts };
+  }
+  if (type === 'response.output_item.added') {
+    const item = event.item as { type?: unknown } | null | undefined;
+    if (item?.type === 'function_call' || item?.type === 'custom_tool_call')
+      return { kind: 'output', parts: { answer: [], reasoning: [], toolCalls: 1 } };
+    return { kind: 'other' };
   }
   const response = (event.response ?? {}) as Record<string, unknown>;
   if (type === 'response.completed' || type === 'response.incomplete') {
@@ -141,6 +152,7 @@ export function responsesBodyParts(doc: Record<string, unknown>): OutputParts {
     if (item === null || typeof item !== 'object') continue;
     const it = item as Record<string, unknown>;
     if (it.type === 'function_call') {
+      parts.toolCalls = (parts.toolCalls ?? 0) + 1;
       text(it.name, parts.answer);
       text(it.arguments, parts.answer);
       continue;

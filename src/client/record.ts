@@ -95,14 +95,17 @@ export function toRecord(
   }
   if (a.finishReason !== undefined) record.finishReason = a.finishReason;
   if (a.connectMs !== undefined) record.connectMs = a.connectMs;
+  if (a.toolCalls > 0) record.toolCalls = a.toolCalls;
   sessionFields(item, record);
   return record;
 }
 
-/** A session turn's record says which session and turn it was. */
+/** A session turn's record says which session and turn it was (an agent step: which run, after how long a tool wait). */
 export function sessionFields(item: WorkItem, record: RequestRecord): RequestRecord {
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
+  if (item.agentRun !== undefined) record.agentRun = item.agentRun;
+  if (item.toolWaitMs !== undefined) record.toolWaitMs = item.toolWaitMs;
   return record;
 }
 

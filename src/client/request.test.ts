@@ -78,3 +78,55 @@ describe('requestHeaders', () => {
     expect(requestHeaders(base, item, 'X-Session-ID')).toEqual(base);
   });
 });
+
+describe('requestBody: tools and an agent conversation', () => {
+  const agentItem: WorkItem = {
+    ...item,
+    agentRun: 'a-000001',
+    tools: [{ name: 'search', description: 'web search', parameters: { type: 'object' } }],
+    toolChoice: { name: 'search' },
+    messages: [
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }] },
+      { role: 'tool', content: 'result', toolCallId: 'c1' },
+    ],
+  };
+
+  it('chat: nested function tools, a named tool_choice, assistant tool_calls and tool messages', () => {
+    const body = JSON.parse(requestBody('chat', 'm', agentItem, plain));
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: { name: 'search', description: 'web search', parameters: { type: 'object' } },
+      },
+    ]);
+    expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'search' } });
+    expect(body.messages).toEqual([
+      { role: 'user', content: 'task' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q":"x"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'result' },
+    ]);
+  });
+
+  it('Responses: flat function tools, function_call and function_call_output items', () => {
+    const body = JSON.parse(requestBody('responses', 'm', { ...agentItem, toolChoice: 'required' }, plain));
+    expect(body.tools).toEqual([
+      { type: 'function', name: 'search', description: 'web search', parameters: { type: 'object' } },
+    ]);
+    expect(body.tool_choice).toBe('required');
+    expect(body.input).toEqual([
+      { role: 'user', content: 'task' },
+      { type: 'function_call', call_id: 'c1', name: 'search', arguments: '{"q":"x"}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'result' },
+    ]);
+  });
+
+  it('completions: no tools', () => {
+    const body = JSON.parse(requestBody('completions', 'm', agentItem, plain));
+    expect(body.tools).toBeUndefined();
+  });
+});

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ApiKind, ChatMessage, Sampling, WorkItem } from '../types.js';
+import type { ApiKind, ChatMessage, Sampling, ToolChoice, ToolDefinition, WorkItem } from '../types.js';
 
 /** Base URL without trailing slashes and without a trailing `/v1` (so `/v1` is never doubled). */
 function apiRoot(baseUrl: string): string {
@@ -86,6 +86,7 @@ export function requestBody(
     body.input = withImages(item.messages ?? [{ role: 'user', content: item.prompt ?? '' }], item, api);
     body.stream = true;
     body.max_output_tokens = maxTokens;
+    withTools(body, item, api);
     return withSampling(body, sampling, extraBody);
   }
   if (api === 'chat') {
@@ -97,7 +98,63 @@ export function requestBody(
   body.stream_options = { include_usage: true };
   body.max_tokens = maxTokens;
   body.max_completion_tokens = maxTokens;
+  if (api === 'chat') withTools(body, item, api);
   return withSampling(body, sampling, extraBody);
+}
+
+/** A tool as each API spells it: chat nests the function, the Responses API does not. */
+function toolBody(t: ToolDefinition, api: 'chat' | 'responses'): Record<string, unknown> {
+  const fn: Record<string, unknown> = { name: t.name };
+  if (t.description !== undefined) fn.description = t.description;
+  if (t.parameters !== undefined) fn.parameters = t.parameters;
+  return api === 'chat' ? { type: 'function', function: fn } : { type: 'function', ...fn };
+}
+
+function toolChoiceBody(c: ToolChoice, api: 'chat' | 'responses'): unknown {
+  if (typeof c === 'string') return c;
+  return api === 'chat'
+    ? { type: 'function', function: { name: c.name } }
+    : { type: 'function', name: c.name };
+}
+
+/** The item's tools and tool_choice on the body (chat and Responses), when it offers any. */
+function withTools(body: Record<string, unknown>, item: WorkItem, api: 'chat' | 'responses'): void {
+  if (item.tools && item.tools.length > 0) body.tools = item.tools.map((t) => toolBody(t, api));
+  if (item.toolChoice !== undefined) body.tool_choice = toolChoiceBody(item.toolChoice, api);
+}
+
+/**
+ * An agent conversation's tool messages as each API carries them: chat's assistant message
+ * with `tool_calls` (content null) and `{role: "tool", tool_call_id}`; the Responses API's
+ * `function_call` and `function_call_output` input items. Other messages pass unchanged.
+ */
+function toolMessages(messages: readonly ChatMessage[], api: 'chat' | 'responses'): unknown[] {
+  const out: unknown[] = [];
+  for (const m of messages) {
+    if (m.toolCalls && m.toolCalls.length > 0) {
+      if (api === 'chat') {
+        out.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: m.toolCalls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        });
+      } else {
+        for (const c of m.toolCalls)
+          out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments });
+      }
+    } else if (m.role === 'tool') {
+      out.push(
+        api === 'chat'
+          ? { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content }
+          : { type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content },
+      );
+    } else out.push(m);
+  }
+  return out;
 }
 
 /**
@@ -111,6 +168,7 @@ function withImages(
   api: 'chat' | 'responses',
 ): readonly unknown[] {
   const images = item.images;
+  if (item.agentRun !== undefined) return toolMessages(messages, api);
   if (!images || images.length === 0) return messages;
   let last = -1;
   messages.forEach((m, i) => {

@@ -58,6 +58,8 @@ export class StreamOutput {
   /** llama.cpp's per-request timings, when the server sent them (the last ones win). */
   timings: ServerTimings | undefined;
   finishReason: string | undefined;
+  /** Tool calls the reply opened (events.ts counts them). */
+  toolCalls = 0;
   /** `[DONE]` (or a Responses end event) was seen. */
   sawDone = false;
   /** Stream events that were JSON objects. */
@@ -101,6 +103,7 @@ export class StreamOutput {
 
   /** Output text of one event: a chunk when it carries any, with its reasoning characters apart. */
   output(parts: OutputParts): number {
+    if (parts.toolCalls !== undefined) this.toolCalls += parts.toolCalls;
     let answer = 0;
     let reasoning = 0;
     for (const t of parts.answer) answer += this.take(t);

@@ -68,6 +68,9 @@ export const RequestRecordSchema = z.object({
   resends: int.optional(),
   sessionId: z.string().optional(),
   turn: int.optional(),
+  toolCalls: int.optional(),
+  agentRun: z.string().optional(),
+  toolWaitMs: num.optional(),
 });
 
 // Compile-time: each schema infers exactly the writer's type (see schema.ts).

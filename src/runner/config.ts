@@ -137,6 +137,8 @@ export interface BenchmarkConfig {
     timeMode?: 'live' | 'virtual';
     /** Reasoning mode of the embedded engine, live or virtual (`--reasoning-tokens`, `--reasoning-field`). */
     reasoning?: ReasoningMode;
+    /** Share of tool-offering requests the embedded engine answers with a tool call (`--tool-call-fraction`, default 0.5). */
+    toolCallFraction?: number;
     /** Speculative decoding of the embedded engine (`--speculative-config`, vLLM's JSON, validated). */
     speculativeConfig?: string;
     /**

@@ -37,6 +37,8 @@ export interface TargetOptions {
     resolvedProfile?: SimProfile;
     timeMode?: 'live' | 'virtual';
     reasoning?: ReasoningMode;
+    /** Share of tool-offering requests answered with a tool call (`--tool-call-fraction`). */
+    toolCallFraction?: number;
     /** vLLM's --speculative-config JSON (speculative decoding). */
     speculativeConfig?: string;
     /** Engine flags (max-num-seqs, max-num-batched-tokens, …); speculativeConfig above wins. */
@@ -207,6 +209,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
       seed: opts.seed,
       profile: opts.sim?.resolvedProfile ?? opts.sim?.profile,
       ...(opts.sim?.reasoning ? { reasoning: opts.sim.reasoning } : {}),
+      ...(opts.sim?.toolCallFraction !== undefined ? { toolCallFraction: opts.sim.toolCallFraction } : {}),
       ...(engine !== undefined ? { engine } : {}),
     });
     opts.note?.(

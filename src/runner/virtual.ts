@@ -43,6 +43,7 @@ import type { RequestRecord, ServerSummary, WorkItem } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
 import type { SendFn } from './load.js';
 import { embeddedEngineOptions } from './target.js';
+import { toolReplyText, virtualToolCall, withToolCall } from './virtual-tools.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
@@ -221,9 +222,18 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         cancelTimer?.();
         signal.removeEventListener('abort', onAbort);
         // A session turn's reply: the live engine's text for this prompt, as the client would have received it.
-        onReply?.(replyText(textSeed, tokenMs.length));
+        const n = tokenMs.length;
+        onReply?.(
+          tool ? toolReplyText(config.api, tool, textSeed, out.reasoning ?? 0, n) : replyText(textSeed, n),
+        );
         const times = { scheduledMs, sentMs, endMs: clock.now(), tokenMs, stepTokens };
-        resolve(virtualRecord(item, times, end, out.reasoning));
+        resolve(
+          withToolCall(
+            virtualRecord(item, times, end, out.reasoning),
+            config.api,
+            !!tool && n > (out.reasoning ?? 0),
+          ),
+        );
       };
       const onAbort = (): void => {
         ve.clientGone(item.id);
@@ -234,6 +244,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
       const key = `${text}\u0000${String(config.sampling.seed ?? '')}`;
       const textSeed = hashString(key, config.seed);
       const out = drawOutput(config, mode, key, item.maxTokens);
+      const tool = virtualToolCall(config, item, key, textSeed);
       const sink: RequestSink = {
         onToken: (_req, tMs, count) => {
           if (done) return;

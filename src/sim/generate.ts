@@ -25,6 +25,7 @@ import {
   sequenceBlockHashes,
   tokenIds,
 } from './text.js';
+import { argumentFragment, DEFAULT_TOOL_CALL_FRACTION, decideToolCall, offeredTools } from './tools.js';
 import { imageTokenIds } from './vision.js';
 
 /** What a generation needs from its server. */
@@ -35,6 +36,8 @@ export interface GenerateContext {
   meanOutputTokens: number;
   /** Reasoning mode (chat and Responses): reasoning tokens before each answer. */
   reasoning?: ReasoningMode;
+  /** Share of requests offering tools (tool_choice auto) answered with a tool call (tools.ts). */
+  toolCallFraction?: number;
   nextId(): number;
 }
 
@@ -146,6 +149,18 @@ export function generate(
     model: ctx.model,
   };
   const textSeed = hashString(parsed.key, ctx.seed);
+  const toolCall =
+    api === 'completions'
+      ? undefined
+      : decideToolCall(
+          offeredTools(body),
+          ctx.toolCallFraction ?? DEFAULT_TOOL_CALL_FRACTION,
+          ctx.seed,
+          parsed.key,
+          textSeed,
+        );
+  // A tool call's finish reason, as vLLM reports it (a cut one stays 'length').
+  const finishOf = (reason: string): string => (toolCall && reason === 'stop' ? 'tool_calls' : reason);
   const midpoint = Math.ceil(out.tokens / 2);
   let done = false;
   let text = '';
@@ -163,6 +178,7 @@ export function generate(
       let answerWords = '';
       for (let i = first; i <= last; i++) {
         if (i <= out.reasoning) reasoningWords += outputToken(textSeed, i - 1);
+        else if (toolCall) answerWords += argumentFragment(textSeed, i - 1, out.reasoning, out.tokens - 1);
         else answerWords += outputToken(textSeed, i - 1);
       }
       const parts: [string, boolean][] = [];
@@ -173,14 +189,18 @@ export function generate(
         reasoningText += reasoningWords;
         text += answerWords;
       } else if (responses) {
-        for (const [words, reasoning] of parts) res.write(responses.token(words, reasoning));
+        for (const [words, reasoning] of parts)
+          res.write(responses.token(words, reasoning, reasoning ? undefined : toolCall));
         if (plan.malformed && atMidpoint) res.write(sse.MALFORMED_EVENT);
       } else {
         if (first === 1 && api === 'chat') res.write(sse.roleChunk(shape));
         for (const [j, [words, reasoning]] of parts.entries()) {
           if (plan.emptyChoices) res.write(sse.emptyChoicesChunk(shape));
-          const finish = last === r.outputTokens && j === parts.length - 1 ? r.finishReason : null;
-          res.write(sse.tokenChunk(shape, words, finish, reasoning ? mode?.field : undefined));
+          const finish = last === r.outputTokens && j === parts.length - 1 ? finishOf(r.finishReason) : null;
+          if (toolCall && !reasoning) {
+            const opens = first <= out.reasoning + 1 && out.reasoning + 1 <= last;
+            res.write(sse.toolCallChunk(shape, words, opens ? toolCall : undefined, finish));
+          } else res.write(sse.tokenChunk(shape, words, finish, reasoning ? mode?.field : undefined));
         }
         if (plan.malformed && atMidpoint) res.write(sse.MALFORMED_EVENT);
       }
@@ -225,13 +245,14 @@ export function generate(
           text,
           r.finishedAs!,
           responsesUsage(usage, reasoningTokens),
+          toolCall,
         );
         const json = JSON.stringify(body);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
         res.end(json);
       } else {
         const reasoning = mode ? { field: mode.field, text: reasoningText } : undefined;
-        const body = sse.completeBody(shape, text, r.finishedAs!, usage, reasoning);
+        const body = sse.completeBody(shape, text, finishOf(r.finishedAs!), usage, reasoning, toolCall);
         if (plan.emptyChoices) body.choices = [];
         const json = JSON.stringify(body);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });

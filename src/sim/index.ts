@@ -65,11 +65,20 @@ export {
 export {
   chatPromptText,
   OUTPUT_WORDS,
+  outputToken as outputTokenText,
   pickOutputLength,
   replyText,
   sequenceBlockHashes,
   tokenIds,
 } from './text.js';
+export {
+  argumentFragment,
+  DEFAULT_TOOL_CALL_FRACTION,
+  decideToolCall,
+  type OfferedTools,
+  offeredTools,
+  type SimToolCall,
+} from './tools.js';
 export {
   simulateVirtual,
   syntheticBlockHashes,

@@ -24,8 +24,11 @@ export function responsesUsage(usage: Usage, reasoningTokens: number): Record<st
 /** Writes the events of one streamed response, numbering them. */
 export class ResponsesStream {
   private seq = 0;
-  private phase: 'none' | 'reasoning' | 'answer' = 'none';
+  private phase: 'none' | 'reasoning' | 'answer' | 'call' = 'none';
   private index = -1;
+  /** The function call being streamed (tool-call replies), and its arguments so far. */
+  private call: { id: string; name: string } | undefined;
+  private args = '';
 
   constructor(
     private readonly id: string,
@@ -58,13 +61,33 @@ export class ResponsesStream {
   }
 
   private itemId(): string {
-    return `${this.phase === 'reasoning' ? 'rs' : 'msg'}_${this.id}_${this.index}`;
+    const kind = this.phase === 'reasoning' ? 'rs' : this.phase === 'call' ? 'fc' : 'msg';
+    return `${kind}_${this.id}_${this.index}`;
+  }
+
+  private callItem(status: string): Record<string, unknown> {
+    const c = this.call!;
+    const item_id = this.itemId();
+    return { id: item_id, type: 'function_call', status, arguments: this.args, call_id: c.id, name: c.name };
   }
 
   /** Closes the open item, if any. */
   private closeItem(): string {
     if (this.phase === 'none') return '';
     const item_id = this.itemId();
+    if (this.phase === 'call') {
+      return (
+        this.event('response.function_call_arguments.done', {
+          item_id,
+          output_index: this.index,
+          arguments: this.args,
+        }) +
+        this.event('response.output_item.done', {
+          output_index: this.index,
+          item: this.callItem('completed'),
+        })
+      );
+    }
     if (this.phase === 'answer') {
       return (
         this.event('response.output_text.done', { item_id, output_index: this.index, content_index: 0 }) +
@@ -80,10 +103,34 @@ export class ResponsesStream {
     });
   }
 
-  /** One token: a reasoning delta or an output-text delta, opening its item first when the phase changes. */
-  token(text: string, reasoning: boolean): string {
-    const phase = reasoning ? 'reasoning' : 'answer';
+  /**
+   * One token: a reasoning delta, an output-text delta, or (with `call`, a tool-call reply) a
+   * function call's arguments delta, opening its item first when the phase changes.
+   */
+  token(text: string, reasoning: boolean, call?: { id: string; name: string }): string {
+    const phase = reasoning ? 'reasoning' : call ? 'call' : 'answer';
     let out = '';
+    if (phase === 'call') {
+      if (this.phase !== 'call') {
+        out += this.closeItem();
+        this.phase = 'call';
+        this.call = call;
+        this.index++;
+        out += this.event('response.output_item.added', {
+          output_index: this.index,
+          item: this.callItem('in_progress'),
+        });
+      }
+      this.args += text;
+      return (
+        out +
+        this.event('response.function_call_arguments.delta', {
+          item_id: this.itemId(),
+          output_index: this.index,
+          delta: text,
+        })
+      );
+    }
     if (this.phase !== phase) {
       out += this.closeItem();
       this.phase = phase;
@@ -144,6 +191,7 @@ export function responsesBody(
   answerText: string,
   finishReason: string,
   usage: Record<string, unknown>,
+  toolCall?: { id: string; name: string },
 ): Record<string, unknown> {
   const output: unknown[] = [];
   if (reasoningText !== '') {
@@ -154,7 +202,16 @@ export function responsesBody(
       content: [{ type: 'reasoning_text', text: reasoningText }],
     });
   }
-  if (answerText !== '') {
+  if (toolCall) {
+    output.push({
+      id: `fc_${id}`,
+      type: 'function_call',
+      status: 'completed',
+      arguments: answerText,
+      call_id: toolCall.id,
+      name: toolCall.name,
+    });
+  } else if (answerText !== '') {
     output.push({
       id: `msg_${id}`,
       type: 'message',

@@ -49,6 +49,8 @@ export interface SimOptions {
    * delta field) before the answer. See reasoning.ts.
    */
   reasoning?: ReasoningMode;
+  /** Share of requests offering tools (tool_choice auto) answered with a tool call (default 0.5; tools.ts). */
+  toolCallFraction?: number;
 }
 
 /** The endpoints served, by path. */
@@ -103,6 +105,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     nextId: () => ++counter,
   };
   if (opts.reasoning) gen.reasoning = opts.reasoning;
+  if (opts.toolCallFraction !== undefined) gen.toolCallFraction = opts.toolCallFraction;
   const created = Math.floor(Date.now() / 1000);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -70,6 +70,27 @@ export function tokenChunk(
   return event(chunkObject(s, [choice]));
 }
 
+/**
+ * One step of a tool call's arguments (chat), as vLLM streams it: the call's first delta names
+ * it (`index`, `id`, `type`, `function.name`) with the first fragment, later ones carry
+ * `index` and `function.arguments` only.
+ */
+export function toolCallChunk(
+  s: ResponseShape,
+  fragment: string,
+  opening: { id: string; name: string } | undefined,
+  finishReason: string | null,
+): string {
+  const call = opening
+    ? { index: 0, id: opening.id, type: 'function', function: { name: opening.name, arguments: fragment } }
+    : { index: 0, function: { arguments: fragment } };
+  return event(
+    chunkObject(s, [
+      { index: 0, delta: { tool_calls: [call] }, logprobs: null, finish_reason: finishReason },
+    ]),
+  );
+}
+
 /** The final usage chunk (`stream_options.include_usage`): no choices, usage only. */
 export function usageChunk(s: ResponseShape, usage: Usage): string {
   return event({ ...chunkObject(s, []), usage });
@@ -109,8 +130,17 @@ export function completeBody(
   finishReason: string,
   usage: Usage,
   reasoning?: { field: string; text: string },
+  toolCall?: { id: string; name: string },
 ): Record<string, unknown> {
-  const message: Record<string, unknown> = { role: 'assistant', content: text };
+  const message: Record<string, unknown> = toolCall
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: toolCall.id, type: 'function', function: { name: toolCall.name, arguments: text } },
+        ],
+      }
+    : { role: 'assistant', content: text };
   if (reasoning && reasoning.text !== '') message[reasoning.field] = reasoning.text;
   const choice =
     s.api === 'chat'

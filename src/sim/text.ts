@@ -68,10 +68,41 @@ export function contentText(content: MessageContent): string {
   return '';
 }
 
-/** The text whose tokens make a chat prompt: message contents concatenated with nothing between them. */
-export function chatPromptText(messages: readonly { content?: MessageContent }[]): string {
+/** A prompt message: chat's (content, an assistant's tool_calls) or a Responses input item (function_call, function_call_output). */
+export interface PromptMessage {
+  content?: MessageContent;
+  tool_calls?: unknown;
+  toolCalls?: readonly { arguments: string }[];
+  arguments?: unknown;
+  output?: unknown;
+}
+
+/** The arguments of an assistant message's tool calls, joined with ''. */
+function toolCallsText(calls: unknown): string {
+  if (!Array.isArray(calls)) return '';
   let text = '';
-  for (const m of messages) text += contentText(m.content);
+  for (const c of calls) {
+    const args = (c as { function?: { arguments?: unknown } } | null)?.function?.arguments;
+    if (typeof args === 'string') text += args;
+  }
+  return text;
+}
+
+/**
+ * The text whose tokens make a chat prompt: message contents concatenated with nothing between
+ * them; an assistant's tool calls count their arguments, a Responses `function_call` item its
+ * arguments and a `function_call_output` its output.
+ */
+export function chatPromptText(messages: readonly PromptMessage[]): string {
+  let text = '';
+  for (const m of messages) {
+    text += contentText(m.content);
+    if (m.tool_calls !== undefined) text += toolCallsText(m.tool_calls);
+    // The client's own messages (runner/virtual.ts reads WorkItem messages as the live engine reads bodies).
+    if (m.toolCalls !== undefined) for (const c of m.toolCalls) text += c.arguments;
+    if (typeof m.arguments === 'string') text += m.arguments;
+    if (typeof m.output === 'string') text += m.output;
+  }
   return text;
 }
 

@@ -44,8 +44,31 @@ export const API_KINDS = [
 ] as const satisfies readonly ApiKind[];
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant reply that called tools (agent runs): its calls, sent back with the conversation. */
+  toolCalls?: ToolCallMessage[];
+  /** role 'tool': the id of the call this message is the result of. */
+  toolCallId?: string;
+}
+
+/** A function the requests offer (`--tools`): sent as chat's `{type, function}` or the Responses API's `{type, name, …}`. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: Record<string, unknown>;
+}
+
+/** `tool_choice`: let the model decide, force a call, forbid one, or force one function. */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
+/** One tool call of an assistant reply, as a conversation carries it back. */
+export interface ToolCallMessage {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them (JSON text). */
+  arguments: string;
 }
 
 /** Sampling parameters: fixed for a run and recorded, so that runs compare fairly. */
@@ -90,6 +113,14 @@ export interface WorkItem {
    * the `--session-header` (X-Session-ID) of the request; seeded, never a secret (workload/affinity.ts).
    */
   affinityId?: string;
+  /** Tools offered (`--tools`, agent runs): one array shared by the run's items. */
+  tools?: readonly ToolDefinition[];
+  /** `tool_choice` sent with the tools (absent: the server's default, auto). */
+  toolChoice?: ToolChoice;
+  /** Agent runs: the run this model call is a step of (its sub-agents' calls carry the parent's run). */
+  agentRun?: string;
+  /** Agent runs: the tool latency waited, ms, between the previous step's reply and this call. */
+  toolWaitMs?: number;
 }
 
 export type Outcome = 'success' | 'error' | 'cancelled';
@@ -228,4 +259,10 @@ export interface RequestRecord {
   sessionId?: string;
   /** Multi-turn sessions: 1-based turn index within the session (WorkItem.turn). */
   turn?: number;
+  /** Tool calls in the reply (streamed `tool_calls` deltas that open a call, Responses `function_call` items). */
+  toolCalls?: number;
+  /** Agent runs: the run this model call is a step of (WorkItem.agentRun). */
+  agentRun?: string;
+  /** Agent runs: the tool latency waited before this call, ms (WorkItem.toolWaitMs). */
+  toolWaitMs?: number;
 }
