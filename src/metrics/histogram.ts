@@ -19,13 +19,9 @@
  * @module
  */
 
-import {
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  Int32Histogram,
-  type JsHistogram,
-} from 'hdr-histogram-js';
+import type { JsHistogram } from 'hdr-histogram-js';
 import type { LatencyStats } from '../types.js';
+import { decodeHistogram, encodeHistogram, Int32Histogram } from './hdr-encoding.js';
 import { RunningStats } from './running-stats.js';
 
 /** Significant decimal digits kept by every latency histogram. */
@@ -147,7 +143,7 @@ export class LatencyHistogram {
 
   /** Compressed base64 (HdrHistogram V2 encoding), as stored in `RunSummary.histograms`. */
   encode(): string {
-    return encodeIntoCompressedBase64(this.hdr);
+    return encodeHistogram(this.hdr);
   }
 
   /** Estimated bytes held by the counts array (fixed by the value range, not by the number of values). */
@@ -160,7 +156,7 @@ export class LatencyHistogram {
    * mean, std, min and max exact; without them they are estimated from the histogram.
    */
   static decode(encoded: string, exact?: LatencyStats): LatencyHistogram {
-    const hdr = decodeFromCompressedBase64(encoded, 32, false) as unknown as JsHistogram;
+    const hdr = decodeHistogram(encoded);
     hdr.autoResize = true;
     let stats: RunningStats;
     if (exact && exact.count === hdr.totalCount) {

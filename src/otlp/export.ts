@@ -25,7 +25,8 @@
  */
 
 import { createRequire } from 'node:module';
-import { type Attributes, type HrTime, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type * as OtelApi from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
 import type * as OtelCore from '@opentelemetry/core';
 import type * as OtelMetricExporter from '@opentelemetry/exporter-metrics-otlp-proto';
 import type { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
@@ -52,6 +53,7 @@ export const GEN_AI_METRICS = {
 
 /** The OpenTelemetry SDK's packages (CommonJS, as an ESM import of them loads them too). */
 interface OtelSdk {
+  api: typeof OtelApi;
   core: typeof OtelCore;
   metricExporter: typeof OtelMetricExporter;
   traceExporter: typeof OtelTraceExporter;
@@ -70,6 +72,7 @@ function sdk(): OtelSdk {
   if (loadedSdk) return loadedSdk;
   const require = createRequire(import.meta.url);
   loadedSdk = {
+    api: require('@opentelemetry/api') as typeof OtelApi,
     core: require('@opentelemetry/core') as typeof OtelCore,
     metricExporter: require('@opentelemetry/exporter-metrics-otlp-proto') as typeof OtelMetricExporter,
     traceExporter: require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtelTraceExporter,
@@ -308,7 +311,7 @@ export class OtlpExport {
         if (tracer) {
           const zero = source.epochMsAtZero();
           const span = tracer.startSpan(spanName, {
-            kind: SpanKind.CLIENT,
+            kind: sdk().api.SpanKind.CLIENT,
             startTime: hrTime(zero + record.sentMs),
             attributes: {
               ...attrs,
@@ -320,7 +323,10 @@ export class OtlpExport {
             },
           });
           if (failed)
-            span.setStatus({ code: SpanStatusCode.ERROR, message: record.error?.code ?? 'UNKNOWN' });
+            span.setStatus({
+              code: sdk().api.SpanStatusCode.ERROR,
+              message: record.error?.code ?? 'UNKNOWN',
+            });
           span.end(hrTime(zero + record.endMs));
           this.spans++;
         }

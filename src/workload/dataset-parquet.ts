@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from 'hyparquet';
 import { ExitCode, GoodputError } from '../errors.js';
 import type { DatasetEntry } from './dataset.js';
 import { HF_HINT, HF_PROMPT_COLUMNS, HF_REPLY_COLUMNS, hfEntry } from './dataset-formats.js';
@@ -111,6 +110,10 @@ export async function loadParquetDataset(
       `not a Parquet file goodput can read (${(e as Error).message.slice(0, 200)})`,
       'only snappy-compressed or uncompressed Parquet is read: export it again with compression="snappy", or as JSONL (Dataset.to_json)',
     );
+  // Loaded here, not with the module: a run without a Parquet dataset never pays for it (~10 MB).
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } = await import(
+    'hyparquet'
+  );
   const file = await asyncBufferFromFile(path);
   const metadata = await parquetMetadataAsync(file).catch((e: unknown) => {
     throw unreadable(e);

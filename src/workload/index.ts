@@ -29,7 +29,6 @@ export {
 } from './dataset.js';
 export { HF_PROMPT_COLUMNS, HF_REPLY_COLUMNS, type JsonlKind, jsonlKindOf } from './dataset-formats.js';
 export { isParquetFile, loadParquetDataset, MAX_PARQUET_BYTES } from './dataset-parquet.js';
-export { chatTemplateOf, createHfTokenizer, type HfTokenizerInput } from './hf-tokenizer.js';
 export {
   checkImages,
   encodePng,

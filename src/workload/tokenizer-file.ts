@@ -13,7 +13,6 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { GoodputError } from '../errors.js';
 import { readTextFileBounded } from '../util/index.js';
-import { chatTemplateOf, compileChatTemplate, createHfTokenizer } from './hf-tokenizer.js';
 import { probeChatTemplate } from './template-probe.js';
 import { createTokenizer, TOKENIZER_NAMES, type Tokenizer, type TokenizerFile } from './tokenizer.js';
 
@@ -80,6 +79,7 @@ async function findTemplate(
   config: Record<string, unknown>,
   flagPath: string | undefined,
 ): Promise<{ text: string; source: string } | undefined> {
+  const { chatTemplateOf } = await import('./hf-tokenizer.js');
   if (flagPath !== undefined) {
     const text = await readText(flagPath, MAX_CHAT_TEMPLATE_BYTES, '--chat-template');
     // A tokenizer_config.json given as the template: its chat_template.
@@ -148,6 +148,8 @@ export async function resolveTokenizer(choice: TokenizerChoice): Promise<Tokeniz
     config,
     choice.chatTemplate === undefined ? undefined : resolve(cwd, choice.chatTemplate),
   );
+  // Hugging Face's tokenizers and Jinja load only for a tokenizer file (~8 MB otherwise).
+  const { compileChatTemplate, createHfTokenizer } = await import('./hf-tokenizer.js');
   if (template) {
     compileChatTemplate(template.text, template.source);
     await probeChatTemplate(template.text, template.source, choice.templateKwargs ?? {});
