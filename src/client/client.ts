@@ -134,7 +134,6 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
     maxEventBytes: cfg.maxEventBytes ?? 4 * 1024 * 1024,
     redact,
     url: url.href,
-    responded: () => tracker.responded(),
     takeConnectMs() {
       const ms = justConnectedMs;
       justConnectedMs = undefined;
@@ -341,7 +340,6 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
               signal: stop.signal,
             })
             .then(async (res) => {
-              tracker.responded();
               await res.body.dump({ limit: 128 * 1024, signal: stop.signal });
               if (res.statusCode < 500) ok++;
             })
