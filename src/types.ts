@@ -10,6 +10,7 @@
  * @module
  */
 
+export * from './types/classes.js';
 export * from './types/efficiency.js';
 export * from './types/experiment.js';
 export * from './types/gpu.js';

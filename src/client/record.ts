@@ -100,12 +100,13 @@ export function toRecord(
   return record;
 }
 
-/** A session turn's record says which session and turn it was (an agent step: which run, after how long a tool wait). */
+/** A session turn's record says which session and turn it was (an agent step: which run, after how long a tool wait; a traffic class's request: which class). */
 export function sessionFields(item: WorkItem, record: RequestRecord): RequestRecord {
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
   if (item.agentRun !== undefined) record.agentRun = item.agentRun;
   if (item.toolWaitMs !== undefined) record.toolWaitMs = item.toolWaitMs;
+  if (item.class !== undefined) record.class = item.class;
   return record;
 }
 

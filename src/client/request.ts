@@ -75,7 +75,8 @@ export function requestBody(
   extraBody?: Record<string, unknown>,
 ): string {
   const maxTokens = item.maxTokens > 0 ? item.maxTokens : sampling.maxTokens;
-  const body: Record<string, unknown> = { model };
+  // A traffic class may name its own model or LoRA adapter.
+  const body: Record<string, unknown> = { model: item.model ?? model };
   if (api === 'embeddings') {
     body.input = promptText(item);
     body.encoding_format = 'float';
@@ -87,7 +88,7 @@ export function requestBody(
     body.stream = true;
     body.max_output_tokens = maxTokens;
     withTools(body, item, api);
-    return withSampling(body, sampling, extraBody);
+    return withSampling(body, item, sampling, extraBody);
   }
   if (api === 'chat') {
     body.messages = withImages(item.messages ?? [{ role: 'user', content: item.prompt ?? '' }], item, api);
@@ -99,7 +100,7 @@ export function requestBody(
   body.max_tokens = maxTokens;
   body.max_completion_tokens = maxTokens;
   if (api === 'chat') withTools(body, item, api);
-  return withSampling(body, sampling, extraBody);
+  return withSampling(body, item, sampling, extraBody);
 }
 
 /** A tool as each API spells it: chat nests the function, the Responses API does not. */
@@ -186,9 +187,10 @@ function withImages(
   });
 }
 
-/** The body as JSON with the sampling fields of a generating request after it, then `extraBody`. */
+/** The body as JSON with the sampling fields of a generating request after it (and vLLM's `priority`, a traffic class's), then `extraBody`. */
 function withSampling(
   body: Record<string, unknown>,
+  item: WorkItem,
   sampling: Sampling,
   extraBody: Record<string, unknown> | undefined,
 ): string {
@@ -196,6 +198,7 @@ function withSampling(
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
   if (sampling.seed !== undefined) body.seed = sampling.seed;
   if (sampling.ignoreEos) body.ignore_eos = true;
+  if (item.priority !== undefined) body.priority = item.priority;
   if (extraBody) Object.assign(body, extraBody);
   return JSON.stringify(body);
 }

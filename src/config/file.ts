@@ -25,6 +25,9 @@ const positiveMs = z.number().positive().optional();
 /** One server-metrics URL, or one per replica (as `--metrics-url` given once or repeated). */
 const metricsUrls = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(64)]).optional();
 
+/** Traffic classes, each written as a `--class` value: "name=chat,share=0.7,slo-ttft=500". */
+const classTexts = z.array(z.string().min(1)).min(1).max(32).optional();
+
 const settingsSlo = z.strictObject({
   ttft_ms: positiveMs,
   tpot_ms: positiveMs,
@@ -39,6 +42,7 @@ export const SettingsFileSchema = z.strictObject({
   model_id: z.string().min(1).optional(),
   slo: settingsSlo.optional(),
   metrics_url: metricsUrls,
+  classes: classTexts,
 });
 
 /**
@@ -62,6 +66,7 @@ export const GatewayFileSchema = z.strictObject({
   timeoutMs: boundedInt(TARGET_OPTIONS.timeout, true),
   maxRetries: boundedInt({ min: 0, ...TARGET_OPTIONS.maxRetries }, false),
   metricsUrl: metricsUrls,
+  classes: classTexts,
 });
 
 export type ConfigFileShape = 'settings' | 'gateway';
@@ -81,10 +86,21 @@ export interface FileConfig {
   maxRetries?: number;
   /** `metrics_url` / `metricsUrl`: the server-metrics URL, or one per replica (`--metrics-url` wins). */
   metricsUrls?: string[];
+  /** `classes`: traffic classes as `--class` values (`--class` wins). */
+  classes?: string[];
 }
 
-const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo', 'metrics_url'];
-const GATEWAY_KEYS = ['provider', 'baseUrl', 'apiKey', 'model', 'timeoutMs', 'maxRetries', 'metricsUrl'];
+const SETTINGS_KEYS = ['base_url', 'api_key', 'model_id', 'slo', 'metrics_url', 'classes'];
+const GATEWAY_KEYS = [
+  'provider',
+  'baseUrl',
+  'apiKey',
+  'model',
+  'timeoutMs',
+  'maxRetries',
+  'metricsUrl',
+  'classes',
+];
 const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms', 'user_tps'];
 
 const HINT =
@@ -153,6 +169,7 @@ export function parseConfig(value: unknown, name: string): FileConfig {
       timeoutMs: g.timeoutMs,
       maxRetries: g.maxRetries,
       metricsUrls: listOf(g.metricsUrl),
+      classes: g.classes,
     });
   }
   const s = result.data as z.infer<typeof SettingsFileSchema>;
@@ -173,6 +190,7 @@ export function parseConfig(value: unknown, name: string): FileConfig {
     model: s.model_id,
     slo: slo && Object.keys(slo).length > 0 ? slo : undefined,
     metricsUrls: listOf(s.metrics_url),
+    classes: s.classes,
   });
 }
 

@@ -44,6 +44,8 @@ export interface TargetConfig {
   maxRetries?: number;
   /** The config file's server-metrics URL(s) (`metrics_url`, `metricsUrl`); `--metrics-url` wins. */
   metricsUrls?: string[];
+  /** The config file's traffic classes, as `--class` values (`--class` wins). */
+  classes?: string[];
   source: { baseUrl: Origin; apiKey: Origin; model: Origin; slo?: Origin; configFile?: string };
   /** Problems with the raw key (surrounding whitespace, quotes, "Bearer "), without the key. */
   keyProblems: string[];
@@ -226,6 +228,7 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   if (file?.timeoutMs !== undefined) target.timeoutMs = file.timeoutMs;
   if (file?.maxRetries !== undefined) target.maxRetries = file.maxRetries;
   if (file?.metricsUrls !== undefined) target.metricsUrls = file.metricsUrls;
+  if (file?.classes !== undefined) target.classes = file.classes;
   return target;
 }
 

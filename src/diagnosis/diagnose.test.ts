@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServerSample } from '../types.js';
 import { diagnose, renderFindings } from './diagnose.js';
 import { correlation, type RequestObservation, timeSlices } from './observations.js';
+import { kvPressureFinding } from './rules.js';
 
 function obs(over: Partial<RequestObservation> & { sentMs: number }): RequestObservation {
   return {
@@ -204,5 +205,21 @@ describe('diagnose', () => {
       expect(findings[i - 1]!.score).toBeGreaterThanOrEqual(findings[i]!.score);
     const text = renderFindings(findings);
     expect(text.split('\n').filter((l) => /^ {2}\d\./.test(l)).length).toBe(findings.length);
+  });
+});
+
+describe('kv-pressure without time slices', () => {
+  it("places the server's preemptions nowhere in time rather than failing (a virtual run has no samples)", () => {
+    const server = {
+      engine: 'goodput-sim',
+      metricsUrl: 'virtual',
+      samples: 0,
+      series: {},
+      preemptions: 4,
+    } as const;
+    const f = kvPressureFinding([], { server });
+    expect(f?.kind).toBe('kv-pressure');
+    expect(f?.evidence).toMatch(/^4 preemptions/);
+    expect(f?.fromMs).toBeUndefined();
   });
 });

@@ -138,7 +138,8 @@ export function kvPressureFinding(
   const requests = slices.reduce((a, s) => a + s.requests, 0);
   const perRequest = requests > 0 ? preemptions / requests : 0;
   const pressured = [...hot, ...preemptSlices].sort((a, b) => a.fromMs - b.fromMs);
-  const range = span(pressured);
+  // The server's count of preemptions may come without any time slice to place them in (virtual time).
+  const range = pressured.length > 0 ? span(pressured) : undefined;
   const parts: string[] = [];
   if (peak !== undefined) {
     parts.push(
@@ -160,7 +161,7 @@ export function kvPressureFinding(
       0.3 + 0.3 * (withKv.length > 0 ? hot.length / withKv.length : 0) + 0.4 * clamp01(perRequest * 5),
     ),
     title: 'KV cache under pressure',
-    evidence: `${parts.join('; ')}; ${sec(range.fromMs)}–${sec(range.toMs)}`,
+    evidence: `${parts.join('; ')}${range ? `; ${sec(range.fromMs)}–${sec(range.toMs)}` : ''}`,
     knob: engineAdvice('kv-pressure', engine),
     ...range,
   };

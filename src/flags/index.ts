@@ -37,6 +37,7 @@ export {
   pickOptions,
   REASONING_OPTIONS,
   regroupOptions,
+  SCHEDULING_POLICY_OPTION,
   SHARD_OPTIONS,
   SPECULATIVE_CONFIG_OPTION,
   type StringOption,

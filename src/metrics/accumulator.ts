@@ -23,7 +23,8 @@
  * @module
  */
 
-import type { RequestRecord, RunMeta, RunSummary, Slo, SloName } from '../types.js';
+import type { RequestRecord, RunMeta, RunSummary, Slo, SloName, TrafficClassSpec } from '../types.js';
+import { classSlo, classSummaryOf } from './classes.js';
 import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
 import { requestMetrics, sloOutcomes, tokenCount, userTokensPerS } from './request-metrics.js';
 import {
@@ -50,6 +51,11 @@ export interface AccumulatorOptions {
   maxSecondBins?: number;
   /** ignore_eos was asked: count successes that ended before max_tokens (counts.endedEarly). */
   ignoreEos?: boolean;
+  /**
+   * Traffic classes: a record of a class is judged against the class's SLO (its objectives over
+   * `slo`), in the run's goodput and in the class's own figures (summary.classes).
+   */
+  classes?: readonly TrafficClassSpec[];
 }
 
 /** A prompt whose server-reported length differs from the client's by more than this share is a mismatch. */
@@ -70,6 +76,8 @@ export class RunAccumulator {
   private readonly tokensPerSecond: SecondBins;
   private readonly activePerSecond: SecondBins;
   private readonly ignoreEos: boolean;
+  /** Traffic classes by name: the class, its SLO and the accumulator of its records alone. */
+  private readonly classes = new Map<string, { spec: TrafficClassSpec; slo: Slo; acc: RunAccumulator }>();
 
   constructor(options: AccumulatorOptions = {}) {
     const bucketing = options.promptBuckets ?? 'pow2';
@@ -82,6 +90,12 @@ export class RunAccumulator {
     this.lateToleranceMs = options.lateSendToleranceMs ?? DEFAULT_LATE_SEND_TOLERANCE_MS;
     this.tokensPerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
     this.activePerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
+    for (const spec of options.classes ?? []) {
+      const slo = classSlo(options.slo ?? {}, spec);
+      const { classes: _all, ...own } = options;
+      const acc = new RunAccumulator({ ...own, slo, promptBuckets: false });
+      this.classes.set(spec.name, { spec, slo, acc });
+    }
   }
 
   /** An accumulator judging by the run's SLOs and load mode (options override). */
@@ -90,6 +104,7 @@ export class RunAccumulator {
       slo: meta.slo,
       openLoop: meta.load.mode === 'open',
       ignoreEos: meta.sampling.ignoreEos,
+      ...(meta.workload.classes ? { classes: meta.workload.classes } : {}),
       ...options,
     });
   }
@@ -97,6 +112,8 @@ export class RunAccumulator {
   /** Adds one finished request (any outcome). */
   add(record: RequestRecord): void {
     const s = this.state;
+    const cls = record.class === undefined ? undefined : this.classes.get(record.class);
+    cls?.acc.add(record);
     if (record.warmup) {
       s.counts.warmup++;
       return;
@@ -174,7 +191,7 @@ export class RunAccumulator {
       t.cachedTokens += tokenCount(record.serverTimings.cachedTokens);
     }
     s.usefulOutputTokens += outputTokens;
-    const outcomes = sloOutcomes(record, m, s.slo);
+    const outcomes = sloOutcomes(record, m, cls?.slo ?? s.slo);
     let good = true;
     for (const [name, met] of Object.entries(outcomes) as Array<[SloName, boolean]>) {
       if (met) s.sloGood[name] = (s.sloGood[name] ?? 0) + 1;
@@ -243,12 +260,19 @@ export class RunAccumulator {
 
   /** The run's summary so far; the accumulator can keep adding afterwards. */
   summarize(meta: RunMeta, extras: SummaryExtras = {}): RunSummary {
-    return buildSummary(
+    const summary = buildSummary(
       this.state,
       { outputTokensPerS: this.tokensPerSecond.peak(), concurrentRequests: this.activePerSecond.peak() },
       meta,
       extras,
     );
+    if (this.classes.size === 0) return summary;
+    // Each class over the run's duration: classes run side by side, their rates add up to the run's.
+    const classExtras: SummaryExtras = { durationS: summary.duration, dropped: 0 };
+    summary.classes = [...this.classes.values()].map(({ spec, acc }) =>
+      classSummaryOf(spec, acc.summarize(meta, classExtras)),
+    );
+    return summary;
   }
 }
 

@@ -34,6 +34,7 @@ export {
   caveatedPointPhrase,
   runCaveats,
 } from './caveats.js';
+export { classView } from './classes.js';
 export {
   errorRate,
   failedRequests,

@@ -70,6 +70,7 @@ export const RunMetaSchema = z.object({
     timeMode: z.enum(['live', 'virtual']).optional(),
     simProfile: z.string().optional(),
     simSpeculativeConfig: z.string().optional(),
+    simSchedulingPolicy: z.literal('priority').optional(),
     selfDescription: ServerSelfDescriptionSchema.optional(),
   }),
   model: z.string(),
@@ -130,6 +131,22 @@ export const RunMetaSchema = z.object({
         format: z.enum(['png', 'jpeg']),
         bytesPerRequest: int.optional(),
       })
+      .optional(),
+    classes: z
+      .array(
+        z.object({
+          name: z.string(),
+          share: num,
+          promptTokens: int.optional(),
+          promptTokensDist: lengthDist.optional(),
+          maxTokens: int.optional(),
+          maxTokensDist: lengthDist.optional(),
+          systemPromptTokens: int.optional(),
+          slo: sloSchema.optional(),
+          priority: z.number().int().optional(),
+          model: z.string().optional(),
+        }),
+      )
       .optional(),
   }),
   load: z.object({

@@ -71,6 +71,7 @@ export const RequestRecordSchema = z.object({
   toolCalls: int.optional(),
   agentRun: z.string().optional(),
   toolWaitMs: num.optional(),
+  class: z.string().optional(),
 });
 
 // Compile-time: each schema infers exactly the writer's type (see schema.ts).

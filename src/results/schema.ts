@@ -96,6 +96,70 @@ const latencyRecord = z.object({
   >),
 });
 
+const countsSchema = z.object({
+  attempted: int,
+  completed: int,
+  failed: int,
+  cancelled: int,
+  warmup: int,
+  retries: int,
+  usageMissing: int,
+  interrupted: int.optional(),
+  overLimit: int.optional(),
+  endedEarly: int.optional(),
+  promptTokenMismatch: int,
+});
+
+const throughputSchema = z.object({
+  requestsPerS: num,
+  outputTokensPerS: num,
+  totalTokensPerS: num,
+  peakOutputTokensPerS: num,
+});
+
+const goodputSchema = z.object({
+  slo: sloSchema,
+  goodRequests: int,
+  attempted: int,
+  attainment: num,
+  requestGoodput: num,
+  usefulOutputTokens: num,
+  totalOutputTokens: num,
+  wastedOutputTokens: num,
+  interruptedOutputTokens: num.optional(),
+  tokenGoodputRatio: num,
+  tokenSource: z.enum(['client', 'server']),
+  goodOutputTokens: num.optional(),
+  goodTokenThroughput: num.optional(),
+  perSlo: z
+    .object({
+      ttft: sloAttainment.optional(),
+      tpot: sloAttainment.optional(),
+      e2el: sloAttainment.optional(),
+      userTps: sloAttainment.optional(),
+    })
+    .optional(),
+});
+
+const errorsSchema = z.array(
+  z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
+);
+
+/** A traffic class's figures (types/classes.ts). */
+const classSummarySchema = z.object({
+  name: z.string(),
+  share: num,
+  priority: z.number().int().optional(),
+  model: z.string().optional(),
+  counts: countsSchema,
+  latency: latencyRecord,
+  throughput: throughputSchema,
+  goodput: goodputSchema,
+  tokens: z.object({ input: num, output: num }),
+  errors: errorsSchema,
+  histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
+});
+
 /** One diagnosis finding (Finding), also kept in sweep.json. */
 export const findingSchema = z.object({
   kind: z.enum([
@@ -134,49 +198,10 @@ export const RunSummarySchema = z.object({
   schemaVersion: z.literal(1),
   kind: z.literal('goodput.run'),
   meta: RunMetaSchema,
-  counts: z.object({
-    attempted: int,
-    completed: int,
-    failed: int,
-    cancelled: int,
-    warmup: int,
-    retries: int,
-    usageMissing: int,
-    interrupted: int.optional(),
-    overLimit: int.optional(),
-    endedEarly: int.optional(),
-    promptTokenMismatch: int,
-  }),
+  counts: countsSchema,
   latency: latencyRecord,
-  throughput: z.object({
-    requestsPerS: num,
-    outputTokensPerS: num,
-    totalTokensPerS: num,
-    peakOutputTokensPerS: num,
-  }),
-  goodput: z.object({
-    slo: sloSchema,
-    goodRequests: int,
-    attempted: int,
-    attainment: num,
-    requestGoodput: num,
-    usefulOutputTokens: num,
-    totalOutputTokens: num,
-    wastedOutputTokens: num,
-    interruptedOutputTokens: num.optional(),
-    tokenGoodputRatio: num,
-    tokenSource: z.enum(['client', 'server']),
-    goodOutputTokens: num.optional(),
-    goodTokenThroughput: num.optional(),
-    perSlo: z
-      .object({
-        ttft: sloAttainment.optional(),
-        tpot: sloAttainment.optional(),
-        e2el: sloAttainment.optional(),
-        userTps: sloAttainment.optional(),
-      })
-      .optional(),
-  }),
+  throughput: throughputSchema,
+  goodput: goodputSchema,
   serverTokens: z
     .object({ requests: int, inputTokens: num, clientInputTokens: num, outputTokens: num })
     .optional(),
@@ -185,9 +210,7 @@ export const RunSummarySchema = z.object({
     .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
     .optional(),
   perUser: z.object({ outputTokensPerS: rateStats, histogram: z.string().optional() }).optional(),
-  errors: z.array(
-    z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
-  ),
+  errors: errorsSchema,
   load: z.object({
     dispatchLag: latencyStats,
     lateSends: int,
@@ -253,6 +276,7 @@ export const RunSummarySchema = z.object({
       }),
     )
     .optional(),
+  classes: z.array(classSummarySchema).optional(),
   turns: z.array(turnRow).optional(),
   laterTurns: turnRow.optional(),
   diagnosis: z.array(findingSchema).optional(),

@@ -21,6 +21,7 @@ import type {
   Slo,
   TraceFormat,
   TraceSpec,
+  TrafficClassSpec,
 } from '../types.js';
 import type { LengthDist, PartSpec } from '../workload/index.js';
 
@@ -55,6 +56,8 @@ export interface BenchmarkWorkload {
   prefixGroups?: PrefixGroupsSpec;
   /** `--images`: synthetic images in every chat request. */
   images?: ImagesSpec;
+  /** `--class`: traffic classes, each request one of them (workload/classes.ts). */
+  classes?: TrafficClassSpec[];
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */

@@ -118,5 +118,6 @@ function failedRecord(item: WorkItem, scheduledMs: Ms, now: Ms, err: unknown): R
   };
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
+  if (item.class !== undefined) record.class = item.class;
   return record;
 }

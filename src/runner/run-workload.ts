@@ -123,6 +123,7 @@ export async function buildRunWorkload(
   Object.assign(spec, workloadShape(config.workload, config.load));
   if (config.workload.prefixGroups) spec.prefixGroups = config.workload.prefixGroups;
   if (config.workload.images) spec.images = config.workload.images;
+  if (config.workload.classes) spec.classes = config.workload.classes;
   const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {

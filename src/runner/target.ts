@@ -159,10 +159,15 @@ export async function checkServedModel(
   );
 }
 
-/** The embedded engine's speculative decoding, as the RunMeta records it. */
-function specOf(opts: TargetOptions): Pick<TargetInfo, 'simSpeculativeConfig'> {
+/** The embedded engine's speculative decoding and priority scheduling, as the RunMeta records them. */
+function specOf(opts: TargetOptions): Pick<TargetInfo, 'simSpeculativeConfig' | 'simSchedulingPolicy'> {
   const spec = opts.sim?.speculativeConfig;
-  return spec === undefined ? {} : { simSpeculativeConfig: spec };
+  return {
+    ...(spec === undefined ? {} : { simSpeculativeConfig: spec }),
+    ...(opts.sim?.engine?.schedulingPolicy === 'priority'
+      ? { simSchedulingPolicy: 'priority' as const }
+      : {}),
+  };
 }
 
 /** The embedded engine's flags: `sim.engine` with `sim.speculativeConfig` over it (undefined when neither is set). */

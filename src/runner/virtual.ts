@@ -102,6 +102,7 @@ export function virtualRecord(
   if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
   if (item.sessionId !== undefined) record.sessionId = item.sessionId;
   if (item.turn !== undefined) record.turn = item.turn;
+  if (item.class !== undefined) record.class = item.class;
   if (reasoned > 0) record.chunkReasoningChars = chunks.reasoning;
   switch (end.kind) {
     case 'finished':
@@ -271,6 +272,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
           promptBlockHashes: imageIds
             ? sequenceBlockHashes([...tokenIds(text), ...imageIds], textSeed, out.tokens, ve.blockSize)
             : item.sessionId !== undefined ||
+                item.class !== undefined ||
                 config.workload.trace !== undefined ||
                 config.workload.prefixGroups !== undefined
               ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
@@ -283,6 +285,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
                   ve.blockSize,
                 ),
           sink,
+          ...(item.priority !== undefined ? { priority: item.priority } : {}),
         });
       } catch (e) {
         if (!(e instanceof EngineRejection)) throw e;

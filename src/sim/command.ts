@@ -16,6 +16,7 @@ import {
   PORT_BOUNDS,
   REASONING_OPTIONS,
   regroupOptions,
+  SCHEDULING_POLICY_OPTION,
   SPECULATIVE_CONFIG_OPTION,
 } from '../flags/index.js';
 import type { EngineConfig, EngineOptions } from './engine-config.js';
@@ -143,6 +144,7 @@ export const ENGINE_OPTIONS = defineOptions({
   },
   numGpuBlocksOverride: { type: 'integer', description: 'Fix the number of KV blocks', group: E },
   speculativeConfig: { ...SPECULATIVE_CONFIG_OPTION, group: E },
+  schedulingPolicy: { ...SCHEDULING_POLICY_OPTION, group: E },
   abortOnDisconnect: {
     type: 'boolean',
     default: true,
@@ -194,6 +196,9 @@ export function engineOptionsFromArgs(o: EngineFlags): EngineOptions {
     numGpuBlocksOverride: o.numGpuBlocksOverride,
     abortOnDisconnect: o.abortOnDisconnect,
     speculativeConfig: o.speculativeConfig,
+    ...(o.schedulingPolicy === 'priority' || o.schedulingPolicy === 'fcfs'
+      ? { schedulingPolicy: o.schedulingPolicy }
+      : {}),
   };
 }
 

@@ -35,6 +35,11 @@ export interface EngineOptions {
    * `acceptance_probability` (spec-decode.ts). Absent: no speculative decoding.
    */
   speculativeConfig?: string | Record<string, unknown>;
+  /**
+   * --scheduling-policy: 'fcfs' (default) or 'priority' (vLLM V1's: waiting requests by their
+   * `priority`, lower first, then arrival; the lowest-priority running request preempted first).
+   */
+  schedulingPolicy?: 'fcfs' | 'priority';
 }
 
 /** Resolved engine configuration. */
@@ -52,6 +57,7 @@ export interface EngineConfig {
   watermarkBlocks: number;
   /** Speculative decoding, when configured. */
   speculative?: SpeculativeConfig;
+  schedulingPolicy: 'fcfs' | 'priority';
 }
 
 const GIB = 1024 ** 3;
@@ -114,6 +120,7 @@ export function resolveEngineConfig(profile: SimProfile, opts: EngineOptions = {
     numGpuBlocks,
     abortOnDisconnect: opts.abortOnDisconnect ?? true,
     watermarkBlocks: Math.ceil(numGpuBlocks * 0.01),
+    schedulingPolicy: opts.schedulingPolicy ?? 'fcfs',
   };
   if (opts.speculativeConfig !== undefined)
     config.speculative = parseSpeculativeConfig(opts.speculativeConfig);

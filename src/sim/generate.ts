@@ -51,6 +51,8 @@ interface ParsedRequest {
   ignoreEos: boolean;
   stream: boolean;
   includeUsage: boolean;
+  /** vLLM's `priority` (0 when absent). */
+  priority: number;
 }
 
 /** A prompt's text token ids, then its images' (vision.ts); the text's own array when it has none. */
@@ -87,6 +89,8 @@ function parseBody(api: GenerateApi, body: Record<string, unknown>): ParsedReque
     api === 'responses' ? body.max_output_tokens : (body.max_completion_tokens ?? body.max_tokens);
   if (limit !== undefined && limit !== null && !(Number.isInteger(limit) && (limit as number) >= 1))
     return 'max_tokens must be a positive integer';
+  if (body.priority !== undefined && !Number.isSafeInteger(body.priority))
+    return 'priority must be an integer';
   const opts = body.stream_options as { include_usage?: unknown } | undefined;
   return {
     ids,
@@ -96,6 +100,7 @@ function parseBody(api: GenerateApi, body: Record<string, unknown>): ParsedReque
     stream: body.stream === true,
     // The Responses API always reports usage (in response.completed).
     includeUsage: api === 'responses' || opts?.include_usage === true,
+    priority: typeof body.priority === 'number' ? body.priority : 0,
   };
 }
 
@@ -135,7 +140,7 @@ export function generate(
         meanOutputTokens: ctx.meanOutputTokens,
       }),
   );
-  const why = engine.check(promptTokens, maxTokens);
+  const why = engine.check(promptTokens, maxTokens, parsed.priority);
   if (why) {
     sendError(res, 400, why, 'BadRequestError', 400);
     return;
@@ -286,6 +291,7 @@ export function generate(
           outputTokens: out.tokens,
           finishReason: out.finishReason,
           sink,
+          priority: parsed.priority,
         },
         ctx.driver.now(),
       );

@@ -31,6 +31,8 @@ export interface EngineRequestInput {
   /** Why it stops at outputTokens: 'length' (hit max_tokens) or 'stop' (EOS). */
   finishReason: 'stop' | 'length';
   sink: RequestSink;
+  /** vLLM's `priority` (lower is served first; 0 when absent). Only the 'priority' scheduling policy takes a non-zero one. */
+  priority?: number;
 }
 
 export interface EngineRequest extends EngineRequestInput {

@@ -10,6 +10,10 @@
  *   prefill-only (running decodes stall); otherwise a decode-only step.
  * When a running sequence needs a block and none is free, the most recently admitted running
  * sequence is preempted (blocks freed, recomputed later from the front of the queue).
+ * With `--scheduling-policy priority` (vLLM V1's), the queue is ordered by each request's
+ * `priority` (lower first), then arrival, and the preempted one is the running request of the
+ * lowest priority (highest value, latest arrival); under 'fcfs' a non-zero priority is refused,
+ * as vLLM refuses it.
  * With speculative decoding (spec-decode.ts), a sequence in decode verifies its last token and
  * k drafts in one step and emits the accepted ones plus one.
  * The engine knows no clock: callers pass times in, so it runs live or in virtual time.
@@ -54,6 +58,15 @@ export interface EngineListener {
 /** A request the engine refuses (vLLM answers 400). */
 export class EngineRejection extends Error {
   override name = 'EngineRejection';
+}
+
+/** The priority policy's order: lower priority value first, then earlier arrival (then admission order). */
+function servedBefore(a: EngineRequest, b: EngineRequest): boolean {
+  const pa = a.priority ?? 0;
+  const pb = b.priority ?? 0;
+  if (pa !== pb) return pa < pb;
+  if (a.arrivalMs !== b.arrivalMs) return a.arrivalMs < b.arrivalMs;
+  return a.seq < b.seq;
 }
 
 export class Engine {
@@ -101,8 +114,11 @@ export class Engine {
     return this.byId.get(id);
   }
 
-  /** Why a request of this size can never run (too long for the context or the cache), or undefined. */
-  check(promptTokens: number, outputTokens: number): string | undefined {
+  /**
+   * Why a request of this size can never run (too long for the context or the cache), or with
+   * this priority (a non-zero one without the priority policy, refused as vLLM refuses it), or undefined.
+   */
+  check(promptTokens: number, outputTokens: number, priority = 0): string | undefined {
     const {
       maxModelLen,
       maxNumBatchedTokens,
@@ -112,6 +128,8 @@ export class Engine {
       watermarkBlocks,
     } = this.config;
     const total = promptTokens + outputTokens;
+    if (priority !== 0 && this.config.schedulingPolicy !== 'priority')
+      return `Got priority ${priority} but Priority scheduling is not enabled.`;
     if (promptTokens < 1) return 'the prompt is empty';
     if (outputTokens < 1) return 'max_tokens must be at least 1';
     if (total > maxModelLen)
@@ -125,7 +143,8 @@ export class Engine {
 
   /** Queue a request; throws EngineRejection when it can never run (see check). */
   add(input: EngineRequestInput, nowMs: number): EngineRequest {
-    const why = this.check(input.promptTokens, input.outputTokens);
+    const priority = input.priority ?? 0;
+    const why = this.check(input.promptTokens, input.outputTokens, priority);
     if (why) {
       this.counters.rejected++;
       throw new EngineRejection(why);
@@ -138,6 +157,7 @@ export class Engine {
       outputTokens: input.outputTokens,
       finishReason: input.finishReason,
       sink: input.sink,
+      priority,
       seq: this.seq++,
       arrivalMs: nowMs,
       status: 'waiting',
@@ -155,8 +175,33 @@ export class Engine {
       detached: false,
     };
     this.byId.set(req.id, req);
-    this.waiting.push(req);
+    this.enqueue(req);
     return req;
+  }
+
+  /** Into the waiting queue: at the back (fcfs), or by priority, then arrival (priority). */
+  private enqueue(req: EngineRequest): void {
+    if (this.config.schedulingPolicy !== 'priority') {
+      this.waiting.push(req);
+      return;
+    }
+    let lo = 0;
+    let hi = this.waiting.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (servedBefore(this.waiting[mid]!, req)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.waiting.splice(lo, 0, req);
+  }
+
+  /** The running request preempted when blocks run out: the newest (fcfs), or the lowest priority's latest. */
+  private victim(): EngineRequest {
+    const running = this.running;
+    let victim = running[running.length - 1]!;
+    if (this.config.schedulingPolicy === 'priority')
+      for (const r of running) if (servedBefore(victim, r)) victim = r;
+    return victim;
   }
 
   /** The client went away: abort (default) or keep generating as wasted work (--no-abort-on-disconnect). */
@@ -292,9 +337,16 @@ export class Engine {
       const drafts = left === 1 && req.generated > 0 ? this.draftsFor(req, budget) : 0;
       n += drafts;
       while (!this.grow(req, req.computed + n)) {
-        const victim = this.running[this.running.length - 1]!;
+        const victim = this.victim();
+        const at = this.running.indexOf(victim);
         this.preempt(victim);
         if (victim === req) break;
+        if (at < i) {
+          // Priority policy: a victim already scheduled this step gives its tokens back (as vLLM V1).
+          const k = entries.findIndex((e) => e.req === victim);
+          if (k >= 0) budget += entries.splice(k, 1)[0]!.newTokens;
+          i--;
+        }
       }
       if (req.status !== 'running') break;
       entries.push({ req, newTokens: n, contextTokens: req.computed, draftTokens: drafts });
@@ -360,7 +412,8 @@ export class Engine {
     req.status = 'waiting';
     req.preemptions++;
     this.counters.preemptions++;
-    this.waiting.unshift(req);
+    if (this.config.schedulingPolicy === 'priority') this.enqueue(req);
+    else this.waiting.unshift(req);
   }
 
   private finish(req: EngineRequest, reason: FinishReason, tMs: number): void {

@@ -121,6 +121,12 @@ export interface WorkItem {
   agentRun?: string;
   /** Agent runs: the tool latency waited, ms, between the previous step's reply and this call. */
   toolWaitMs?: number;
+  /** Traffic classes (`--class`): the class this request belongs to. */
+  class?: string;
+  /** Sent as vLLM's `priority` field (its class's priority). */
+  priority?: number;
+  /** Sent as `model` instead of the run's (its class's model or LoRA adapter). */
+  model?: string;
 }
 
 export type Outcome = 'success' | 'error' | 'cancelled';
@@ -265,4 +271,6 @@ export interface RequestRecord {
   agentRun?: string;
   /** Agent runs: the tool latency waited before this call, ms (WorkItem.toolWaitMs). */
   toolWaitMs?: number;
+  /** Traffic classes: the class of the request (WorkItem.class). */
+  class?: string;
 }

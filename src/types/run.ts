@@ -100,6 +100,34 @@ export interface ImagesSpec {
   bytesPerRequest?: number;
 }
 
+/**
+ * One traffic class of a run (`--class`, a config file's `classes:`): its share of the requests,
+ * its own prompt and output lengths, its own SLO, the priority and model it is sent with.
+ * Unset fields take the run's (its workload flags, its SLO).
+ */
+export interface TrafficClassSpec {
+  /** Unique in the run, as records and summaries name it, e.g. "chat". */
+  name: string;
+  /** Its share of the requests sent (open loop: of the arrival rate); the shares of a run sum to 1. */
+  share: number;
+  /** Synthetic prompt length in tokens (the user part), as --prompt-tokens. */
+  promptTokens?: number;
+  /** Synthetic prompt lengths drawn from this (`prompt-tokens-dist=…`). */
+  promptTokensDist?: LengthDistSpec;
+  /** Output limit, as --max-tokens. */
+  maxTokens?: number;
+  /** Output limits drawn from this (`max-tokens-dist=…`). */
+  maxTokensDist?: LengthDistSpec;
+  /** Its own shared system prompt, as --system-prompt-tokens. */
+  systemPromptTokens?: number;
+  /** Its SLO: each objective set here replaces the run's; the others are the run's. */
+  slo?: Slo;
+  /** Sent as vLLM's `priority` field (lower = served first; the server needs `--scheduling-policy priority`). */
+  priority?: number;
+  /** Sent as the request's `model` (another model or a LoRA adapter the server serves), instead of the run's. */
+  model?: string;
+}
+
 export interface WorkloadSpec {
   kind: 'synthetic' | 'dataset' | 'trace';
   api: ApiKind;
@@ -148,6 +176,8 @@ export interface WorkloadSpec {
   prefixGroups?: PrefixGroupsSpec;
   /** Chat and Responses: images sent with every request. */
   images?: ImagesSpec;
+  /** Traffic classes (`--class`): each request belongs to one, drawn by their shares (workload/classes.ts). */
+  classes?: TrafficClassSpec[];
 }
 
 /** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */
@@ -224,6 +254,8 @@ export interface TargetInfo {
   simProfile?: string;
   /** For the embedded engine: its `--speculative-config` JSON as given, when it drafted. */
   simSpeculativeConfig?: string;
+  /** For the embedded engine: `--scheduling-policy priority` (absent: first come, first served). */
+  simSchedulingPolicy?: 'priority';
   /**
    * What the server said of itself before the load (its version, settings, the GPUs under it),
    * secrets redacted. Absent in older summaries and where nothing was asked (merged shards).

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ClassSummary } from './classes.js';
 import type { EfficiencySummary } from './efficiency.js';
 import type { LoadHonesty, ShardOutcome } from './load.js';
 import type { Ms, RequestErrorCode, SCHEMA_VERSION } from './request.js';
@@ -323,6 +324,8 @@ export interface RunSummary extends VllmKeys {
   /** Energy and cost per token (`--gpu-metrics-url` or `--gpu-power-watts`, `--cost-per-hour`); absent when neither was known. */
   efficiency?: EfficiencySummary;
   buckets?: PromptBucket[];
+  /** Traffic classes (`--class`): each class's figures against its own SLO, in the order given. */
+  classes?: ClassSummary[];
   /** Multi-turn sessions: TTFT and prompt tokens by turn index (turn 1 first). */
   turns?: TurnRow[];
   /** Multi-turn sessions: every turn after the first, pooled (`turn: 2, andLater: true`). */

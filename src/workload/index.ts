@@ -7,6 +7,7 @@
  */
 export { conversationAffinityId } from './affinity.js';
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
+export { CLASS_KEYS, checkClasses, classDealer, parseTrafficClass } from './classes.js';
 export {
   type Conversation,
   type ConversationTurn,

@@ -13,6 +13,7 @@
 import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
 import { ArrivalSchedule } from './arrivals.js';
+import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
 import { checkImages, syntheticImage } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
@@ -195,6 +196,7 @@ function permutation(n: number, rng: Rng): Uint32Array {
  * wl.item(2); // { id: 'r-000003', warmup: false, messages: [...], promptTokens: 512, scheduledMs: 0, ... }
  */
 export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Workload {
+  if (spec.classes && spec.classes.length > 0) return createClassWorkload(spec, options, createWorkload);
   const cancelRate = options.cancelRate ?? spec.cancelRate;
   const cancelAfterMs = options.cancelAfterMs ?? spec.cancelAfterMs;
   checkOptions(spec, options, cancelRate);

@@ -49,7 +49,12 @@ export {
   type StringOption,
   type ValueOf,
 } from './table.js';
-export { REASONING_OPTIONS, SPECULATIVE_CONFIG_OPTION, TARGET_OPTIONS } from './target.js';
+export {
+  REASONING_OPTIONS,
+  SCHEDULING_POLICY_OPTION,
+  SPECULATIVE_CONFIG_OPTION,
+  TARGET_OPTIONS,
+} from './target.js';
 export { TRACE_OPTIONS } from './trace.js';
 export { TOKEN_BOUNDS, WORKLOAD_OPTIONS } from './workload.js';
 

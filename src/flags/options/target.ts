@@ -34,6 +34,15 @@ export const SPECULATIVE_CONFIG_OPTION: StringOption = {
   description: `Speculative decoding of the simulated engine, vLLM's JSON: method (ngram, draft_model, eagle, eagle3, mtp, medusa), num_speculative_tokens (1-16), and the simulation-only acceptance_probability (per draft position; default by method), e.g. '{"method":"ngram","num_speculative_tokens":3}'`,
 };
 
+/** vLLM's --scheduling-policy for the simulated engine (`goodput sim`, and the embedded engine of a run). */
+export const SCHEDULING_POLICY_OPTION: StringOption<'fcfs' | 'priority'> = {
+  type: 'string',
+  choices: ['fcfs', 'priority'],
+  group: 'Target',
+  description:
+    "Scheduling policy of the simulated engine, vLLM's: fcfs (first come, first served), or priority: waiting requests by their `priority` field (lower first, then arrival), the lowest-priority running one preempted first; under fcfs a request with a non-zero priority is refused (400), as vLLM does [default: fcfs]",
+};
+
 /** Where to send requests and how: URL, model, API, key file, timeouts, retries, server metrics. */
 export const TARGET_OPTIONS = defineOptions({
   url: {
@@ -215,5 +224,6 @@ export const TARGET_OPTIONS = defineOptions({
       'Embedded engine only: live (real sockets, real time) or virtual (the engine with a simulated clock: what-if runs that finish in seconds)',
   },
   speculativeConfig: SPECULATIVE_CONFIG_OPTION,
+  schedulingPolicy: SCHEDULING_POLICY_OPTION,
   ...REASONING_OPTIONS,
 });

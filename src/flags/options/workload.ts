@@ -14,6 +14,14 @@ export const TOKEN_BOUNDS = { max: MAX_TOKENS, why: 'longer than any model conte
 
 /** What each request asks: prompts, lengths, sampling, simulated users who give up. */
 export const WORKLOAD_OPTIONS = defineOptions({
+  class: {
+    type: 'string',
+    repeatable: true,
+    valueName: 'K=V,…',
+    group: 'Workload',
+    description:
+      "A traffic class (repeatable): name=, share= (of the requests; open loop: of the arrival rate; shares add up to 1), and any of prompt-tokens=, prompt-tokens-dist=, max-tokens=, max-tokens-dist=, system-prompt-tokens=, slo-ttft=, slo-tpot=, slo-e2el=, slo-user-tps= (over the run's), priority= (sent as vLLM's priority field: lower first), model= (another model or LoRA adapter), e.g. --class name=chat,share=0.7,prompt-tokens=200,slo-ttft=500,priority=0",
+  },
   promptTokens: {
     type: 'integer',
     ...TOKEN_BOUNDS,

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
+import type { RequestRecord, RunMeta } from '../types.js';
+import { summarizeRecords } from './accumulator.js';
+import { METRICS } from './catalogue.js';
+import { classView } from './classes.js';
+
+function meta(): RunMeta {
+  const m = runMeta();
+  return {
+    ...m,
+    slo: { tpotMs: 50 },
+    workload: {
+      ...m.workload,
+      classes: [
+        { name: 'chat', share: 0.5, slo: { ttftMs: 150 }, priority: 0 },
+        { name: 'batch', share: 0.5, slo: { ttftMs: 1000 }, model: 'lora-b' },
+      ],
+    },
+  };
+}
+
+const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
+
+/** Chat: one good, one TTFT miss under its 150 ms, one failure. Batch: TTFT 400 and 900 (good under 1 s), one TPOT miss. */
+function records(): RequestRecord[] {
+  return [
+    tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 20, tokens: 11 }), 'chat'),
+    tag(streamed({ index: 1, sentMs: 100, ttft: 400, gap: 20, tokens: 11 }), 'chat'),
+    tag(failed('TIMEOUT', { index: 2, sentMs: 200 }), 'chat'),
+    tag(streamed({ index: 3, sentMs: 300, ttft: 400, gap: 20, tokens: 11, promptTokens: 2000 }), 'batch'),
+    tag(streamed({ index: 4, sentMs: 400, ttft: 900, gap: 30, tokens: 11, promptTokens: 2000 }), 'batch'),
+    tag(streamed({ index: 5, sentMs: 500, ttft: 900, gap: 80, tokens: 11, promptTokens: 2000 }), 'batch'),
+  ];
+}
+
+describe('per-class figures', () => {
+  it("judges each class by its own SLO over the run's, and the run by each request's class", () => {
+    const s = summarizeRecords(records(), meta());
+    const [chat, batch] = s.classes!;
+    expect(chat!.name).toBe('chat');
+    expect(chat!.goodput.slo).toEqual({ tpotMs: 50, ttftMs: 150 });
+    expect(batch!.goodput.slo).toEqual({ tpotMs: 50, ttftMs: 1000 });
+    expect(chat!.counts).toMatchObject({ attempted: 3, completed: 2, failed: 1 });
+    expect(chat!.goodput.goodRequests).toBe(1);
+    expect(chat!.goodput.attainment).toBeCloseTo(1 / 3, 12);
+    expect(batch!.goodput.goodRequests).toBe(2);
+    expect(batch!.goodput.attainment).toBeCloseTo(2 / 3, 12);
+    expect(chat!.priority).toBe(0);
+    expect(batch!.model).toBe('lora-b');
+    // The run: 3 good of 6, each judged by its class's SLO (the run's own SLO sets no TTFT bound).
+    expect(s.goodput.goodRequests).toBe(3);
+    expect(s.goodput.attainment).toBeCloseTo(0.5, 12);
+    // Classes run side by side: rates per second of the whole run add up to the run's.
+    expect(chat!.throughput.requestsPerS + batch!.throughput.requestsPerS).toBeCloseTo(
+      s.throughput.requestsPerS,
+      9,
+    );
+    expect(chat!.goodput.requestGoodput + batch!.goodput.requestGoodput).toBeCloseTo(
+      s.goodput.requestGoodput,
+      9,
+    );
+    expect(chat!.latency.ttft.max).toBe(400);
+    expect(batch!.latency.ttft.min).toBe(400);
+    expect(chat!.errors.map((e) => e.code)).toEqual(['TIMEOUT']);
+    expect(batch!.tokens.input).toBe(6000);
+  });
+
+  it('reads every catalogue figure of a class through its view, and nothing of the server', () => {
+    const s = summarizeRecords(records(), meta());
+    const view = classView(s, 'batch')!;
+    const read = (id: string) => METRICS.find((m) => m.id === id)!.read(view);
+    expect(read('ttft_max')).toBe(900);
+    expect(read('attainment')).toBeCloseTo(2 / 3, 12);
+    expect(read('request_goodput')).toBe(s.classes![1]!.goodput.requestGoodput);
+    expect(read('completed')).toBe(3);
+    expect(view.p99_ttft_ms).toBe(s.classes![1]!.latency.ttft.p99);
+    expect(view.server).toBeUndefined();
+    expect(classView(s, 'nope')).toBeUndefined();
+  });
+
+  it('keeps summaries without classes as they were', () => {
+    const s = summarizeRecords(
+      records().map(({ class: _, ...r }) => r),
+      { ...meta(), workload: runMeta().workload },
+    );
+    expect(s.classes).toBeUndefined();
+  });
+});
