@@ -37,6 +37,34 @@ describe('inputs that cannot be meant are usage errors (exit 2) with the fix, ne
       ['watch', '--metrics-port', '70000'],
       /--metrics-port must be at least 0 and at most 65535/,
     ],
+    // Bounds of commands' own flags, each in its option entry.
+    [
+      'trace analyze --block-size 0',
+      ['trace', 'analyze', 'trace.jsonl', '--block-size', '0'],
+      /--block-size must be at least 1, got 0/,
+    ],
+    ['adr new --choose 0', ['adr', 'new', '--choose', '0'], /--choose must be at least 1, got 0/],
+    [
+      'sweep --min-attainment 2',
+      ['sweep', '--min-attainment', '2'],
+      /--min-attainment must be between 0 and 1, got 2/,
+    ],
+    [
+      'sweep --concurrency-max 0',
+      ['sweep', '--concurrency-max', '0'],
+      /--concurrency-max must be at least 1 and at most 100000, got 0/,
+    ],
+    [
+      'compare --resamples 50',
+      ['compare', 'a', 'b', '--resamples', '50'],
+      /--resamples must be at least 100, got 50/,
+    ],
+    [
+      'compare --min-effect 1',
+      ['compare', 'a', 'b', '--min-effect', '1'],
+      /--min-effect must be at least 0 and under 1, got 1/,
+    ],
+    ['history --window 0s', ['history', '--window', '0s'], /--window must be longer than 0, got 0ms/],
   ];
   it.each(cases)('%s', async (_name, argv, message) => {
     const r = await runCliInProcess(argv, { cwd: dir });

@@ -169,4 +169,37 @@ describe('goodput gate exit codes', () => {
     expect(r.code, r.stderr).toBe(ExitCode.UNMEASURABLE);
     expect(r.stderr).toMatch(/error\[E_(ALL_FAILED|UNREACHABLE)\]/);
   });
+
+  it('shows the run in the --progress form asked, every --progress-every; refuses them with --from', async () => {
+    const run = join(work, 'progress-run');
+    const r = await cli([
+      'gate',
+      '--url',
+      engine.url,
+      '--duration',
+      '1500ms',
+      '--concurrency',
+      '2',
+      '--prompt-tokens',
+      '32',
+      '--max-tokens',
+      '4',
+      '--quiet',
+      '--progress',
+      'lines',
+      '--progress-every',
+      '1s',
+      '--out',
+      run,
+      '--threshold',
+      'completed>=1',
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+    // --quiet alone shows nothing and the default lines come every 10 s: these are the flags'.
+    expect(r.stderr).toMatch(/^progress: \d+% /m);
+    const from = await cli(['gate', '--from', run, '--progress', 'none', '--threshold', 'completed>=1']);
+    expect(from.code).toBe(ExitCode.USAGE);
+    expect(from.stderr).toContain('--progress show a run');
+    expect(from.stderr).toMatch(/hint: drop --progress/);
+  });
 });

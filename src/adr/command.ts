@@ -19,7 +19,7 @@ import { DEFAULT_ADR_DIR, listAdrFiles, readTextFile } from './files.js';
 import { lintAdrs } from './lint.js';
 import { newAdrFromExperiment } from './new-experiment-command.js';
 import { parseRuleText } from './rules.js';
-import { ADR_STATUSES, type AdrStatus, formatRule } from './schema.js';
+import { ADR_STATUSES, formatRule } from './schema.js';
 
 const JSON_OPTION = {
   type: 'boolean',
@@ -44,16 +44,16 @@ async function adrDir(ctx: CommandContext<{ dir?: string }>): Promise<string> {
   return resolve(ctx.cwd, config.adrDir ?? DEFAULT_ADR_DIR);
 }
 
-function requireString(ctx: CommandContext, key: string, flag: string, example: string): string {
-  const v = ctx.args.options[key];
-  if (typeof v !== 'string' || v === '') {
+/** A flag the subcommand needs: its text, or a usage error naming it. */
+function required(ctx: CommandContext, value: string | undefined, flag: string, example: string): string {
+  if (value === undefined || value === '') {
     throw new GoodputError(
       'E_USAGE',
       `goodput adr ${ctx.args.subcommand} needs --${flag}`,
       `e.g. ${example}`,
     );
   }
-  return v;
+  return value;
 }
 
 function parseDate(text: string | undefined): Date {
@@ -104,6 +104,8 @@ const newCommand = defineCommand({
     },
     choose: {
       type: 'integer',
+      min: 1,
+      why: 'candidates count from 1',
       valueName: 'N',
       description: 'Chosen experiment, 1-based [default: the best by verdicts]',
     },
@@ -154,20 +156,10 @@ const newCommand = defineCommand({
   async run(ctx) {
     const o = ctx.args.options;
     if (typeof o.experiment === 'string')
-      return newAdrFromExperiment(
-        ctx,
-        o.experiment,
-        await adrDir(ctx),
-        parseDate(o.date as string | undefined),
-      );
-    const title = requireString(
-      ctx,
-      'title',
-      'title',
-      'goodput adr new --title "Enable chunked prefill" ...',
-    );
-    const baselinePath = requireString(ctx, 'baseline', 'baseline', '--baseline goodput-results/base');
-    const candidatePaths = (o.candidate as string[] | undefined) ?? [];
+      return newAdrFromExperiment(ctx, o.experiment, await adrDir(ctx), parseDate(o.date));
+    const title = required(ctx, o.title, 'title', 'goodput adr new --title "Enable chunked prefill" ...');
+    const baselinePath = required(ctx, o.baseline, 'baseline', '--baseline goodput-results/base');
+    const candidatePaths = o.candidate ?? [];
     if (candidatePaths.length === 0) {
       throw new GoodputError(
         'E_USAGE',
@@ -175,9 +167,10 @@ const newCommand = defineCommand({
         'e.g. --candidate goodput-results/exp1',
       );
     }
-    const rules = ((o.rule as string[] | undefined) ?? []).map(parseRuleText);
-    const choose = o.choose as number | undefined;
-    if (choose !== undefined && (choose < 1 || choose > candidatePaths.length)) {
+    const rules = (o.rule ?? []).map(parseRuleText);
+    const choose = o.choose;
+    // At least 1 is the option's bound; at most the number of candidates is checked here.
+    if (choose !== undefined && choose > candidatePaths.length) {
       throw new GoodputError(
         'E_USAGE',
         `--choose must be between 1 and ${candidatePaths.length}`,
@@ -190,28 +183,28 @@ const newCommand = defineCommand({
       candidatePaths.map((p, i) => loadRun(resolve(ctx.cwd, p), `Exp-${i + 1}`)),
     );
     const report = compareRuns([baseline, ...candidates], {
-      resamples: o.resamples as number,
+      resamples: o.resamples,
       allowDifferent: o.allowDifferent === true,
     });
     const link = (p: string) => relative(dir, resolve(ctx.cwd, p)).replaceAll('\\', '/') || '.';
     const rollback: { metric: string; for: string; above?: number } = {
-      metric: o.rollbackMetric as string,
-      for: o.rollbackFor as string,
+      metric: o.rollbackMetric,
+      for: o.rollbackFor,
     };
     if (typeof o.rollbackAbove === 'number') rollback.above = o.rollbackAbove;
     const adr = buildAdr({
       title,
-      date: parseDate(o.date as string | undefined),
+      date: parseDate(o.date),
       existing: await listAdrFiles(dir),
-      status: o.status as AdrStatus,
+      status: o.status,
       baseline,
       candidates,
       report,
       chosen: choose === undefined ? undefined : choose - 1,
-      headroom: o.headroom as number,
+      headroom: o.headroom,
       rules,
       rollback,
-      context: o.context as string | undefined,
+      context: o.context,
       links: { baseline: link(baselinePath), candidates: candidatePaths.map(link) },
     });
     const path = join(dir, adr.fileName);
@@ -287,10 +280,10 @@ const checkCommand = defineCommand({
     json: JSON_OPTION,
   },
   async run(ctx) {
-    const base = requireString(ctx, 'base', 'base', 'goodput adr check --base origin/main');
+    const base = required(ctx, ctx.args.options.base, 'base', 'goodput adr check --base origin/main');
     const { root, changes } = await gitChanges(ctx.cwd, base);
     const config = await readProjectConfig(root);
-    const globs = (ctx.args.options.globs as string[] | undefined) ?? config.servingParams ?? [];
+    const globs = ctx.args.options.globs ?? config.servingParams ?? [];
     if (globs.length === 0) {
       throw new GoodputError(
         'E_USAGE',
@@ -354,7 +347,7 @@ const enforceCommand = defineCommand({
   async run(ctx) {
     const configPath = resolve(
       ctx.cwd,
-      requireString(ctx, 'config', 'config', 'goodput adr enforce --config deploy/vllm.yaml'),
+      required(ctx, ctx.args.options.config, 'config', 'goodput adr enforce --config deploy/vllm.yaml'),
     );
     const adrPath =
       typeof ctx.args.options.adr === 'string' ? resolve(ctx.cwd, ctx.args.options.adr) : undefined;

@@ -20,9 +20,22 @@ import type { AdrStatus } from './schema.js';
 /** Flags of `adr new` that name runs, which an experiment replaces. */
 const RUN_FLAGS = ['baseline', 'candidate', 'choose', 'allowDifferent'] as const;
 
+/** What `adr new --experiment` reads of `adr new`'s parsed options (its table is in command.ts). */
+interface ExperimentAdrFlags {
+  title?: string;
+  status: AdrStatus;
+  headroom: number;
+  rule?: string[];
+  rollbackMetric: string;
+  rollbackFor: string;
+  rollbackAbove?: number;
+  context?: string;
+  json?: boolean;
+}
+
 /** Writes the ADR of the experiment in `experimentArg` into `adrDir`; prints its path (or JSON). */
 export async function newAdrFromExperiment(
-  ctx: CommandContext,
+  ctx: CommandContext<ExperimentAdrFlags>,
   experimentArg: string,
   adrDir: string,
   date: Date,
@@ -58,8 +71,8 @@ export async function newAdrFromExperiment(
       : undefined;
   const link = (p: string) => relative(adrDir, p).replaceAll('\\', '/') || '.';
   const rollback: { metric: string; for: string; above?: number } = {
-    metric: o.rollbackMetric as string,
-    for: o.rollbackFor as string,
+    metric: o.rollbackMetric,
+    for: o.rollbackFor,
   };
   if (typeof o.rollbackAbove === 'number') rollback.above = o.rollbackAbove;
   const adr = buildExperimentAdr({
@@ -67,11 +80,11 @@ export async function newAdrFromExperiment(
     ...(typeof o.title === 'string' && o.title !== '' ? { title: o.title } : {}),
     date,
     existing: await listAdrFiles(adrDir),
-    status: o.status as AdrStatus,
-    headroom: ctx.args.given.has('headroom') ? (o.headroom as number) : EXPERIMENT_HEADROOM,
+    status: o.status,
+    headroom: ctx.args.given.has('headroom') ? o.headroom : EXPERIMENT_HEADROOM,
     meta,
     ...(simEngine ? { simEngine } : {}),
-    rules: ((o.rule as string[] | undefined) ?? []).map(parseRuleText),
+    rules: (o.rule ?? []).map(parseRuleText),
     rollback,
     ...(typeof o.context === 'string' ? { context: o.context } : {}),
     links: {

@@ -62,10 +62,20 @@ export const compareCommand = defineCommand({
     },
     minEffect: {
       type: 'number',
+      min: 0,
+      below: 1,
+      says: 'at least 0 and under 1',
+      why: 'e.g. 0.05 for 5%',
       description:
         "One noise floor for every row (0.05 = 5%, or 5 pp for proportions) instead of each row's calibrated one [default: the table in the README's compare section]",
     },
-    resamples: { type: 'integer', default: 2000, description: 'Bootstrap resamples' },
+    resamples: {
+      type: 'integer',
+      default: 2000,
+      min: 100,
+      why: "fewer leave a 95% interval's ends to chance; e.g. 2000",
+      description: 'Bootstrap resamples',
+    },
     seed: {
       type: 'integer',
       default: 1,
@@ -83,29 +93,14 @@ export const compareCommand = defineCommand({
       );
     }
     const format = chosenFormat(ctx.args, ['json', 'markdown']);
-    const resamples = o.resamples as number;
-    if (!(resamples >= 100)) {
-      throw new GoodputError(
-        'E_USAGE',
-        `--resamples must be at least 100, got ${resamples}`,
-        'e.g. --resamples 2000',
-      );
-    }
-    const minEffect = o.minEffect as number | undefined;
-    if (minEffect !== undefined && !(minEffect >= 0 && minEffect < 1)) {
-      throw new GoodputError(
-        'E_USAGE',
-        `--min-effect must be at least 0 and under 1, got ${minEffect}`,
-        'e.g. --min-effect 0.05 for 5%',
-      );
-    }
+    const { resamples, minEffect } = o;
     // Relative to the command's working directory (as every other path flag).
     const groups = await Promise.all(
       paths.map((p) => loadCompareInputs(runGroup(p, ctx.cwd).map((one) => resolvePath(ctx.cwd, one)))),
     );
     const report = compareGroups(uniqueGroupNames(groups), {
       resamples,
-      seed: o.seed as number,
+      seed: o.seed,
       allowDifferent: o.allowDifferent === true,
       ...(minEffect !== undefined ? { minEffect } : {}),
     });
@@ -113,7 +108,7 @@ export const compareCommand = defineCommand({
     else if (format === 'markdown') ctx.stdout.write(renderCompareMarkdown(report));
     else if (format === 'csv') ctx.stdout.write(renderCompareCsv(report));
     else ctx.stdout.write(renderCompareTable(report));
-    const watched = (o.failOnWorse as string[] | undefined) ?? [];
+    const watched: readonly string[] = o.failOnWorse ?? [];
     if (watched.length === 0) return ExitCode.OK;
     const worse = report.comparisons.flatMap((c) =>
       c.deltas

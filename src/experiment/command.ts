@@ -140,13 +140,25 @@ const runSpec = defineCommand({
   run: async () => ExitCode.OK,
 });
 
+/** The run flags the command line may give, parsed. */
+type RunFlags = Partial<FlagValues<typeof RUN_OPTIONS>>;
+
 /** Parsed keys (camelCase) of the run flags the command line takes. */
-const RUN_KEYS = new Set(Object.keys(RUN_OPTIONS));
+const RUN_KEYS = Object.keys(RUN_OPTIONS) as Array<keyof RunFlags>;
+
+/**
+ * The run flags given on the command line, by key in sorted order: the one read of the
+ * command's options by a key known only at run time (which run flags were given).
+ */
+function givenRunFlags(args: ParsedArgs<RunFlags>): RunFlags {
+  const keys = RUN_KEYS.filter((key) => args.given.has(key)).sort();
+  return Object.fromEntries(keys.map((key) => [key, args.options[key]]));
+}
 
 /** The plan's run flags with the command line's run flags over them. */
 function mergedRunArgs(
   planArgv: string[],
-  cli: ParsedArgs,
+  cli: ParsedArgs<RunFlags>,
 ): ParsedArgs<FlagValues<typeof BENCHMARK_OPTIONS>> {
   const plan = parseArgv(runSpec, planArgv);
   for (const key of plan.given) {
@@ -159,34 +171,32 @@ function mergedRunArgs(
       );
   }
   // A run flag has the same entry in both tables, so the command line's value has the plan's type.
-  const overrides = [...cli.given].filter((key) => RUN_KEYS.has(key));
-  const options = { ...plan.options, ...Object.fromEntries(overrides.map((key) => [key, cli.options[key]])) };
-  return { options, positionals: [], given: new Set([...plan.given, ...overrides]) };
+  const overrides = givenRunFlags(cli);
+  const options = { ...plan.options, ...overrides };
+  return { options, positionals: [], given: new Set([...plan.given, ...Object.keys(overrides)]) };
 }
 
-function overridesFrom(args: ParsedArgs, cwd: string): PlanOverrides {
+function overridesFrom(
+  args: ParsedArgs<FlagValues<typeof EXPERIMENT_OPTIONS> & RunFlags>,
+  cwd: string,
+): PlanOverrides {
   const o = args.options;
   const out: PlanOverrides = {};
-  const runFlags = Object.fromEntries(
-    [...args.given]
-      .filter((k) => RUN_KEYS.has(k))
-      .sort()
-      .map((k) => [k, o[k]]),
-  );
+  const runFlags = givenRunFlags(args);
   if (Object.keys(runFlags).length > 0) out.runFlags = runFlags;
   if (typeof o.runs === 'number') out.runs = o.runs;
-  if (typeof o.order === 'string') out.order = o.order as PlanOverrides['order'];
+  if (o.order !== undefined) out.order = o.order;
   if (typeof o.orderSeed === 'number') out.seed = o.orderSeed;
   if (typeof o.cooldown === 'number') out.cooldownMs = o.cooldown;
-  if (typeof o.restart === 'string') out.restart = o.restart as PlanOverrides['restart'];
-  if (typeof o.time === 'string') out.time = o.time as PlanOverrides['time'];
+  if (o.restart !== undefined) out.restart = o.restart;
+  if (o.time !== undefined) out.time = o.time;
   if (typeof o.baseline === 'string') out.baseline = o.baseline;
-  if (typeof o.cacheReset === 'string') out.cache_reset = o.cacheReset as PlanOverrides['cache_reset'];
+  if (o.cacheReset !== undefined) out.cache_reset = o.cacheReset;
   if (typeof o.serve === 'string') out.serve = o.serve;
   if (typeof o.out === 'string') out.output = resolvePath(cwd, o.out);
-  if (Array.isArray(o.grid) && o.grid.length > 0) {
+  if (o.grid !== undefined && o.grid.length > 0) {
     const grid: Record<string, Array<string | number | boolean>> = {};
-    for (const item of o.grid as string[]) {
+    for (const item of o.grid) {
       const eq = item.indexOf('=');
       if (eq <= 0)
         throw new GoodputError(
@@ -259,7 +269,7 @@ export const experimentCommand = defineCommand({
     const measurement = await resolveBenchmarkConfig(runArgs, ctx.env, ctx.cwd);
     const quiet = o.quiet === true;
     if (!quiet) for (const w of measurement.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
-    if (typeof o.search === 'string') return runSearchExperiment(ctx, spec, measurement, quiet);
+    if (o.search !== undefined) return runSearchExperiment(ctx, o.search, spec, measurement, quiet);
     if (!quiet)
       ctx.stderr.write(
         `experiment ${spec.name}: ${spec.configurations.length} configuration(s) × ${spec.runs} run(s), ${spec.order.mode}${spec.order.seed !== undefined ? ` (seed ${spec.order.seed})` : ''}${spec.virtual ? ', virtual time' : ''} → ${spec.dir}\n`,

@@ -43,6 +43,9 @@ export const ANALYSIS_OPTIONS = defineOptions({
   },
 });
 
+/** What the report reads of the command's options. */
+export type AnalysisFlags = FlagValues<typeof ANALYSIS_OPTIONS>;
+
 /** True when `path` is a folder holding experiment.json (then the command reports it instead of running a plan). */
 export async function isExperimentFolder(path: string): Promise<boolean> {
   try {
@@ -86,9 +89,9 @@ export async function writeExperimentAnalysis(
 }
 
 /** `goodput experiment DIR`: the matrix of an experiment folder, printed in --format. */
-export async function reportExperiment(ctx: CommandContext, dir: string): Promise<ExitCode> {
+export async function reportExperiment(ctx: CommandContext<AnalysisFlags>, dir: string): Promise<ExitCode> {
   const analysis = await writeExperimentAnalysis(dir, (t) => ctx.stderr.write(t));
-  ctx.stdout.write(render(analysis, ctx.args.options.format as AnalysisFormat));
+  ctx.stdout.write(render(analysis, ctx.args.options.format));
   return ExitCode.OK;
 }
 
@@ -97,11 +100,11 @@ export async function reportExperiment(ctx: CommandContext, dir: string): Promis
  * and Markdown stand alone on stdout). An analysis that fails is a warning: the runs are kept.
  */
 export async function printAnalysisAfterRuns(
-  ctx: CommandContext,
+  ctx: CommandContext<AnalysisFlags>,
   dir: string,
   summary: string,
 ): Promise<void> {
-  const format = ctx.args.options.format as AnalysisFormat;
+  const format = ctx.args.options.format;
   try {
     const analysis = await writeExperimentAnalysis(dir, (t) => ctx.stderr.write(t));
     if (format === 'table') ctx.stdout.write(`${summary}\n${renderExperimentTable(analysis)}`);

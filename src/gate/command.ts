@@ -17,6 +17,7 @@ import {
   defineOptions,
   type FlagValues,
   type NumberOption,
+  type ParsedArgs,
   resolveBenchmarkConfig,
 } from '../flags/index.js';
 import { importedValue, resultNoun, runCaveats, TOOL_DESCRIPTIONS } from '../metrics/index.js';
@@ -34,7 +35,11 @@ import {
 import { formatThreshold, parseThresholds, type Threshold } from './grammar.js';
 import { gateOutcomesJson, renderGateLines, renderGateMarkdown, renderJunit } from './render.js';
 
-/** One flag per shorthand threshold of the catalogue (`--max-ttft-p99-ms N`), by key. */
+/**
+ * One flag per shorthand threshold of the catalogue (`--max-ttft-p99-ms N`), by key. The keys
+ * come from the catalogue, so they are not in the type of gate's parsed options:
+ * `shorthandValues` is the one read of them.
+ */
 const SHORTHAND_OPTIONS: Readonly<Record<string, NumberOption>> = Object.fromEntries(
   SHORTHAND_THRESHOLDS.map((s): [string, NumberOption] => [
     s.key,
@@ -114,16 +119,27 @@ const LOAD_SHAPING_KEYS = [
   'api',
 ];
 
-function collectThresholds(
-  o: Record<string, unknown>,
-  positionals: readonly string[],
-  adr: AdrDocument | undefined,
-): Threshold[] {
+/** Every option of gate, parsed (the shorthands' values are read by `shorthandValues`). */
+const GATE_COMMAND_OPTIONS = defineOptions({ ...BENCHMARK_OPTIONS, ...GATE_OPTIONS });
+type GateFlags = FlagValues<typeof GATE_COMMAND_OPTIONS>;
+
+/** The shorthand flags given, by key (`maxTtftP99Ms` → 350): keys known only from the catalogue. */
+function shorthandValues(args: ParsedArgs<GateFlags>): Record<string, number> {
+  const options: Readonly<Record<string, unknown>> = args.options;
+  const values: Record<string, number> = {};
+  for (const { key } of SHORTHAND_THRESHOLDS) {
+    const v = options[key];
+    if (typeof v === 'number') values[key] = v;
+  }
+  return values;
+}
+
+function collectThresholds(args: ParsedArgs<GateFlags>, adr: AdrDocument | undefined): Threshold[] {
   const thresholds = [
     ...(adr ? gateSpecThresholds(adr.frontMatter.gate ?? {}) : []),
-    ...shorthandThresholds(o),
-    ...parseThresholds((o.threshold as string[] | undefined) ?? []),
-    ...parseThresholds(positionals),
+    ...shorthandThresholds(shorthandValues(args)),
+    ...parseThresholds(args.options.threshold ?? []),
+    ...parseThresholds(args.positionals),
   ];
   if (thresholds.length === 0) {
     throw new GoodputError(
@@ -135,12 +151,24 @@ function collectThresholds(
   return thresholds;
 }
 
+/** --progress and --progress-every show a run: with --from nothing runs, so they are refused. */
+function refuseProgressWithFrom(args: ParsedArgs<GateFlags>): void {
+  const given = (['progress', 'progressEvery'] as const).filter((k) => args.given.has(k));
+  if (given.length === 0) return;
+  const flags = given.map((k) => (k === 'progress' ? '--progress' : '--progress-every')).join(' and ');
+  throw new GoodputError(
+    'E_USAGE',
+    `${flags} show a run's progress, and with --from nothing runs`,
+    `drop ${flags}, or gate without --from to run the load`,
+  );
+}
+
 async function measuredSummary(
-  ctx: CommandContext,
+  ctx: CommandContext<GateFlags>,
   adr: AdrDocument | undefined,
 ): Promise<{ summary: RunSummary; dir: string }> {
   const o = ctx.args.options;
-  if (typeof o.from === 'string') {
+  if (o.from !== undefined) {
     const dir = resolve(ctx.cwd, o.from);
     const summary = await readSummary(dir);
     if (adr?.frontMatter.workload && o.allowDifferent !== true) {
@@ -177,6 +205,8 @@ async function measuredSummary(
     signal: ctx.signal,
     cwd: ctx.cwd,
     quiet,
+    ...(o.progress !== undefined ? { progress: o.progress } : {}),
+    ...(o.progressEvery !== undefined ? { progressEveryMs: o.progressEvery } : {}),
     version: toolVersion(),
     ...(ctx.argv ? { command: ctx.argv } : {}),
   });
@@ -189,7 +219,7 @@ async function measuredSummary(
  * gate that cannot see a figure must not pass it.
  */
 async function gateImported(
-  ctx: CommandContext,
+  ctx: CommandContext<GateFlags>,
   path: string,
   imported: ImportedSummary,
   thresholds: readonly Threshold[],
@@ -264,12 +294,13 @@ export const gateCommand = defineCommand({
       variadic: true,
     },
   ],
-  options: { ...BENCHMARK_OPTIONS, ...GATE_OPTIONS },
+  options: GATE_COMMAND_OPTIONS,
   async run(ctx) {
     const o = ctx.args.options;
-    const adr = typeof o.adr === 'string' ? await readAdr(resolve(ctx.cwd, o.adr)) : undefined;
-    const thresholds = collectThresholds(o, ctx.args.positionals, adr); // invalid thresholds fail before any load runs
-    if (typeof o.from === 'string') {
+    const adr = o.adr !== undefined ? await readAdr(resolve(ctx.cwd, o.adr)) : undefined;
+    const thresholds = collectThresholds(ctx.args, adr); // invalid thresholds fail before any load runs
+    if (o.from !== undefined) {
+      refuseProgressWithFrom(ctx.args);
       const source = await readRunSource(resolve(ctx.cwd, o.from));
       if (source.kind !== 'goodput')
         return gateImported(ctx, source.path, importedRun(source), thresholds, adr);

@@ -98,11 +98,11 @@ export const SHORTHAND_THRESHOLDS: ReadonlyArray<{
 });
 
 /** Thresholds from shorthand option values (keys as in SHORTHAND_THRESHOLDS). */
-export function shorthandThresholds(options: Record<string, unknown>): Threshold[] {
+export function shorthandThresholds(values: Readonly<Record<string, number>>): Threshold[] {
   const out: Threshold[] = [];
   for (const s of SHORTHAND_THRESHOLDS) {
-    const v = options[s.key];
-    if (typeof v === 'number') out.push(parseThreshold(s.template(v)));
+    const v = values[s.key];
+    if (v !== undefined) out.push(parseThreshold(s.template(v)));
   }
   return out;
 }

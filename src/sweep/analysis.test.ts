@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseArgv } from '../flags/index.js';
 import type { SweepPointSummary } from '../types.js';
 import {
   bisectNext,
@@ -10,7 +11,7 @@ import {
   round3,
   sloBracket,
 } from './analysis.js';
-import { resolveSweepPlan } from './command.js';
+import { resolveSweepPlan, sweepCommand } from './command.js';
 
 function point(load: number, over: Partial<SweepPointSummary> = {}): SweepPointSummary {
   return {
@@ -154,6 +155,8 @@ describe('resolveSweepPlan', () => {
     expect(() => resolveSweepPlan({ ...defaults, concurrency: ['1'], rateMax: '2' })).toThrow(/--rate-max/);
     expect(() => resolveSweepPlan({ ...defaults, concurrency: ['x'] })).toThrow(/--concurrency/);
     expect(() => resolveSweepPlan({ ...defaults, rateMax: '-1' })).toThrow(/--rate-max/);
-    expect(() => resolveSweepPlan({ ...defaults, minAttainment: 2 })).toThrow(/--min-attainment/);
+    // Bounds are the option entries': the parser refuses the value before a plan is made.
+    expect(() => parseArgv(sweepCommand, ['--min-attainment', '2'])).toThrow(/--min-attainment/);
+    expect(() => parseArgv(sweepCommand, ['--concurrency-max', '0'])).toThrow(/--concurrency-max/);
   });
 });

@@ -7,7 +7,12 @@
  */
 
 import { GoodputError } from '../errors.js';
-import { flagReplacedByTrace, type ParsedArgs, resolveBenchmarkConfig } from '../flags/index.js';
+import {
+  type BenchmarkFlags,
+  flagReplacedByTrace,
+  type ParsedArgs,
+  resolveBenchmarkConfig,
+} from '../flags/index.js';
 import type { BenchmarkConfig } from '../runner/index.js';
 import { loadTrace } from '../workload/index.js';
 import { type SweepBase, traceMeanRate } from './point-load.js';
@@ -28,15 +33,19 @@ const SESSION_SHAPE = [
   ['userRate', '--user-rate'],
 ] as const;
 
+/** A sweep's parsed flags as far as its base reads them: the benchmark's, with its list of concurrencies. */
+type SweepBaseFlags = Omit<BenchmarkFlags, 'concurrency'> & { concurrency?: string[] };
+
 /**
  * The benchmark flags without the sweep's own (so resolveBenchmarkConfig sees a plain run);
  * a session-shaping flag alone stands for `--sessions 1` (each point sets the number).
  */
-function benchmarkArgs(args: ParsedArgs): { args: ParsedArgs; impliedBy?: string } {
-  const options = { ...args.options };
+function benchmarkArgs(args: ParsedArgs<SweepBaseFlags>): {
+  args: ParsedArgs<BenchmarkFlags>;
+  impliedBy?: string;
+} {
   // The sweep sets concurrency or rate per point; --max-concurrency caps its points.
-  delete options.concurrency;
-  delete options.maxConcurrency;
+  const { concurrency: _list, maxConcurrency: _cap, ...options }: SweepBaseFlags = args.options;
   const given = new Set([...args.given].filter((k) => k !== 'concurrency' && k !== 'maxConcurrency'));
   const shape = SESSION_SHAPE.find(([key]) => given.has(key));
   if (shape && !given.has('sessions') && !given.has('sessionRate') && !given.has('trace')) {
@@ -58,7 +67,7 @@ export interface ResolvedSweepBase {
 
 /** The base of every point (see module doc); throws E_USAGE naming the flag at fault. */
 export async function resolveSweepBase(
-  args: ParsedArgs,
+  args: ParsedArgs<SweepBaseFlags>,
   plan: SweepPlan,
   env: Record<string, string | undefined>,
   cwd: string,
@@ -90,7 +99,7 @@ export async function resolveSweepBase(
   }
   const config = await resolveBenchmarkConfig(plain.args, env, cwd);
   const notes: string[] = [];
-  const maxConcurrency = args.options.maxConcurrency as number | undefined;
+  const maxConcurrency = args.options.maxConcurrency;
   const sweep: SweepBase = { requestsGiven: given.has('requests') };
   if (maxConcurrency !== undefined) sweep.maxConcurrency = maxConcurrency;
   plan.sessions = config.load.sessions !== undefined;

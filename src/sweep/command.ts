@@ -10,8 +10,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
 import {
+  CONCURRENCY_BOUNDS,
   defineCommand,
   defineOptions,
+  type FlagValues,
   LOAD_OPTIONS,
   OUTPUT_OPTIONS,
   omitOptions,
@@ -21,7 +23,7 @@ import {
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
 import { prepareOutDir, SWEEP_FILE } from '../results/index.js';
-import { type BenchmarkConfig, type ProgressMode, progressMode, runBenchmark } from '../runner/index.js';
+import { type BenchmarkConfig, progressMode, runBenchmark } from '../runner/index.js';
 import { toolVersion } from '../util/index.js';
 import { doublingConcurrencies, loadText } from './analysis.js';
 import { resolveSweepBase } from './base-command.js';
@@ -41,6 +43,8 @@ export const SWEEP_OPTIONS = defineOptions({
   },
   concurrencyMax: {
     type: 'integer',
+    ...CONCURRENCY_BOUNDS,
+    why: 'e.g. --concurrency-max 64',
     valueName: 'N',
     group: S,
     description: 'Concurrencies 1, 2, 4, … doubling up to N [default sweep: 1,2,4,8,16,32]',
@@ -69,6 +73,10 @@ export const SWEEP_OPTIONS = defineOptions({
   minAttainment: {
     type: 'number',
     default: 0.9,
+    min: 0,
+    max: 1,
+    says: 'between 0 and 1',
+    why: 'a share of requests, e.g. 0.95',
     valueName: 'A',
     group: S,
     description: 'SLO attainment (0..1) a load must reach to be within capacity; set the SLO with --slo',
@@ -111,28 +119,22 @@ function usage(message: string, hint: string): GoodputError {
   return new GoodputError('E_USAGE', message, hint);
 }
 
+/** What resolveSweepPlan reads: the sweep's own flags, parsed (bounds checked by their entries). */
+type SweepFlags = FlagValues<typeof SWEEP_OPTIONS>;
+
 /** Flags → plan. Throws E_USAGE naming the flag at fault. */
-export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
-  const list = o.concurrency as string[] | undefined;
-  const cmax = o.concurrencyMax as number | undefined;
-  const rateMax = o.rateMax as string | undefined;
+export function resolveSweepPlan(o: SweepFlags): SweepPlan {
+  const { concurrency: list, concurrencyMax: cmax, rateMax, minAttainment } = o;
   const chosen = [list !== undefined, cmax !== undefined, rateMax !== undefined].filter(Boolean).length;
   if (chosen > 1) {
     throw usage('--concurrency, --concurrency-max and --rate-max pick different sweeps', 'use one of them');
   }
-  const minAttainment = o.minAttainment as number;
-  if (!(minAttainment >= 0 && minAttainment <= 1)) {
-    throw usage(
-      `--min-attainment must be between 0 and 1, got ${minAttainment}`,
-      'e.g. --min-attainment 0.95',
-    );
-  }
   const plan: SweepPlan = {
     mode: rateMax !== undefined ? 'rate' : 'concurrency',
     minAttainment,
-    bisectSteps: o.bisect as number,
-    maxErrorRate: o.maxErrorRate as number,
-    latencyFactor: o.latencyFactor as number,
+    bisectSteps: o.bisect,
+    maxErrorRate: o.maxErrorRate,
+    latencyFactor: o.latencyFactor,
   };
   if (list !== undefined) {
     const values = list.map((s) => Number(s));
@@ -144,8 +146,6 @@ export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
     }
     plan.concurrencies = values;
   } else if (rateMax === undefined) {
-    if (cmax !== undefined && cmax < 1)
-      throw usage('--concurrency-max must be at least 1', 'e.g. --concurrency-max 64');
     plan.concurrencies = doublingConcurrencies(cmax ?? 32);
   } else {
     if (rateMax !== 'auto') {
@@ -154,8 +154,8 @@ export function resolveSweepPlan(o: Record<string, unknown>): SweepPlan {
         throw usage(`--rate-max expects a rate > 0 or auto, got '${rateMax}'`, 'e.g. --rate-max 20');
       plan.rateMax = r;
     }
-    plan.steps = Math.max(1, o.steps as number);
-    plan.throughputConcurrency = Math.max(1, o.throughputConcurrency as number);
+    plan.steps = Math.max(1, o.steps);
+    plan.throughputConcurrency = Math.max(1, o.throughputConcurrency);
   }
   return plan;
 }
@@ -220,7 +220,7 @@ export const sweepCommand = defineCommand({
           signal: ctx.signal,
           cwd: ctx.cwd,
           quiet: true,
-          progress: quiet ? 'none' : progressMode(o.progress as ProgressMode | undefined, ctx.stderr),
+          progress: quiet ? 'none' : progressMode(o.progress, ctx.stderr),
           ...(o.progressEvery !== undefined ? { progressEveryMs: o.progressEvery } : {}),
           version: toolVersion(),
           ...(ctx.argv ? { command: ctx.argv } : {}),

@@ -6,7 +6,7 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { readAdr } from '../adr/index.js';
-import { parseDuration, parseSlo } from '../config/index.js';
+import { parseSlo } from '../config/index.js';
 import { ExitCode, GoodputError } from '../errors.js';
 import { chosenFormat, defineCommand } from '../flags/index.js';
 import { gateSpecThresholds } from '../gate/index.js';
@@ -22,20 +22,19 @@ import {
   renderHistoryTable,
 } from './history.js';
 
-/** A duration option's value in ms: the parser converts given values, defaults stay text ("5m"). */
-function durationMs(value: unknown, flag: string): number {
-  return typeof value === 'number' ? value : parseDuration(String(value), flag);
-}
-
 /** The trend page's limit lines from --adr (gate thresholds, the workload's SLO) and --slo (which wins). */
-async function historyLimits(cwd: string, adr: unknown, slo: unknown): Promise<HistoryLimits> {
+async function historyLimits(
+  cwd: string,
+  adr: string | undefined,
+  slo: string | undefined,
+): Promise<HistoryLimits> {
   const limits: HistoryLimits = {};
-  if (typeof adr === 'string') {
+  if (adr !== undefined) {
     const fm = (await readAdr(resolvePath(cwd, adr))).frontMatter;
     if (fm.gate) limits.gate = { adr: fm.id, thresholds: gateSpecThresholds(fm.gate) };
     if (fm.workload?.slo) limits.slo = fm.workload.slo;
   }
-  if (typeof slo === 'string') limits.slo = parseSlo(slo, '--slo');
+  if (slo !== undefined) limits.slo = parseSlo(slo, '--slo');
   return limits;
 }
 
@@ -61,6 +60,9 @@ export const historyCommand = defineCommand({
     window: {
       type: 'duration',
       default: '1h',
+      above: 0,
+      says: 'longer than 0',
+      why: 'e.g. 1h',
       valueName: 'DURATION',
       description: 'Window size of the trend',
     },
@@ -94,15 +96,13 @@ export const historyCommand = defineCommand({
   async run(ctx) {
     const o = ctx.args.options;
     const format = chosenFormat(ctx.args, ['json']);
-    const windowMs = durationMs(o.window, '--window');
-    if (!(windowMs > 0))
-      throw new GoodputError('E_USAGE', '--window must be longer than 0', 'e.g. --window 1h');
-    const store = WatchStore.open(resolvePath(ctx.cwd, o.store as string), { readonly: true });
+    const windowMs = o.window;
+    const store = WatchStore.open(resolvePath(ctx.cwd, o.store), { readonly: true });
     try {
       const query: { since: number; target?: string } = {
-        since: Date.now() - durationMs(o.since, '--since'),
+        since: Date.now() - o.since,
       };
-      if (typeof o.target === 'string') {
+      if (o.target !== undefined) {
         if (!store.targets().some((t) => t.name === o.target)) {
           throw new GoodputError(
             'E_USAGE',
@@ -121,7 +121,7 @@ export const historyCommand = defineCommand({
       const rollbacks = store.rollbacks(query.target).filter((r) => r.at >= query.since);
       if (o.report === true) {
         const limits = await historyLimits(ctx.cwd, o.adr, o.slo);
-        const out = resolvePath(ctx.cwd, typeof o.out === 'string' ? o.out : 'trend.html');
+        const out = resolvePath(ctx.cwd, o.out ?? 'trend.html');
         await writeOutputFile(
           out,
           renderHistoryHtml(windows, rollbacks, await loadChartAssets(), {

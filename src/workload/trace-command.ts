@@ -8,7 +8,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { ExitCode, GoodputError } from '../errors.js';
 import { defineCommand, parseTraceColumns } from '../flags/index.js';
-import type { TraceFormat } from '../types.js';
 import {
   analyzeTrace,
   DEFAULT_TRACE_BLOCK_SIZE,
@@ -47,6 +46,8 @@ const analyzeCommand = defineCommand({
     },
     traceBlockSize: {
       type: 'integer',
+      min: 1,
+      why: 'e.g. 512',
       valueName: 'N',
       description: "Tokens per hash id of the trace [default: the format's own, Bailian 16, else 512]",
     },
@@ -54,6 +55,8 @@ const analyzeCommand = defineCommand({
       type: 'integer',
       valueName: 'N',
       default: 16,
+      min: 1,
+      why: 'e.g. 16',
       description: "The server's KV-cache block size: only whole blocks are reused",
     },
     bins: {
@@ -76,26 +79,16 @@ const analyzeCommand = defineCommand({
         'trace analyze needs a FILE',
         'e.g. goodput trace analyze trace.jsonl',
       );
-    for (const key of ['traceBlockSize', 'blockSize', 'bins'] as const) {
-      if (o[key] !== undefined && !((o[key] as number) >= 1)) {
-        throw new GoodputError(
-          'E_USAGE',
-          `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be at least 1`,
-          'e.g. --block-size 16',
-        );
-      }
-    }
     const read: TraceReadOptions = { signal: ctx.signal };
-    if (typeof o.traceFormat === 'string' && o.traceFormat !== 'auto')
-      read.format = o.traceFormat as TraceFormat;
-    const columns = o.traceColumns as string[] | undefined;
+    if (o.traceFormat !== 'auto') read.format = o.traceFormat;
+    const columns = o.traceColumns;
     if (columns && columns.length > 0) read.columns = parseTraceColumns(columns);
-    if (typeof o.traceTimeUnit === 'string') read.timeUnit = o.traceTimeUnit as TraceReadOptions['timeUnit'];
+    if (o.traceTimeUnit !== undefined) read.timeUnit = o.traceTimeUnit;
     const trace = await loadTrace(resolvePath(ctx.cwd, file), read);
     const analysis = analyzeTrace(trace, {
-      blockSize: o.blockSize as number,
-      traceBlockSize: (o.traceBlockSize as number | undefined) ?? trace.blockSize ?? DEFAULT_TRACE_BLOCK_SIZE,
-      bins: o.bins as number,
+      blockSize: o.blockSize,
+      traceBlockSize: o.traceBlockSize ?? trace.blockSize ?? DEFAULT_TRACE_BLOCK_SIZE,
+      bins: o.bins,
     });
     ctx.stdout.write(o.json === true ? traceAnalysisJson(analysis) : renderTraceAnalysis(analysis));
     return ExitCode.OK;

@@ -16,7 +16,7 @@ import {
 } from '../../flags/index.js';
 import { resolveOtlpConfig } from '../../otlp/index.js';
 import { renderRunTable } from '../../report/index.js';
-import { type ProgressMode, runBenchmark, unmeasurableError } from '../../runner/index.js';
+import { runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
 
 export const runCommand = defineCommand({
@@ -47,9 +47,7 @@ export const runCommand = defineCommand({
       signal: ctx.signal,
       cwd: ctx.cwd,
       quiet,
-      ...(typeof ctx.args.options.progress === 'string'
-        ? { progress: ctx.args.options.progress as ProgressMode }
-        : {}),
+      ...(ctx.args.options.progress !== undefined ? { progress: ctx.args.options.progress } : {}),
       ...(ctx.args.options.progressEvery !== undefined
         ? { progressEveryMs: ctx.args.options.progressEvery }
         : {}),

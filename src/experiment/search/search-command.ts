@@ -18,11 +18,11 @@ import { loadProfileFile } from '../../sim/index.js';
 import type { ServeParamValue } from '../../types.js';
 import { toolVersion } from '../../util/index.js';
 import { runExperiment } from '../execute.js';
-import { printAnalysisAfterRuns } from '../report-command.js';
+import { type AnalysisFlags, printAnalysisAfterRuns } from '../report-command.js';
 import { EXPERIMENT_FILE } from '../state.js';
 import { renderExperimentSummary } from '../summary.js';
 import type { ConfigurationSpec, ExperimentSpec } from '../types.js';
-import { checkSpace, OBJECTIVES, type SearchObjective } from './evaluate.js';
+import { checkSpace, OBJECTIVES } from './evaluate.js';
 import { renderDisagreements, renderSearch } from './render.js';
 import { runSearch } from './search.js';
 import { pointLabel, spaceFromGrid } from './space.js';
@@ -91,9 +91,13 @@ const same = (a: Record<string, ServeParamValue>, b: Record<string, ServeParamVa
   Object.keys(a).length === Object.keys(b).length &&
   Object.entries(a).every(([k, v]) => String(b[k]) === String(v));
 
-/** The experiment with `--search`: see the module comment. */
+/** What the search reads of the experiment command's options. */
+type SearchFlags = FlagValues<typeof SEARCH_OPTIONS> & AnalysisFlags & { force?: boolean; resume?: boolean };
+
+/** The experiment with `--search STRATEGY`: see the module comment. */
 export async function runSearchExperiment(
-  ctx: CommandContext,
+  ctx: CommandContext<SearchFlags>,
+  strategy: StrategyName,
   spec: Omit<ExperimentSpec, 'measurement'>,
   measurement: BenchmarkConfig,
   quiet: boolean,
@@ -127,10 +131,7 @@ export async function runSearchExperiment(
   };
   delete simMeasurement.url;
   const profile =
-    typeof o.searchProfile === 'string'
-      ? await loadProfileFile(resolve(ctx.cwd, o.searchProfile))
-      : undefined;
-  const strategy = o.search as StrategyName;
+    o.searchProfile !== undefined ? await loadProfileFile(resolve(ctx.cwd, o.searchProfile)) : undefined;
   const dir = join(spec.dir, 'search');
   if (!quiet)
     ctx.stderr.write(
@@ -138,13 +139,13 @@ export async function runSearchExperiment(
     );
   const found = await runSearch({
     strategy,
-    objective: o.objective as SearchObjective,
+    objective: o.objective,
     space,
     measurement: simMeasurement,
     dir,
     ...(profile ? { profile } : {}),
-    evaluations: o.searchEvaluations as number,
-    top: o.top as number,
+    evaluations: o.searchEvaluations,
+    top: o.top,
     seed: measurement.seed,
     signal: ctx.signal,
     onPoint: (p, done) => {
