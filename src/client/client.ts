@@ -8,7 +8,7 @@
  */
 
 import { setMaxListeners } from 'node:events';
-import { buildConnector, type Dispatcher, Pool, ProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type {
   AttemptRecord,
   Clock,
@@ -18,6 +18,7 @@ import type {
   WorkItem,
 } from '../types.js';
 import { makeRedactor } from '../util/index.js';
+import { buildConnector, type Connector, Pool, ProxyAgent } from '../util/undici.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import {
   type Client,
@@ -75,7 +76,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   // first queued request on the new socket, so the attempt's onRequestStart can take it.
   let justConnectedMs: number | undefined;
   const timed =
-    (inner: buildConnector.connector): buildConnector.connector =>
+    (inner: Connector): Connector =>
     (options, callback) => {
       const t0 = clock.now();
       inner(options, (err, socket) => {
@@ -104,7 +105,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
   };
   // Source addresses (direct connections only): the ones given, or the loopback spread.
   const sources = sourcePlan(url.hostname, cfg.sourceAddresses);
-  const sourced = (inner: buildConnector.connector) => (sources ? spreadOverSources(inner, sources) : inner);
+  const sourced = (inner: Connector) => (sources ? spreadOverSources(inner, sources) : inner);
   const proxy = cfg.proxyUrl === null ? undefined : (cfg.proxyUrl ?? resolveProxy(url));
   const makeDispatcher = (): Dispatcher =>
     proxy
@@ -115,7 +116,7 @@ export function createClient(cfg: ClientConfig, clock: Clock): Client {
           factory: (origin, opts) =>
             new Pool(origin, {
               ...opts,
-              connect: timed((opts as { connect: buildConnector.connector }).connect),
+              connect: timed((opts as { connect: Connector }).connect),
             }),
         })
       : new Pool(url.origin, {

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { ProxyAgent, request } from 'undici';
 import { ExitCode, GoodputError, REQUEST_ERRORS } from '../errors.js';
 import type { RequestError } from '../types.js';
 import { makeRedactor, readBounded } from '../util/index.js';
+import { ProxyAgent, request } from '../util/undici.js';
 import { classifyNetworkError, serverErrorMessage } from './classify.js';
 import { resolveProxy } from './proxy.js';
 import { modelsUrl } from './request.js';

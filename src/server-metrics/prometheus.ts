@@ -13,10 +13,10 @@
  * @module
  */
 
-import { request } from 'undici';
 import { GoodputError } from '../errors.js';
 import type { ServerSample } from '../types.js';
 import { readBounded } from '../util/index.js';
+import { request } from '../util/undici.js';
 import { detectEngine, normalizeExposition } from './normalize.js';
 import type { PromSample } from './parse.js';
 

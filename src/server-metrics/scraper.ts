@@ -9,9 +9,9 @@
  * @module
  */
 
-import { request } from 'undici';
 import type { Clock, ServerSample } from '../types.js';
 import { readBounded } from '../util/index.js';
+import { request } from '../util/undici.js';
 import { type NormalizedScrape, normalizeExposition } from './normalize.js';
 import { type PromExposition, parsePrometheusTextYielding } from './parse.js';
 import { normalizeLlamaCppSlots } from './slots.js';

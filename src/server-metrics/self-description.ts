@@ -12,9 +12,9 @@
  * @module
  */
 
-import { request } from 'undici';
 import type { ServerSelfDescription } from '../types.js';
 import { makeRedactor, readBounded } from '../util/index.js';
+import { request } from '../util/undici.js';
 import { scrapeGpuOnce } from './dcgm.js';
 import { parsePrometheusTextYielding } from './parse.js';
 
