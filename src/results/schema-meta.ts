@@ -148,6 +148,20 @@ export const RunMetaSchema = z.object({
         }),
       )
       .optional(),
+    agents: z
+      .object({
+        concurrency: int,
+        steps: int,
+        tools: int,
+        toolChoice: z.enum(['auto', 'required']),
+        toolLatencyMs: lengthDist,
+        toolResultTokens: lengthDist,
+        fanOut: int,
+        fanOutStep: int,
+        subSteps: int,
+        trace: z.object({ path: z.string(), sha256: z.string(), runs: int }).optional(),
+      })
+      .optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),

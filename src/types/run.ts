@@ -178,6 +178,31 @@ export interface WorkloadSpec {
   images?: ImagesSpec;
   /** Traffic classes (`--class`): each request belongs to one, drawn by their shares (workload/classes.ts). */
   classes?: TrafficClassSpec[];
+  /** Agent runs (--agents): each run is a loop of model calls and tool waits, maybe fanned out. */
+  agents?: AgentWorkloadSpec;
+}
+
+/**
+ * Agent runs, the workload side (workload/agents.ts, runner/strategies/agents.ts): each run
+ * offers `tools` synthetic functions; a reply that calls one is answered, after a tool latency,
+ * with a tool result of `toolResultTokens`, until `steps` model calls (the last one with
+ * tool_choice none). At step `fanOutStep` a run's tool call fans out to `fanOut` sub-agents that
+ * start from the run's conversation (its prefix) and run `subSteps` steps each, joined before
+ * the run continues. `trace`: the runs are replayed from an agent trace (docs/agents.md).
+ */
+export interface AgentWorkloadSpec {
+  /** Agent runs at once (closed loop). */
+  concurrency: number;
+  steps: number;
+  tools: number;
+  /** tool_choice of every step but the last (default required: a call each step). */
+  toolChoice: 'auto' | 'required';
+  toolLatencyMs: LengthDistSpec;
+  toolResultTokens: LengthDistSpec;
+  fanOut: number;
+  fanOutStep: number;
+  subSteps: number;
+  trace?: { path: string; sha256: string; runs: number };
 }
 
 /** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */

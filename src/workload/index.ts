@@ -6,6 +6,7 @@
  * @module
  */
 export { conversationAffinityId } from './affinity.js';
+export { type AgentSource, agentRunId, syntheticTools } from './agents.js';
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
 export { CLASS_KEYS, checkClasses, classDealer, parseTrafficClass } from './classes.js';
 export {

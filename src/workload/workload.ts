@@ -15,6 +15,7 @@ import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js
 import { ArrivalSchedule } from './arrivals.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
+import { type AgentSource, createAgentSource } from './agents.js';
 import { checkImages, syntheticImage } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
 import { PrefixGroups } from './prefix-groups.js';
@@ -68,6 +69,8 @@ export interface WorkloadOptions {
    * spec as promptTokensDist / maxTokensDist. Not with sessions or a trace.
    */
   lengths?: { prompt?: LengthDist; output?: LengthDist };
+  /** Agent runs (spec.agents): the tool latency (ms) and tool-result length distributions. */
+  agents?: { toolLatency: LengthDist; toolResultTokens: LengthDist };
 }
 
 export interface Workload {
@@ -82,6 +85,8 @@ export interface Workload {
   item(i: number): WorkItem;
   /** Multi-turn sessions (spec.sessions): the conversations the runner replays turn by turn. */
   readonly sessions?: SessionSource;
+  /** Agent runs (spec.agents): what each run sends (agents.ts); the runner runs the loop. */
+  readonly agents?: AgentSource;
 }
 
 /** "r-000001" for index 0. */
@@ -384,6 +389,19 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
           ...(options.note ? { note: options.note } : {}),
         });
 
+  const agents =
+    spec.agents && options.agents
+      ? createAgentSource({
+          spec: spec.agents,
+          ...options.agents,
+          taskTokens: spec.promptTokens ?? 256,
+          maxTokens: spec.maxTokens,
+          tokenizer,
+          root,
+          systemText,
+        })
+      : undefined;
+
   function item(i: number): WorkItem {
     if (!Number.isInteger(i) || i < 0)
       throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
@@ -442,5 +460,6 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     total: measured === undefined ? undefined : warmup + measured,
     item,
     ...(sessions ? { sessions } : {}),
+    ...(agents ? { agents } : {}),
   };
 }

@@ -1,0 +1,104 @@
+/**
+ * Synthetic agent runs (`--agents N`): what each run of an agent loop sends, seeded. A run
+ * starts with the shared system prompt and a task of `--prompt-tokens`; it offers `--tools`
+ * synthetic functions; after each tool call it waits a tool latency (`--tool-latency`, ms,
+ * a length distribution's grammar) and sends a tool result of `--tool-result-tokens`. At
+ * `--agent-fan-out-step` its call fans out to `--agent-fan-out` sub-agents, each starting from
+ * the run's conversation plus a sub-task of its own (so they share the run's prefix), run
+ * `--agent-sub-steps` steps and are joined. The loop itself is runner/strategies/agents.ts.
+ *
+ * @module
+ */
+
+import type { AgentWorkloadSpec, ChatMessage, ToolDefinition } from '../types.js';
+import { drawLength, type LengthDist } from './length-dist.js';
+import type { Rng } from './rng.js';
+import { syntheticPrompt } from './synthetic.js';
+import type { Tokenizer } from './tokenizer.js';
+
+/** What the agent strategy asks of the workload. */
+export interface AgentSource {
+  readonly spec: AgentWorkloadSpec;
+  /** The functions every step offers (one array for the run). */
+  readonly tools: readonly ToolDefinition[];
+  /** Output limit of each model call. */
+  readonly maxTokens: number;
+  /** The opening messages of run r: the shared system prompt (if any) and its task. */
+  start(run: number): ChatMessage[];
+  /** Sub-agent k's own first message of run r (after the run's conversation). */
+  subTask(run: number, agent: number): ChatMessage;
+  /** The tool latency (ms) after step `step` of agent `agent` (0 the run itself, k a sub-agent) of run r. */
+  toolLatencyMs(run: number, agent: number, step: number): number;
+  /** The text of the tool result after that step. */
+  toolResult(run: number, agent: number, step: number): string;
+  /** Prompt tokens of a conversation, as the client counts them. */
+  promptTokens(messages: readonly ChatMessage[]): number;
+}
+
+export interface AgentSourceInput {
+  spec: AgentWorkloadSpec;
+  toolLatency: LengthDist;
+  toolResultTokens: LengthDist;
+  taskTokens: number;
+  maxTokens: number;
+  tokenizer: Tokenizer;
+  root: Rng;
+  systemText: string;
+}
+
+/** The run's id: "a-000042"; a sub-agent's adds ".k". */
+export function agentRunId(run: number): string {
+  return `a-${String(run).padStart(6, '0')}`;
+}
+
+/** `count` synthetic functions: tool_0 … with a one-string-argument schema (the engine fills `query`). */
+export function syntheticTools(count: number): ToolDefinition[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `tool_${i}`,
+    description: `Synthetic tool ${i}: looks something up`,
+    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  }));
+}
+
+/** The seeded agent runs of a workload (see the module comment). */
+export function createAgentSource(input: AgentSourceInput): AgentSource {
+  const { spec, tokenizer, root } = input;
+  const tools = syntheticTools(spec.tools);
+  const taskRng = root.fork('agent-task');
+  const subRng = root.fork('agent-subtask');
+  const latencyRng = root.fork('agent-tool-latency');
+  const resultRng = root.fork('agent-tool-result');
+  const subTaskTokens = Math.max(1, Math.round(input.taskTokens / 4));
+  const key = (run: number, agent: number, step: number) => `${run}/${agent}/${step}`;
+  return {
+    spec,
+    tools,
+    maxTokens: input.maxTokens,
+    start(run) {
+      const task = syntheticPrompt(input.taskTokens, taskRng.fork(run), tokenizer, { unique: run });
+      const messages: ChatMessage[] = [];
+      if (input.systemText !== '') messages.push({ role: 'system', content: input.systemText });
+      messages.push({ role: 'user', content: task });
+      return messages;
+    },
+    subTask(run, agent) {
+      const text = syntheticPrompt(subTaskTokens, subRng.fork(run).fork(agent), tokenizer, { unique: agent });
+      return { role: 'user', content: text };
+    },
+    toolLatencyMs(run, agent, step) {
+      return drawLength(input.toolLatency, latencyRng.fork(key(run, agent, step)));
+    },
+    toolResult(run, agent, step) {
+      const rng = resultRng.fork(key(run, agent, step));
+      return syntheticPrompt(drawLength(input.toolResultTokens, rng), rng.fork('text'), tokenizer);
+    },
+    promptTokens(messages) {
+      let n = 0;
+      for (const m of messages) {
+        if (m.content !== '') n += tokenizer.count(m.content);
+        for (const c of m.toolCalls ?? []) n += tokenizer.count(c.arguments);
+      }
+      return n;
+    },
+  };
+}
