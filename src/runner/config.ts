@@ -11,6 +11,7 @@ import type { OtlpConfig } from '../otlp/index.js';
 import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
+  AgentWorkloadSpec,
   ApiKind,
   EfficiencyInputs,
   ImagesSpec,
@@ -58,6 +59,15 @@ export interface BenchmarkWorkload {
   images?: ImagesSpec;
   /** `--class`: traffic classes, each request one of them (workload/classes.ts). */
   classes?: TrafficClassSpec[];
+  /** `--agents`: agent runs (workload/agents.ts, strategies/agents.ts), with their distributions. */
+  agents?: BenchmarkAgents;
+}
+
+/** Agent runs as configured: the spec recorded in the summary, and the distributions it names. */
+export interface BenchmarkAgents {
+  spec: AgentWorkloadSpec;
+  toolLatency: LengthDist;
+  toolResultTokens: LengthDist;
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */

@@ -26,7 +26,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { LatencyHistogram } from '../metrics/index.js';
 import type { GcPauses, LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
-import { Part, type SessionSource, StageTally } from '../workload/index.js';
+import { type AgentSource, Part, type SessionSource, StageTally } from '../workload/index.js';
 import { type StopReason, StopRules } from './constraints.js';
 import { Dispatcher, type SendFn } from './dispatcher.js';
 import { watchGcPauses } from './gc-pauses.js';
@@ -36,6 +36,7 @@ import {
   CLIENT_BOUND_QUEUE_WAIT_MS,
   DEFAULT_LOAD_WIDTH,
 } from './load-limits.js';
+import { agentLoop } from './strategies/agents.js';
 import { closedLoop } from './strategies/closed.js';
 import { openLoop } from './strategies/open.js';
 import { sessionLoop } from './strategies/sessions.js';
@@ -79,6 +80,8 @@ export interface RunLoadOptions {
   startAtMs?: Ms;
   /** Multi-turn sessions (load.sessions): the measured phase replays these (strategies/sessions.ts). */
   sessions?: SessionSource;
+  /** Agent runs (workload.agents): the measured phase runs them (strategies/agents.ts). */
+  agents?: AgentSource;
   /**
    * Closed-loop stages split over load workers or shards: this loop runs its part of the run's
    * stage users (user u sends while the target is above u), so the parts together follow the
@@ -123,7 +126,12 @@ export interface LoadResult {
 }
 
 /** The load shape of the measured phase: sessions, stages of concurrency, the closed or the open loop. */
-export function strategyFor(load: LoadSpec, sessions: SessionSource | undefined): Strategy {
+export function strategyFor(
+  load: LoadSpec,
+  sessions: SessionSource | undefined,
+  agents?: AgentSource,
+): Strategy {
+  if (agents !== undefined) return agentLoop;
   if (load.sessions !== undefined && sessions !== undefined) return sessionLoop;
   if (load.mode === 'closed') return load.stages && load.stagesOf !== 'rate' ? stagedUsers : closedLoop;
   return openLoop;
@@ -155,7 +163,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   const ctx = measuredContext(opts, stop, dispatcher, measuredStartMs);
   let counted: Awaited<ReturnType<Strategy>>;
   try {
-    counted = await strategyFor(load, opts.sessions)(ctx);
+    counted = await strategyFor(load, opts.sessions, opts.agents)(ctx);
     stop.finished();
   } finally {
     stop.dispose();
@@ -247,6 +255,7 @@ function measuredContext(
     timerLag: new LatencyHistogram(),
     stageUsers: opts.stageUsers ?? Part.whole,
     sessions: opts.sessions,
+    ...(opts.agents ? { agents: opts.agents } : {}),
     exhausted: peers?.exhausted,
   };
 }

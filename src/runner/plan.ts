@@ -9,7 +9,13 @@
  */
 
 import type { LoadSpec, WorkItem } from '../types.js';
-import { Part, type SessionSource, type Tokenizer, type Workload } from '../workload/index.js';
+import {
+  type AgentSource,
+  Part,
+  type SessionSource,
+  type Tokenizer,
+  type Workload,
+} from '../workload/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { buildRunWorkload } from './run-workload.js';
 import { shardItem, shardLoad, shardSessions } from './sharding/shard.js';
@@ -68,6 +74,7 @@ export function localLoad(plan: LoadPlan): {
   load: LoadSpec;
   workItem: (i: number) => WorkItem;
   sessions?: SessionSource;
+  agents?: AgentSource;
   stageUsers?: Part;
 } {
   const { workload, shard } = plan;
@@ -79,6 +86,7 @@ export function localLoad(plan: LoadPlan): {
     load: plan.load,
     workItem: part ? shardItem(workload, warmup, part) : (i) => workload.item(i),
     ...(sessions ? { sessions } : {}),
+    ...(workload.agents ? { agents: workload.agents } : {}),
     ...(part ? { stageUsers: part } : {}),
   };
 }

@@ -124,6 +124,8 @@ export async function buildRunWorkload(
   if (config.workload.prefixGroups) spec.prefixGroups = config.workload.prefixGroups;
   if (config.workload.images) spec.images = config.workload.images;
   if (config.workload.classes) spec.classes = config.workload.classes;
+  const agents = config.workload.agents;
+  if (agents) spec.agents = agents.spec;
   const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {
@@ -148,6 +150,9 @@ export async function buildRunWorkload(
         }
       : {}),
     ...(note ? { note } : {}),
+    ...(agents
+      ? { agents: { toolLatency: agents.toolLatency, toolResultTokens: agents.toolResultTokens } }
+      : {}),
     ...(prompt || output
       ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }
       : {}),

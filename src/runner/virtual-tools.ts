@@ -50,12 +50,18 @@ export function toolReplyText(
   return text;
 }
 
-/** A tool-call reply's record: one call, and chat's finish reason `tool_calls` (Responses says `stop`). */
+/**
+ * A virtual record's tool-call and agent fields, as the client writes them: one call (chat's
+ * finish reason `tool_calls`; Responses says `stop`), the agent run and its tool wait.
+ */
 export function withToolCall(
   record: RequestRecord,
+  item: WorkItem,
   api: BenchmarkConfig['api'],
   answered: boolean,
 ): RequestRecord {
+  if (item.agentRun !== undefined) record.agentRun = item.agentRun;
+  if (item.toolWaitMs !== undefined) record.toolWaitMs = item.toolWaitMs;
   if (!answered) return record;
   record.toolCalls = 1;
   if (api === 'chat' && record.finishReason === 'stop') record.finishReason = 'tool_calls';

@@ -231,6 +231,7 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
         resolve(
           withToolCall(
             virtualRecord(item, times, end, out.reasoning),
+            item,
             config.api,
             !!tool && n > (out.reasoning ?? 0),
           ),

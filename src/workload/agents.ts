@@ -10,8 +10,9 @@
  * @module
  */
 
+import { GoodputError } from '../errors.js';
 import type { AgentWorkloadSpec, ChatMessage, ToolDefinition } from '../types.js';
-import { drawLength, type LengthDist } from './length-dist.js';
+import { drawLength, type LengthDist, lengthDistSpec, parseLengthDist } from './length-dist.js';
 import type { Rng } from './rng.js';
 import { syntheticPrompt } from './synthetic.js';
 import type { Tokenizer } from './tokenizer.js';
@@ -44,6 +45,81 @@ export interface AgentSourceInput {
   tokenizer: Tokenizer;
   root: Rng;
   systemText: string;
+}
+
+/** The agent flags as given (`--agents` and the `--agent-*`, `--tool-*` flags), defaults filled in by `agentWorkload`. */
+export interface AgentFlags {
+  concurrency: number;
+  steps?: number;
+  tools?: number;
+  toolChoice?: string;
+  /** Milliseconds, in the grammar of --prompt-tokens-dist (`200`, `uniform:50-400`, `lognormal:mean=300,sigma=0.5`). */
+  toolLatency?: string;
+  toolResultTokens?: string;
+  fanOut?: number;
+  fanOutStep?: number;
+  subSteps?: number;
+}
+
+/** Defaults: 4 steps, 4 tools, required, 100 ms tool latency, 64-token results, no fan-out (at step 2, 2 sub-steps). */
+export const AGENT_DEFAULTS = {
+  steps: 4,
+  tools: 4,
+  toolLatency: '100',
+  toolResultTokens: '64',
+  fanOutStep: 2,
+  subSteps: 2,
+} as const;
+
+function agentUsage(message: string, hint: string): GoodputError {
+  return new GoodputError('E_USAGE', message, hint);
+}
+
+/** The agent workload of the flags: the spec recorded in the summary and its two distributions. */
+export function agentWorkload(f: AgentFlags): {
+  spec: AgentWorkloadSpec;
+  toolLatency: LengthDist;
+  toolResultTokens: LengthDist;
+} {
+  const steps = f.steps ?? AGENT_DEFAULTS.steps;
+  const fanOut = f.fanOut ?? 0;
+  const fanOutStep = f.fanOutStep ?? AGENT_DEFAULTS.fanOutStep;
+  const choice = f.toolChoice ?? 'required';
+  if (choice !== 'auto' && choice !== 'required')
+    throw agentUsage(
+      `--tool-choice '${choice}' cannot drive an agent`,
+      'agents use --tool-choice required (a call each step) or auto (the model decides)',
+    );
+  if (fanOut > 0 && fanOutStep >= steps)
+    throw agentUsage(
+      `--agent-fan-out-step ${fanOutStep} is not before the last of --agent-steps ${steps}`,
+      'fan out at a step before the last, e.g. --agent-steps 4 --agent-fan-out-step 2',
+    );
+  const toolLatency = parseLengthDist(f.toolLatency ?? AGENT_DEFAULTS.toolLatency, '--tool-latency');
+  const toolResultTokens = parseLengthDist(
+    f.toolResultTokens ?? AGENT_DEFAULTS.toolResultTokens,
+    '--tool-result-tokens',
+  );
+  if (toolLatency.kind === 'empirical' || toolResultTokens.kind === 'empirical')
+    throw agentUsage(
+      'agent distributions cannot be empirical:FILE',
+      'use fixed, uniform, normal or lognormal',
+    );
+  return {
+    spec: {
+      concurrency: f.concurrency,
+      steps,
+      tools: f.tools ?? AGENT_DEFAULTS.tools,
+      toolChoice: choice,
+      toolLatencyMs: lengthDistSpec(toolLatency),
+      toolResultTokens: lengthDistSpec(toolResultTokens),
+      fanOut,
+      fanOutStep,
+      subSteps: f.subSteps ?? AGENT_DEFAULTS.subSteps,
+    },
+    toolLatency,
+    toolResultTokens,
+  };
 }
 
 /** The run's id: "a-000042"; a sub-agent's adds ".k". */

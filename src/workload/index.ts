@@ -6,7 +6,14 @@
  * @module
  */
 export { conversationAffinityId } from './affinity.js';
-export { type AgentSource, agentRunId, syntheticTools } from './agents.js';
+export {
+  AGENT_DEFAULTS,
+  type AgentFlags,
+  type AgentSource,
+  agentRunId,
+  agentWorkload,
+  syntheticTools,
+} from './agents.js';
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
 export { CLASS_KEYS, checkClasses, classDealer, parseTrafficClass } from './classes.js';
 export {

@@ -12,10 +12,10 @@
 
 import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
+import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
-import { type AgentSource, createAgentSource } from './agents.js';
 import { checkImages, syntheticImage } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
 import { PrefixGroups } from './prefix-groups.js';

@@ -9,7 +9,7 @@
 
 import type { LatencyHistogram } from '../../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../../types.js';
-import type { Part, SessionSource } from '../../workload/index.js';
+import type { AgentSource, Part, SessionSource } from '../../workload/index.js';
 
 export interface LoadContext {
   load: LoadSpec;
@@ -43,6 +43,8 @@ export interface LoadContext {
   stageUsers: Part;
   /** Multi-turn sessions to replay. */
   sessions: SessionSource | undefined;
+  /** Agent runs to run (strategies/agents.ts). */
+  agents?: AgentSource;
   /** Aborts when another load worker took the run's last measured item. */
   exhausted: AbortSignal | undefined;
 }

@@ -1,0 +1,68 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collect, readRecords } from '../src/results/index.js';
+import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
+import type { RequestRecord } from '../src/types.js';
+import { agentWorkload } from '../src/workload/index.js';
+
+const tmp = () => mkdtemp(join(tmpdir(), 'goodput-agents-'));
+
+async function agentRun(fanOut: number, requests: number, timeMode: 'virtual' | 'live' = 'virtual') {
+  const config = benchmarkConfig({
+    sim: { timeMode, ...(timeMode === 'live' ? {} : {}) },
+    load: { concurrency: 2, requests },
+    workload: {
+      promptTokens: 512,
+      systemPromptTokens: 256,
+      agents: agentWorkload({
+        concurrency: 2,
+        steps: 4,
+        fanOut,
+        fanOutStep: 2,
+        subSteps: 2,
+        toolLatency: '50',
+      }),
+    },
+    sampling: { temperature: 0, maxTokens: 32, ignoreEos: false },
+    outDir: await tmp(),
+  });
+  const result = await runBenchmark(config, { cwd: process.cwd(), quiet: true });
+  const records: RequestRecord[] = await collect(readRecords(result.dir));
+  return { ...result, records };
+}
+
+describe('agent runs against the embedded engine', () => {
+  it('streams tool calls, sends tool results back after the tool latency, fans out and joins (virtual time)', async () => {
+    const { records, summary } = await agentRun(3, 60);
+    expect(records.length).toBe(60);
+    expect(summary.completed).toBe(60);
+    const runs = new Map<string, RequestRecord[]>();
+    for (const r of records) runs.set(r.agentRun!, [...(runs.get(r.agentRun!) ?? []), r]);
+    const first = runs.get('a-000000')!;
+    // The run's own steps 1..4, and 3 sub-agents of 2 steps each.
+    const own = first.filter((r) => r.sessionId === 'a-000000');
+    expect(own.map((r) => r.turn)).toEqual([1, 2, 3, 4]);
+    for (const k of [1, 2, 3])
+      expect(first.filter((r) => r.sessionId === `a-000000.${k}`).map((r) => r.turn)).toEqual([1, 2]);
+    // Every step but an agent's last called a tool (tool_choice required); the last answers.
+    expect(own.slice(0, 3).every((r) => r.toolCalls === 1 && r.finishReason !== 'stop')).toBe(true);
+    expect(own[3]!.toolCalls).toBeUndefined();
+    // Tool results went back: each later step's prompt is longer, after a 50 ms tool wait (not after the fan-out's join).
+    expect(own[1]!.promptTokens).toBeGreaterThan(own[0]!.promptTokens + 64);
+    expect(own[1]!.toolWaitMs).toBe(50);
+    expect(own[1]!.sentMs - own[0]!.endMs).toBeGreaterThanOrEqual(50);
+    expect(own[2]!.toolWaitMs).toBeUndefined();
+    // The join: step 3 waits for every sub-agent.
+    const subs = first.filter((r) => r.sessionId !== 'a-000000');
+    expect(own[2]!.sentMs).toBeGreaterThanOrEqual(Math.max(...subs.map((r) => r.endMs)));
+  });
+
+  it('fan-out sub-agents share the parent prefix: the prefix-cache hit rate rises with fan-out', async () => {
+    const none = await agentRun(0, 48);
+    const wide = await agentRun(4, 48);
+    const hit = (s: typeof none.summary) => s.server!.prefixCacheHitRate!;
+    expect(hit(wide.summary)).toBeGreaterThan(hit(none.summary) + 0.05);
+  });
+});
