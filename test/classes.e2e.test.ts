@@ -77,5 +77,24 @@ describe('traffic classes in one run (virtual time)', () => {
     expect(off.summary.meta.target.simSchedulingPolicy).toBeUndefined();
     expect(a.chat!.latency.ttft.p99).toBeLessThan(0.5 * b.chat!.latency.ttft.p99);
     expect(a.chat!.goodput.attainment).toBeGreaterThan(b.chat!.goodput.attainment + 0.3);
+
+    // The gate reads each class's figure against its own threshold.
+    const chatP99 = a.chat!.latency.ttft.p99;
+    const gate = (dir: string, ...thresholds: string[]) =>
+      runCliInProcess(['gate', '--from', dir, ...thresholds], { cwd: dir });
+    const pass = await gate(
+      on.dir,
+      `p99(ttft){class=chat}<${Math.ceil(chatP99) + 1}`,
+      'attainment{class=batch}>=0.9',
+    );
+    expect(pass.stdout).toMatch(/\[GATE PASS\] p99\(ttft\)\{class=chat\}/);
+    expect(pass.code).toBe(0);
+    // The same limit on the run without priorities is breached by its chat class.
+    const breach = await gate(off.dir, `p99(ttft){class=chat}<${Math.ceil(chatP99) + 1}`);
+    expect(breach.stdout).toMatch(/\[GATE FAIL\] p99\(ttft\)\{class=chat\}/);
+    expect(breach.code).toBe(4);
+    const unknown = await gate(on.dir, 'p99(ttft){class=search}<1000');
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toMatch(/no traffic class 'search' \(its classes: chat, batch\)/);
   });
 });

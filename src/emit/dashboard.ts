@@ -83,8 +83,9 @@ function adrLimits(fm: AdrFrontMatter): Map<string, Line[]> {
       lines.push({ value, badAbove: badOp === '>' || badOp === '>=' });
     out.set(def.id, lines);
   };
+  // A traffic class's threshold is no line on the run's panels.
   for (const t of gateSpecThresholds(fm.gate ?? {}))
-    add(t.metric, t.op === '<' || t.op === '<=' ? '>' : '<', t.limit);
+    if (t.class === undefined) add(t.metric, t.op === '<' || t.op === '<=' ? '>' : '<', t.limit);
   const rb = fm.rollback;
   const def = rb ? metricByAdrName(rb.metric) : undefined;
   if (rb && def) add(def, rb.above !== undefined ? '>' : '<', (rb.above ?? rb.below)!);

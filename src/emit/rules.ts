@@ -151,7 +151,11 @@ export function alertsFromAdr(
     limit,
   });
   for (const t of gateSpecThresholds(fm.gate ?? {})) {
-    const why = unjudgeable(t.metric);
+    // watch exports the run's figures, not a traffic class's: a class's threshold has no series.
+    const why =
+      t.class !== undefined
+        ? `a traffic class's figure ({class=${t.class}}): watch's series are the run's; gate the class with goodput gate`
+        : unjudgeable(t.metric);
     if (why) {
       skipped.push({ threshold: t.source, reason: why });
       continue;

@@ -29,6 +29,7 @@ import {
   evaluateThresholds,
   evaluateThresholdsWith,
   gateSpecThresholds,
+  missingClasses,
   SHORTHAND_THRESHOLDS,
   shorthandThresholds,
 } from './evaluate.js';
@@ -238,7 +239,10 @@ async function gateImported(
       'pass --allow-different to gate it on the ADR thresholds anyway, or run the gate without --from',
     );
   }
-  const gate = evaluateThresholdsWith(thresholds, (t) => importedValue(imported, t.metric));
+  // Another tool's result has no traffic classes: a class's threshold finds no figure, and fails.
+  const gate = evaluateThresholdsWith(thresholds, (t) =>
+    t.class === undefined ? importedValue(imported, t.metric) : undefined,
+  );
   const missing = gate.outcomes.filter((x) => x.value === undefined).map((x) => formatThreshold(x.threshold));
   if (o.json === true) {
     const report = {
@@ -282,7 +286,7 @@ export const gateCommand = defineCommand({
   summary: 'Run (or read) a benchmark and check thresholds: exit 4 on a breach, 3 when unmeasurable',
   description: [
     'Thresholds come from --threshold expressions, the shorthand flags, or an ADR (--adr FILE), all combined.',
-    "Grammar: STAT(LATENCY) OP NUMBER [ms|s] or NAME OP NUMBER, e.g. 'p99(ttft)<350', 'error_rate<0.01'.",
+    "Grammar: STAT(LATENCY) OP NUMBER [ms|s] or NAME OP NUMBER, e.g. 'p99(ttft)<350', 'error_rate<0.01'; {class=NAME} after the subject reads a traffic class's figure: 'p99(ttft){class=chat}<500'.",
     'Exit codes: 0 every threshold holds; 4 a threshold is breached; 2 invalid usage or threshold;',
     '3 the endpoint could not be measured (no request succeeded); 130 interrupted.',
     'Prints [GATE PASS]/[GATE FAIL] lines; with $GITHUB_STEP_SUMMARY set, appends a Markdown summary there.',
@@ -329,6 +333,11 @@ export const gateCommand = defineCommand({
       // A pass or a breach on figures the client limited is about the client: say so beside it.
       for (const c of runCaveats(summary)) ctx.stderr.write(`warning: caveat ${c.id}: ${c.text}\n`);
     }
+    const classes = (summary.classes ?? []).map((c) => c.name);
+    for (const name of missingClasses(thresholds, summary))
+      ctx.stderr.write(
+        `warning: the run has no traffic class '${name}' (${classes.length > 0 ? `its classes: ${classes.join(', ')}` : 'it ran without --class'}), so its thresholds fail\n`,
+      );
     if (typeof o.junit === 'string') {
       const path = resolve(ctx.cwd, o.junit);
       await writeOutputFile(

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ADR_GATE_KEYS, type MetricDef, metric, metricByAdrGateKey } from '../metrics/index.js';
+import { ADR_GATE_KEYS, classView, type MetricDef, metric, metricByAdrGateKey } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
 import { parseThreshold, type Threshold } from './grammar.js';
 
@@ -21,9 +21,22 @@ export interface GateResult {
   outcomes: ThresholdOutcome[];
 }
 
-/** The value a threshold reads from a summary (its catalogue metric's), or undefined when the run did not measure it. */
+/**
+ * The value a threshold reads from a summary (its catalogue metric's; with `{class=NAME}`, the
+ * class's), or undefined when the run did not measure it (or has no such class).
+ */
 export function thresholdValue(t: Threshold, s: RunSummary): number | undefined {
-  return t.metric.read(s);
+  if (t.class === undefined) return t.metric.read(s);
+  const view = classView(s, t.class);
+  return view === undefined ? undefined : t.metric.read(view);
+}
+
+/** The classes thresholds name that the run does not have (each once, in order). */
+export function missingClasses(thresholds: readonly Threshold[], s: RunSummary): string[] {
+  const have = new Set((s.classes ?? []).map((c) => c.name));
+  return [
+    ...new Set(thresholds.flatMap((t) => (t.class !== undefined && !have.has(t.class) ? [t.class] : []))),
+  ];
 }
 
 /** Whether a measured value satisfies the threshold's comparison. */

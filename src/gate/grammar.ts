@@ -2,8 +2,9 @@
  * The threshold grammar, parsed once into a Threshold (as k6's thresholds are):
  *
  * ```
- * threshold  := subject op number [unit]
+ * threshold  := subject [selector] op number [unit]
  * subject    := stat "(" latency ")" | scalar
+ * selector   := "{" "class" "=" name "}"   (a traffic class's figure: --class name=…)
  * stat       := p50 | p90 | p95 | p99 | p99.9 | p999 | mean | median | min | max | std
  * latency    := ttft | tpot | itl | itl_per_token | e2el | queue_wait | ttft_from_scheduled | e2el_from_scheduled
  * scalar     := attainment | error_rate | request_goodput | goodput_ratio | request_throughput
@@ -14,7 +15,8 @@
  * ```
  *
  * Examples: `p99(ttft)<350`, `p50(tpot) <= 40ms`, `mean(e2el)<5s`, `attainment>=0.95`,
- * `error_rate<0.01`, `request_goodput>2`, `output_throughput>=1000`, `goodput_ratio>=0.9`.
+ * `error_rate<0.01`, `request_goodput>2`, `output_throughput>=1000`, `goodput_ratio>=0.9`,
+ * `p99(ttft){class=chat}<500`, `attainment{class=batch}>=0.9`.
  *
  * Every subject is a metric of the catalogue (src/metrics/catalogue.ts): latencies × statistics
  * and the scalars are exactly the catalogue's, and a parsed threshold carries its MetricDef.
@@ -74,10 +76,12 @@ export interface Threshold {
   limit: number;
   /** The catalogue metric the subject names (its `read` gives the value). */
   metric: MetricDef;
+  /** `{class=NAME}`: the figure of this traffic class (metrics' classView), not the run's. */
+  class?: string;
 }
 
 const HINT =
-  'write SUBJECT OP NUMBER, e.g. p99(ttft)<350, p50(tpot)<=40ms, attainment>=0.95, error_rate<0.01; ' +
+  "write SUBJECT OP NUMBER, e.g. p99(ttft)<350, p50(tpot)<=40ms, attainment>=0.95, error_rate<0.01, or a class's: p99(ttft){class=chat}<500; " +
   `stats: p50 p90 p95 p99 p99.9 mean min max std; latencies: ${Object.keys(THRESHOLD_LATENCIES).join(' ')}; ` +
   `scalars: ${THRESHOLD_SCALARS.join(' ')}`;
 
@@ -155,6 +159,8 @@ export function parseThreshold(source: string): Threshold {
   }
   if (!metric) fail(source, start, `'${name}' is not in the metric catalogue`);
   skipSpace();
+  const cls = source[pos] === '{' ? classSelector() : undefined;
+  skipSpace();
   const opMatch = /^(<=|>=|<|>)/.exec(source.slice(pos));
   if (!opMatch) fail(source, pos, 'expected a comparison: <, <=, > or >=');
   const op = opMatch[1] as ThresholdOp;
@@ -175,7 +181,29 @@ export function parseThreshold(source: string): Threshold {
     fail(source, pos, `unknown unit '${unit}' (use ms or s)`);
   }
   if (pos < source.length) fail(source, pos, `unexpected '${source.slice(pos)}'`);
-  return { source: source.trim(), subject, op, limit, metric };
+  return { source: source.trim(), subject, op, limit, metric, ...(cls !== undefined ? { class: cls } : {}) };
+
+  /** `{class=NAME}` at pos: the class's name. */
+  function classSelector(): string {
+    pos++;
+    skipSpace();
+    const keyStart = pos;
+    const key = word();
+    if (key !== 'class')
+      fail(source, keyStart, `expected class=NAME in the selector${key ? `, not '${key}'` : ''}`);
+    pos += key.length;
+    skipSpace();
+    if (source[pos] !== '=') fail(source, pos, "expected '=' after class");
+    pos++;
+    skipSpace();
+    const nameMatch = /^[A-Za-z0-9_.-]{1,64}/.exec(source.slice(pos));
+    if (!nameMatch) fail(source, pos, 'expected a class name');
+    pos += nameMatch[0].length;
+    skipSpace();
+    if (source[pos] !== '}') fail(source, pos, "expected '}'");
+    pos++;
+    return nameMatch[0];
+  }
 }
 
 /** Parses many; the first error wins. */
@@ -183,9 +211,11 @@ export function parseThresholds(sources: readonly string[]): Threshold[] {
   return sources.map(parseThreshold);
 }
 
-/** The subject as written canonically: "p99(ttft)" or "attainment". */
+/** The subject as written canonically: "p99(ttft)", "attainment", "p99(ttft){class=chat}". */
 export function subjectText(t: Threshold): string {
-  return t.subject.kind === 'latency' ? `${t.subject.statText}(${t.subject.latencyText})` : t.subject.name;
+  const subject =
+    t.subject.kind === 'latency' ? `${t.subject.statText}(${t.subject.latencyText})` : t.subject.name;
+  return t.class === undefined ? subject : `${subject}{class=${t.class}}`;
 }
 
 /** Canonical text: "p99(ttft) < 350 ms", "attainment >= 0.95". */

@@ -13,6 +13,7 @@ export {
   gateLimit,
   gateSpecThresholds,
   limitOp,
+  missingClasses,
   SHORTHAND_THRESHOLDS,
   shorthandThresholds,
   type ThresholdOutcome,

@@ -173,7 +173,8 @@ export function trendLimits(chart: 'ttft' | 'tpot' | 'attainment', limits: Histo
   }
   for (const t of limits.gate?.thresholds ?? []) {
     const on = chart === 'attainment' ? t.metric.id === 'attainment' : t.metric.latency?.text === chart;
-    if (!on) continue;
+    // The history charts the run's figures: a traffic class's limit is not drawn on them.
+    if (!on || t.class !== undefined) continue;
     out.push({
       y: chart === 'attainment' ? t.limit * 100 : t.limit,
       label: `${limits.gate!.adr}: ${formatThreshold(t)}`,
