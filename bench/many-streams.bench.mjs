@@ -8,7 +8,7 @@
  *
  * What limits it on a machine: a connection takes a file descriptor on each side and a local
  * port. The soft open-file limit (`ulimit -n`) cannot be raised from Node, so when it is below
- * 20,000 + RESERVED_FILES the bench runs as many streams as fit and says so (a machine with a
+ * 20,000 + RESERVED_FILES (320) the bench runs as many streams as fit and says so (a machine with a
  * larger `ulimit -n` runs the full 20,000). The ports: one source address has the ephemeral
  * range towards the server; goodput spreads a 127.x.x.x target over 127.0.0.2… when it runs out
  * (GOODPUT_BENCH_SOURCES=N gives --source-addresses 127.0.0.1…127.0.0.N instead).
@@ -26,8 +26,14 @@ import { fileURLToPath } from 'node:url';
 const SERVER_FLAG = '--many-streams-server';
 /** The longest the server holds streams waiting for the rest to arrive (ms). */
 const HOLD_MS = 60_000;
-/** File descriptors a process needs besides its connections (goodput's RESERVED_FILES). */
-const RESERVED_FILES = 64;
+/**
+ * File descriptors a process needs besides its streams: goodput's RESERVED_FILES (64), and on the
+ * server's side the warm-up's connections (at most 256): when the warm-up overruns its budget on
+ * a loaded machine the run starts on fresh connections, and the server may still hold the old
+ * ones while the new ones arrive (a server out of descriptors resets the connections it cannot
+ * accept).
+ */
+const RESERVED_FILES = 64 + 256;
 
 if (process.argv[2] === SERVER_FLAG) runServer(Number(process.argv[3]), Number(process.argv[4]));
 else await main();
@@ -63,7 +69,11 @@ async function main() {
         mode: 'closed',
         concurrency: streams,
         requests: streams,
-        maxRetries: 0,
+        // goodput's default: one retry of a connection that failed before any byte. With tens of
+        // thousands of connects at once the server's accept queue overflows (net.core.somaxconn),
+        // the kernel answers with SYN cookies, and on a starved machine some of those fail and
+        // reset; the retries are counted and printed.
+        maxRetries: 1,
         timeoutMs: 300_000,
         ...(connections ? { connections } : {}),
       },
@@ -75,7 +85,13 @@ async function main() {
     const started = performance.now();
     const notes = [];
     const stderr = { write: (t) => notes.push(...t.trim().split('\n')) };
-    const { summary } = await runBenchmark(config, { cwd, stderr, progress: 'none' });
+    const retried = new Map();
+    const onRecord = (r) => {
+      for (const a of r.failedAttempts ?? []) retried.set(a.error.code, (retried.get(a.error.code) ?? 0) + 1);
+    };
+    const overflows0 = listenOverflows();
+    const { summary } = await runBenchmark(config, { cwd, stderr, progress: 'none', onRecord });
+    const overflows = overflows0 === undefined ? '?' : listenOverflows() - overflows0;
     const seconds = (performance.now() - started) / 1000;
     const seen = await server.report();
     const clientRssMb = process.resourceUsage().maxRSS / 1024;
@@ -91,6 +107,16 @@ async function main() {
         .map(([a, n]) => `${a} × ${n}`)
         .join(', ')}; its peak RSS ${seen.rssMb.toFixed(0)} MB`,
     );
+    console.log(
+      `  retried: ${retried.size === 0 ? 'none' : [...retried].map(([c, n]) => `${c} × ${n}`).join(', ')} (connects the kernel's accept queues had no room for during the run, all processes: ${overflows})`,
+    );
+    const warm = summary.load.connectionWarmup;
+    const conns = summary.load.connections;
+    if (warm || conns) {
+      console.log(
+        `  connections: ${warm ? `warm-up ${warm.ok} of ${warm.requested} in ${warm.ms} ms${warm.reason ? ` (${warm.reason})` : ''}; ` : ''}${conns ? `${conns.peakOpen} open at once, ${conns.peakServed} served at once` : ''}`,
+      );
+    }
     for (const n of notes.filter((t) => /connections/.test(t))) console.log(`  goodput said: ${n}`);
     console.log(
       `${streams} concurrent streams: ${completed} completed, ${errors} errors, client peak RSS ${clientRssMb.toFixed(0)} MB (${((clientRssMb * 1024) / streams).toFixed(1)} KB per stream) (target: all complete, no error: ${errors === 0 && completed === streams && seen.peakOpen === streams ? 'met' : 'MISSED'})`,
@@ -212,4 +238,17 @@ function readLocalLimits() {
     // not Linux
   }
   return limits;
+}
+
+/** TcpExtListenOverflows of this network namespace (Linux): connects a listen queue had no room for. */
+function listenOverflows() {
+  try {
+    const text = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    const names = text[0].split(' ');
+    const values = text[1].split(' ');
+    const i = names.indexOf('ListenOverflows');
+    return i > 0 ? Number(values[i]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

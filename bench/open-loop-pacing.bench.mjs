@@ -90,7 +90,7 @@ try {
     `achieved/requested send rate @${RATE} req/s: ${rates.map((r) => r.toFixed(4)).join(', ')} (target within ${RATE_TOLERANCE * 100} %: ${rateOk ? 'met' : 'MISSED'}); minimal pacer ${minimal.map((r) => (r.achieved / RATE).toFixed(4)).join(', ')}`,
   );
   console.log(
-    `GC pauses in the measured phase, goodput / minimal pacer (median): ${median(goodput.map((r) => r.gc.count))} / ${median(minimal.map((r) => r.gc.count))} pauses, ${median(goodput.map((r) => r.gc.totalMs)).toFixed(0)} / ${median(minimal.map((r) => r.gc.totalMs)).toFixed(0)} ms in all`,
+    `GC pauses in the measured phase (this process's gc entries), goodput / minimal pacer (median): ${median(goodput.map((r) => r.gc.count))} / ${median(minimal.map((r) => r.gc.count))} pauses, ${median(goodput.map((r) => r.gc.totalMs)).toFixed(0)} / ${median(minimal.map((r) => r.gc.totalMs)).toFixed(0)} ms in all`,
   );
   failed = !lagOk || !rateOk;
 } finally {
@@ -138,9 +138,7 @@ async function goodputRun(rep) {
     p99: lag.p99,
     max: lag.max,
     switches,
-    selfCheck: summary.load.clientBound
-      ? `client-bound (${summary.load.clientBoundReason ?? ''})`
-      : 'not client-bound',
+    selfCheck: `${summary.load.clientBound ? `client-bound (${summary.load.clientBoundReason ?? ''})` : 'not client-bound'}${gcOf(summary.load.gcPauses)}`,
   };
 }
 
@@ -230,6 +228,13 @@ function measure(sends, errors) {
 
 function describe(r) {
   return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / RATE).toFixed(4)}; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms${r.switches === undefined ? '' : `; preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
+}
+
+/** The run's own GC figures (summary.load.gcPauses, the client self-check), when it has them. */
+function gcOf(gc) {
+  return gc
+    ? `, GC pauses ${gc.count} (${gc.totalMs.toFixed(0)} ms in all, p99 ${gc.p99Ms.toFixed(1)} ms, longest ${gc.maxMs.toFixed(1)} ms)`
+    : '';
 }
 
 function percentile(sorted, q) {
