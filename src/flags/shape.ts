@@ -2,7 +2,8 @@
  * The workload-shape flags: `--prompt-tokens-dist`, `--max-tokens-dist` (length distributions,
  * an `empirical:FILE` histogram read here, before anything runs) and `--prefix-groups`,
  * `--prefix-tokens`, `--prompts-per-group` (shared prefixes), `--images`, `--image-size`,
- * `--image-format` (synthetic images), into BenchmarkWorkload.
+ * `--image-format` (synthetic images), `--images-dir` (images from a folder, read with the
+ * workload), into BenchmarkWorkload.
  *
  * @module
  */
@@ -49,6 +50,7 @@ export async function applyShapeFlags(
     | 'images'
     | 'imageSize'
     | 'imageFormat'
+    | 'imagesDir'
   >,
   given: ReadonlySet<string>,
   config: BenchmarkConfig,
@@ -84,7 +86,22 @@ export async function applyShapeFlags(
     config.workload.maxTokensDist = await loadLengthDist(absoluteText(outputDist, flag, cwd), flag, 'output');
     config.workload.outputFromDataset = false;
   }
-  if (o.images === undefined) {
+  const imagesDir = o.imagesDir?.trim() || undefined;
+  if (imagesDir !== undefined) {
+    // --images N from the folder (1 without --images); the files keep their own size and format.
+    for (const [key, flag] of [
+      ['imageSize', '--image-size'],
+      ['imageFormat', '--image-format'],
+    ] as const)
+      if (given.has(key))
+        throw usage(
+          `${flag} cannot be used with --images-dir`,
+          `a folder's images keep their own size and format; drop ${flag}`,
+        );
+    const spec = { count: o.images ?? 1, folder: { path: resolvePath(cwd, imagesDir) } };
+    checkImages(spec);
+    config.workload.images = spec;
+  } else if (o.images === undefined) {
     for (const [key, flag] of [
       ['imageSize', '--image-size'],
       ['imageFormat', '--image-format'],

@@ -126,10 +126,18 @@ export const RunMetaSchema = z.object({
     images: z
       .object({
         count: int,
-        width: int,
-        height: int,
-        format: z.enum(['png', 'jpeg']),
+        width: int.optional(),
+        height: int.optional(),
+        format: z.enum(['png', 'jpeg']).optional(),
         bytesPerRequest: int.optional(),
+        folder: z
+          .object({
+            path: z.string(),
+            files: int.optional(),
+            bytes: int.optional(),
+            sha256: z.string().optional(),
+          })
+          .optional(),
       })
       .optional(),
     classes: z

@@ -14,6 +14,7 @@ import type { LoadSpec, RunMeta, WorkloadSpec } from '../types.js';
 import {
   createWorkload,
   loadDataset,
+  loadImageFolder,
   loadTrace,
   resolveTokenizer,
   type Tokenizer,
@@ -95,6 +96,8 @@ export async function buildRunWorkload(
   const dataset = config.workload.datasetPath
     ? await loadDataset(config.workload.datasetPath, undefined, signal ? { signal } : {})
     : undefined;
+  const folder = config.workload.images?.folder;
+  const imageFolder = folder ? await loadImageFolder(folder.path, signal) : undefined;
   const t = config.workload.trace;
   const trace = t
     ? await loadTrace(t.path, {
@@ -138,6 +141,7 @@ export async function buildRunWorkload(
     cancelRate: config.workload.cancelRate,
     cancelAfterMs: config.workload.cancelAfterMs,
     dataset,
+    ...(imageFolder ? { imageFolder } : {}),
     tokenizer,
     outputFromDataset: config.workload.outputFromDataset ?? true,
     ...(trace

@@ -6,7 +6,8 @@
  * `<|vision_start|>` / `<|vision_end|>` tokens. A 448×448 image is 256 + 2 tokens; a
  * 1024×1024 one 1,225 + 2 (scaled to 980×980 to stay under max_pixels).
  *
- * The size is read from the image itself: a PNG's IHDR, a JPEG's start-of-frame marker, in a
+ * The size is read from the image itself: a PNG's IHDR, a JPEG's start-of-frame marker, a
+ * WebP's VP8/VP8L/VP8X chunk (util/image-header.ts), in a
  * `data:` URL of an `image_url` (chat) or `input_image` (Responses) part. An image the engine
  * cannot read (another format, a remote URL) costs nothing. The tokens go after the prompt's
  * text, identified by a hash of the image, so a repeated image is a prefix-cache hit as in
@@ -14,6 +15,8 @@
  *
  * @module
  */
+
+import { imageHeader } from '../util/index.js';
 
 const PATCH = 28;
 const MIN_PIXELS = 56 * 56;
@@ -37,34 +40,26 @@ export function imageTokens(width: number, height: number): number {
   return (h / PATCH) * (w / PATCH) + 2;
 }
 
-/** Width and height of a PNG or JPEG, from its bytes; undefined for anything else. */
+/** Width and height of a PNG, JPEG or WebP, from its header (util/image-header.ts); undefined for anything else. */
 export function imageSize(bytes: Uint8Array): { width: number; height: number } | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length >= 24 && view.getUint32(0) === 0x89504e47 && view.getUint32(12) === 0x49484452) {
-    return { width: view.getUint32(16), height: view.getUint32(20) };
-  }
-  if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {
-    let at = 2;
-    while (at + 9 < bytes.length) {
-      if (bytes[at] !== 0xff) return undefined;
-      const marker = bytes[at + 1]!;
-      const length = view.getUint16(at + 2);
-      // Start of frame: SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC).
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc)
-        return { height: view.getUint16(at + 5), width: view.getUint16(at + 7) };
-      at += 2 + length;
-    }
-  }
-  return undefined;
+  const header = imageHeader(bytes);
+  return header ? { width: header.width, height: header.height } : undefined;
 }
 
-/** Base64 characters decoded to find a size: a PNG's is in its first 24 bytes, a JPEG's frame header within its first tables. */
+/**
+ * Base64 characters decoded to find a size: a PNG's and a WebP's are in their first 30 bytes, a
+ * JPEG's frame header usually within its first tables (else the whole image is decoded: a
+ * photo's EXIF segments can run past this).
+ */
 const HEAD_CHARS = 64 * 1024;
 
-/** The first bytes of a base64 `data:image/…` URL (enough for its size); undefined for any other URL. */
-function dataUrlHead(url: string): Buffer | undefined {
+/** The size of the image in a base64 `data:image/…` URL; undefined for any other URL or image. */
+function dataUrlImageSize(url: string): { width: number; height: number } | undefined {
   const m = /^data:image\/[a-z+.-]+;base64,/i.exec(url);
-  return m ? Buffer.from(url.slice(m[0].length, m[0].length + HEAD_CHARS), 'base64') : undefined;
+  if (!m) return undefined;
+  const size = imageSize(Buffer.from(url.slice(m[0].length, m[0].length + HEAD_CHARS), 'base64'));
+  if (size || url.length - m[0].length <= HEAD_CHARS) return size;
+  return imageSize(Buffer.from(url.slice(m[0].length), 'base64'));
 }
 
 /** FNV-1a of a string, sampled to at most 64 Ki characters: the identity of an image. */
@@ -89,8 +84,7 @@ function partUrl(part: unknown): string | undefined {
 
 /** The token ids of one image URL (none for an image the engine cannot read). */
 export function imageUrlTokenIds(url: string): number[] {
-  const bytes = dataUrlHead(url);
-  const size = bytes ? imageSize(bytes) : undefined;
+  const size = dataUrlImageSize(url);
   if (!size) return [];
   const base = IMAGE_ID_BASE + hashOf(url) * 8;
   return Array.from({ length: imageTokens(size.width, size.height) }, (_, k) => base + k);

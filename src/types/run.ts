@@ -89,15 +89,31 @@ export interface PrefixGroupsSpec {
   promptsPerGroup?: number;
 }
 
-/** Synthetic images in every chat request (`--images`): count, size, format. */
+/** Images in every chat request (`--images`, `--images-dir`): count, and their size and format or their folder. */
 export interface ImagesSpec {
   /** Images per request, in its last user message. */
   count: number;
-  width: number;
-  height: number;
-  format: 'png' | 'jpeg';
-  /** Encoded bytes of the first request's images together (others differ only by their noise). */
+  /** Synthetic images: pixels a side (absent with `folder`). */
+  width?: number;
+  height?: number;
+  /** Synthetic images: their encoding (absent with `folder`). */
+  format?: 'png' | 'jpeg';
+  /**
+   * Synthetic: encoded bytes of the first request's images together (others differ only by
+   * their noise). Folder: the mean, count × the files' mean size.
+   */
   bytesPerRequest?: number;
+  /** `--images-dir`: each request's images drawn (seeded) from this folder's files. */
+  folder?: ImageFolderSpec;
+}
+
+/** The folder of `--images-dir`: its path, and once read its image files, their bytes and identity. */
+export interface ImageFolderSpec {
+  path: string;
+  files?: number;
+  bytes?: number;
+  /** sha256 over the files' names and bytes, in name order. */
+  sha256?: string;
 }
 
 /**

@@ -8,6 +8,7 @@
 
 export { type BoundedReadOptions, type BoundedStop, type BoundedText, readBounded } from './bounded.js';
 export { type CsvValue, csvField, csvLine } from './csv.js';
+export { type ImageHeader, type ImageMime, imageHeader } from './image-header.js';
 export { inputStopSignal, openForReading, stopInputReads } from './input-file.js';
 export { MAX_TOKENS } from './limits.js';
 export { seededRandom } from './random.js';

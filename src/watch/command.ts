@@ -189,6 +189,7 @@ export const watchCommand = defineCommand({
         'prefixTokens',
         'promptsPerGroup',
         'images',
+        'imagesDir',
         'imageSize',
         'imageFormat',
       ]),

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { deflateSync } from 'node:zlib';
 import { GoodputError } from '../errors.js';
 import type { ImagesSpec } from '../types.js';
+import type { ImageFolder } from './image-folder.js';
 import type { Rng } from './rng.js';
 
 export const MAX_IMAGE_SIDE = 4096;
@@ -40,13 +41,31 @@ export function parseImageSize(text: string): { width: number; height: number } 
   return { width, height };
 }
 
-/** Throws E_USAGE for a spec that cannot be generated. */
+/** Synthetic images: count, size and format all given. */
+export type SyntheticImagesSpec = ImagesSpec & Required<Pick<ImagesSpec, 'width' | 'height' | 'format'>>;
+
+/** Throws E_USAGE for a spec that cannot be generated (or drawn from its folder). */
 export function checkImages(spec: ImagesSpec): void {
   if (!Number.isInteger(spec.count) || spec.count < 1 || spec.count > MAX_IMAGES)
     throw new GoodputError(
       'E_USAGE',
       `--images must be a whole number from 1 to ${MAX_IMAGES}, got ${spec.count}`,
       'e.g. --images 1 --image-size 512x512',
+    );
+  if (spec.folder) {
+    if (spec.width !== undefined || spec.height !== undefined || spec.format !== undefined)
+      throw new GoodputError(
+        'E_USAGE',
+        '--image-size and --image-format cannot be used with --images-dir',
+        "a folder's images keep their own size and format; drop --image-size and --image-format",
+      );
+    return;
+  }
+  if (spec.format !== 'png' && spec.format !== 'jpeg')
+    throw new GoodputError(
+      'E_USAGE',
+      `--image-format must be png or jpeg, got ${spec.format}`,
+      'e.g. --image-format png',
     );
   parseImageSize(`${spec.width}x${spec.height}`);
 }
@@ -124,7 +143,7 @@ function pixels(width: number, height: number, rng: Rng): Uint8Array {
 }
 
 /** One synthetic image of `spec`'s size and format, drawn from `rng`. */
-export function syntheticImage(spec: ImagesSpec, rng: Rng): RequestImage {
+export function syntheticImage(spec: SyntheticImagesSpec, rng: Rng): RequestImage {
   const { width, height } = spec;
   const rgb = pixels(width, height, rng);
   let bytes: Buffer;
@@ -145,4 +164,43 @@ export function syntheticImage(spec: ImagesSpec, rng: Rng): RequestImage {
     bytes = encodePng(width, height, rgb);
   }
   return { url: `data:image/${spec.format};base64,${bytes.toString('base64')}`, bytes: bytes.length };
+}
+
+/** The images of each request of a run, and the images spec as run. */
+export interface ImageSource {
+  /** Request i's images (seeded by i alone). */
+  imagesOf(i: number): RequestImage[];
+  /** The spec with what was sent: a synthetic request's bytes, or the folder's files, bytes and sha256. */
+  spec: ImagesSpec;
+}
+
+/**
+ * Request i's images: synthetic ones drawn from `rng.fork(i).fork(k)`, or with `spec.folder`
+ * the folder's files, each of a request's `count` drawn (with replacement) from the same streams.
+ * The folder must be `folder`, already read (image-folder.ts).
+ */
+export function imageSource(spec: ImagesSpec, rng: Rng, folder?: ImageFolder): ImageSource {
+  checkImages(spec);
+  if (spec.folder) {
+    if (!folder || folder.images.length === 0)
+      throw new GoodputError(
+        'E_USAGE',
+        `the images of --images-dir ${spec.folder.path} were not read`,
+        'read the folder with loadImageFolder and pass it as the workload option imageFolder',
+      );
+    const files = folder.images;
+    return {
+      imagesOf: (i) =>
+        Array.from({ length: spec.count }, (_, k) => files[rng.fork(i).fork(k).int(files.length)]!),
+      spec: {
+        ...spec,
+        folder: { path: folder.path, files: files.length, bytes: folder.bytes, sha256: folder.sha256 },
+        bytesPerRequest: Math.round((spec.count * folder.bytes) / files.length),
+      },
+    };
+  }
+  const synthetic = spec as SyntheticImagesSpec;
+  const imagesOf = (i: number) =>
+    Array.from({ length: spec.count }, (_, k) => syntheticImage(synthetic, rng.fork(i).fork(k)));
+  return { imagesOf, spec: { ...spec, bytesPerRequest: imagesOf(0).reduce((sum, im) => sum + im.bytes, 0) } };
 }

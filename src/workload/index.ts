@@ -38,6 +38,7 @@ export {
 } from './dataset.js';
 export { HF_PROMPT_COLUMNS, HF_REPLY_COLUMNS, type JsonlKind, jsonlKindOf } from './dataset-formats.js';
 export { isParquetFile, loadParquetDataset, MAX_PARQUET_BYTES } from './dataset-parquet.js';
+export { loadImageFolder } from './image-folder.js';
 export {
   checkImages,
   encodePng,

@@ -16,7 +16,8 @@ import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
-import { checkImages, syntheticImage } from './images.js';
+import type { ImageFolder } from './image-folder.js';
+import { checkImages, imageSource } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
 import { PrefixGroups } from './prefix-groups.js';
 import { fitPromptFrame } from './prompt-frame.js';
@@ -71,6 +72,8 @@ export interface WorkloadOptions {
   lengths?: { prompt?: LengthDist; output?: LengthDist };
   /** Agent runs (spec.agents): the tool latency (ms) and tool-result length distributions. */
   agents?: { toolLatency: LengthDist; toolResultTokens: LengthDist };
+  /** Required when spec.images.folder is set: the folder's images, read (image-folder.ts). */
+  imageFolder?: ImageFolder;
 }
 
 export interface Workload {
@@ -266,13 +269,8 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     resolved.maxTokens = Math.max(1, Math.round(meanLength(outputDist)));
     delete resolved.maxTokensFrom;
   }
-  const imageStreams = root.fork('image');
-  const imagesOf = (i: number) =>
-    Array.from({ length: spec.images!.count }, (_, k) =>
-      syntheticImage(spec.images!, imageStreams.fork(i).fork(k)),
-    );
-  if (spec.images)
-    resolved.images = { ...spec.images, bytesPerRequest: imagesOf(0).reduce((sum, im) => sum + im.bytes, 0) };
+  const images = spec.images ? imageSource(spec.images, root.fork('image'), options.imageFolder) : undefined;
+  if (images) resolved.images = images.spec;
   const prefixGroups = spec.prefixGroups
     ? new PrefixGroups(spec.prefixGroups, root.fork('prefix-group'))
     : undefined;
@@ -446,7 +444,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       workItem.promptTokens = systemTokens + (prefixGroups ? spec.prefixGroups!.prefixTokens : 0) + length;
     }
     if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
-    if (spec.images) workItem.images = imagesOf(i);
+    if (images) workItem.images = images.imagesOf(i);
     if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
     if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
       workItem.cancelAfterMs = cancelAfterMs!;

@@ -131,6 +131,13 @@ export const WORKLOAD_OPTIONS = defineOptions({
     description:
       "Chat/Responses: N synthetic images (seeded, --image-size, --image-format) as data URLs after each request's last user message",
   },
+  imagesDir: {
+    type: 'string',
+    valueName: 'DIR',
+    group: 'Workload',
+    description:
+      "Chat/Responses: images from this folder's PNG, JPEG and WebP files (read once, at most 20 MiB a file and 256 MiB in all), drawn seeded per request, --images N of them (default 1), each as a data URL of its own type and size",
+  },
   imageSize: {
     type: 'string',
     valueName: 'WxH',
