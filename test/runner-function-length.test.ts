@@ -18,10 +18,6 @@ const MAX_LINES = 80;
  * them (left over from issue 29; split them and remove the entry).
  */
 const STILL_LONG: Record<string, number> = {
-  'virtual.ts: virtualSender': 85,
-  // Its send and the promise executor inside it.
-  'virtual.ts: send': 82,
-  'virtual.ts: (anonymous)': 81,
   'workers/pool.ts: startLoadWorkers': 129,
   'workers/thread.ts: runLoadWorker': 104,
 };

@@ -40,5 +40,6 @@ export { runTokenizer, warmWorkload, workloadShape } from './run-workload.js';
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './sharding/shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
-export { createVirtualTransport, type VirtualEnd, virtualRecord } from './virtual.js';
+export { createVirtualTransport } from './virtual.js';
+export { type VirtualEnd, virtualRecord } from './virtual-record.js';
 export { MAX_WORKERS, resolveWorkerCount } from './workers/index.js';

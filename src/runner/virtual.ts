@@ -23,6 +23,7 @@ import {
   chatPromptText,
   type EngineCounters,
   EngineRejection,
+  type EngineRequestInput,
   hashString,
   imageUrlTokenIds,
   pickOutputLength,
@@ -43,129 +44,11 @@ import type { RequestRecord, ServerSummary, WorkItem } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
 import type { SendFn } from './load.js';
 import { embeddedEngineOptions } from './target.js';
+import { type VirtualEnd, virtualRecord } from './virtual-record.js';
 import { toolReplyText, virtualToolCall, withToolCall } from './virtual-tools.js';
 
 /** The live engine's mean output length when ignore_eos is off (its default). */
 const MEAN_OUTPUT_TOKENS = 200;
-
-const us = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** How a virtual request ended, as the client would have seen it. */
-export type VirtualEnd =
-  | { kind: 'finished'; finishReason: 'stop' | 'length' | 'abort' }
-  | { kind: 'rejected'; message: string }
-  | { kind: 'cancelled'; afterMs: number }
-  | { kind: 'interrupted'; message: string };
-
-/**
- * One simulated request as the client would have recorded it: sent, first token, one chunk per
- * token, end. In reasoning mode (`reasoningTokens` given: the first that many output tokens are
- * reasoning), the chunks carry their phase as the live client records it (`chunkReasoningChars`)
- * and the reasoning tokens come from usage when the request finished, else counted.
- */
-export function virtualRecord(
-  item: WorkItem,
-  times: {
-    scheduledMs: number;
-    sentMs: number;
-    endMs: number;
-    tokenMs: readonly number[];
-    /** Tokens of each engine step, in order (speculative decoding emits several); absent: one each. */
-    stepTokens?: readonly number[];
-  },
-  end: VirtualEnd,
-  reasoningTokens?: number,
-): RequestRecord {
-  const sent = us(times.sentMs);
-  const reasoned = reasoningTokens === undefined ? 0 : Math.min(reasoningTokens, times.tokenMs.length);
-  const chunks = stepChunks(times.tokenMs, times.stepTokens, reasoned);
-  const record: RequestRecord = {
-    id: item.id,
-    index: item.index,
-    warmup: item.warmup,
-    outcome: 'success',
-    attempts: 1,
-    scheduledMs: us(times.scheduledMs),
-    sentMs: sent,
-    firstSentMs: sent,
-    headersMs: sent,
-    endMs: us(times.endMs),
-    chunkMs: chunks.ms,
-    chunkChars: chunks.tokens,
-    httpStatus: 200,
-    promptTokens: item.promptTokens,
-    serverPromptTokens: item.promptTokens,
-    outputTokens: times.tokenMs.length,
-    outputTokensSource: 'usage',
-    maxTokens: item.maxTokens,
-  };
-  if (record.chunkMs.length > 0) record.firstTokenMs = record.chunkMs[0];
-  if (item.sessionId !== undefined) record.sessionId = item.sessionId;
-  if (item.turn !== undefined) record.turn = item.turn;
-  if (item.class !== undefined) record.class = item.class;
-  if (reasoned > 0) record.chunkReasoningChars = chunks.reasoning;
-  switch (end.kind) {
-    case 'finished':
-      record.finishReason = end.finishReason;
-      // usage.completion_tokens_details.reasoning_tokens, as the live engine reports it (0 included).
-      if (reasoningTokens !== undefined) record.reasoningTokens = reasoned;
-      return record;
-    case 'rejected':
-      return {
-        ...record,
-        outcome: 'error',
-        httpStatus: 400,
-        error: { code: 'HTTP_CLIENT_ERROR', message: end.message, httpStatus: 400 },
-        outputTokens: 0,
-      };
-    case 'cancelled':
-      // The user gave up: the record ends there with the tokens received so far.
-      record.outcome = 'cancelled';
-      record.error = { code: 'ABORTED', message: `cancelled after ${end.afterMs} ms (simulated user)` };
-      return countedReasoning(record, reasoned);
-    case 'interrupted':
-      record.outcome = 'cancelled';
-      record.error = { code: 'INTERRUPTED', message: end.message };
-      return countedReasoning(record, reasoned);
-  }
-}
-
-/**
- * The chunks the live engine streams for these token times: one per step (its `stepTokens`
- * tokens, one character each), split in two at the end of the first `reasoned` tokens as the
- * live engine sends a step's reasoning and answer tokens in separate chunks.
- */
-function stepChunks(
-  tokenMs: readonly number[],
-  stepTokens: readonly number[] | undefined,
-  reasoned: number,
-): { ms: number[]; tokens: number[]; reasoning: number[] } {
-  const out = { ms: [] as number[], tokens: [] as number[], reasoning: [] as number[] };
-  const push = (ms: number, tokens: number, reasoning: number): void => {
-    out.ms.push(us(ms));
-    out.tokens.push(tokens);
-    out.reasoning.push(reasoning);
-  };
-  let first = 0;
-  for (let s = 0; first < tokenMs.length; s++) {
-    const count = Math.min(stepTokens?.[s] ?? 1, tokenMs.length - first);
-    const r = Math.max(0, Math.min(count, reasoned - first));
-    if (r > 0) push(tokenMs[first]!, r, r);
-    if (count > r) push(tokenMs[first]!, count - r, 0);
-    first += count;
-  }
-  return out;
-}
-
-/** A request that ended without usage: its tokens (and reasoning tokens, if any) are the ones received. */
-function countedReasoning(record: RequestRecord, reasoned: number): RequestRecord {
-  record.outputTokensSource = 'counted';
-  if (reasoned > 0) {
-    record.reasoningTokens = reasoned;
-    record.reasoningTokensSource = 'counted';
-  }
-  return record;
-}
 
 /** The reasoning mode of a virtual run: the embedded engine's, for the APIs that reason (chat, Responses). */
 function reasoningModeOf(config: BenchmarkConfig): ReasoningMode | undefined {
@@ -207,105 +90,187 @@ interface VirtualSender {
  * Ctrl-C) tell the engine the client went away, as a closed socket tells the live one.
  */
 function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSender {
-  const clock = ve.clock;
   const mode = reasoningModeOf(config);
   let warmupTokens = 0;
   const send: SendFn = (item, { scheduledMs, signal, onReply }) =>
     new Promise<RequestRecord>((resolve) => {
-      const sentMs = clock.now();
-      const tokenMs: number[] = [];
-      const stepTokens: number[] = [];
-      let done = false;
-      let cancelTimer: (() => void) | undefined;
-      const finish = (end: VirtualEnd): void => {
-        if (done) return;
-        done = true;
-        cancelTimer?.();
-        signal.removeEventListener('abort', onAbort);
+      const prompt = promptOf(item, config);
+      const out = drawOutput(config, mode, prompt.key, item.maxTokens);
+      const tool = virtualToolCall(config, item, prompt.key, prompt.seed);
+      const request = new VirtualRequest(ve.clock, scheduledMs, (times, end) => {
+        const n = times.tokenMs.length;
+        const reasoned = out.reasoning ?? 0;
         // A session turn's reply: the live engine's text for this prompt, as the client would have received it.
-        const n = tokenMs.length;
         onReply?.(
-          tool ? toolReplyText(config.api, tool, textSeed, out.reasoning ?? 0, n) : replyText(textSeed, n),
+          tool ? toolReplyText(config.api, tool, prompt.seed, reasoned, n) : replyText(prompt.seed, n),
         );
-        const times = { scheduledMs, sentMs, endMs: clock.now(), tokenMs, stepTokens };
-        resolve(
-          withToolCall(
-            virtualRecord(item, times, end, out.reasoning),
-            item,
-            config.api,
-            !!tool && n > (out.reasoning ?? 0),
-          ),
-        );
-      };
-      const onAbort = (): void => {
-        ve.clientGone(item.id);
-        const reason: unknown = signal.reason;
-        finish({ kind: 'interrupted', message: reason instanceof Error ? reason.message : 'run stopped' });
-      };
-      const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
-      const key = `${text}\u0000${String(config.sampling.seed ?? '')}`;
-      const textSeed = hashString(key, config.seed);
-      const out = drawOutput(config, mode, key, item.maxTokens);
-      const tool = virtualToolCall(config, item, key, textSeed);
-      const sink: RequestSink = {
-        onToken: (_req, tMs, count) => {
-          if (done) return;
-          stepTokens.push(count);
-          for (let i = 0; i < count; i++) tokenMs.push(tMs);
-        },
-        onFinish: (req) => {
-          if (item.warmup) warmupTokens += req.generated;
-          finish({ kind: 'finished', finishReason: req.finishedAs ?? 'stop' });
-        },
-      };
-      const system = config.workload.systemPromptTokens;
-      // Images cost the tokens the live engine charges for them (sim/vision.ts), after the text.
-      const imageIds = item.images?.flatMap((im) => imageUrlTokenIds(im.url));
+        const record = virtualRecord(item, times, end, out.reasoning);
+        resolve(withToolCall(record, item, config.api, !!tool && n > reasoned));
+      });
+      const sink = request.sink((generated) => {
+        if (item.warmup) warmupTokens += generated;
+      });
       try {
-        ve.add({
-          id: item.id,
-          promptTokens: item.promptTokens + (imageIds?.length ?? 0),
-          outputTokens: out.tokens,
-          finishReason: out.finishReason,
-          // A session turn's prompt holds earlier turns and replies, and a trace's prompts share
-          // hash blocks, as prompts of one prefix group do: hashed from their real tokens (and the
-          // reply's), as the live engine does, so a later request finds them in the prefix cache.
-          promptBlockHashes: imageIds
-            ? sequenceBlockHashes([...tokenIds(text), ...imageIds], textSeed, out.tokens, ve.blockSize)
-            : item.sessionId !== undefined ||
-                item.class !== undefined ||
-                config.workload.trace !== undefined ||
-                config.workload.prefixGroups !== undefined
-              ? sequenceBlockHashes(tokenIds(text), textSeed, out.tokens, ve.blockSize)
-              : syntheticBlockHashes(
-                  {
-                    promptTokens: item.promptTokens,
-                    ...(system ? { sharedPrefixTokens: system, prefixId: 1 } : {}),
-                  },
-                  item.index,
-                  ve.blockSize,
-                ),
-          sink,
-          ...(item.priority !== undefined ? { priority: item.priority } : {}),
-        });
+        ve.add(engineRequest(ve, config, item, prompt, out, sink));
       } catch (e) {
         if (!(e instanceof EngineRejection)) throw e;
-        finish({ kind: 'rejected', message: e.message });
+        request.finish({ kind: 'rejected', message: e.message });
         return;
       }
-      if (signal.aborted) {
-        onAbort();
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      const after = item.cancelAfterMs;
-      if (after !== undefined)
-        cancelTimer = clock.at(sentMs + after, () => {
-          ve.clientGone(item.id);
-          finish({ kind: 'cancelled', afterMs: after });
-        });
+      watchClient(ve, item, signal, request);
     });
   return { send, warmupTokens: () => warmupTokens };
+}
+
+/** A request's prompt as the live engine sees it: its text, the key its output is drawn by, and that key's seed. */
+interface VirtualPrompt {
+  text: string;
+  key: string;
+  seed: number;
+}
+
+function promptOf(item: WorkItem, config: BenchmarkConfig): VirtualPrompt {
+  const text = item.messages ? chatPromptText(item.messages) : (item.prompt ?? '');
+  const key = `${text}\u0000${String(config.sampling.seed ?? '')}`;
+  return { text, key, seed: hashString(key, config.seed) };
+}
+
+/** What the engine is given for a request: its prompt (images included), its drawn output and its sink. */
+function engineRequest(
+  ve: VirtualEngine,
+  config: BenchmarkConfig,
+  item: WorkItem,
+  prompt: VirtualPrompt,
+  out: { tokens: number; finishReason: 'stop' | 'length' },
+  sink: RequestSink,
+): EngineRequestInput {
+  // Images cost the tokens the live engine charges for them (sim/vision.ts), after the text.
+  const imageIds = item.images?.flatMap((im) => imageUrlTokenIds(im.url));
+  return {
+    id: item.id,
+    promptTokens: item.promptTokens + (imageIds?.length ?? 0),
+    outputTokens: out.tokens,
+    finishReason: out.finishReason,
+    promptBlockHashes: promptBlockHashes(ve, config, item, prompt, out.tokens, imageIds),
+    sink,
+    ...(item.priority !== undefined ? { priority: item.priority } : {}),
+  };
+}
+
+/**
+ * The prefix-cache blocks of a request's prompt. A session turn's prompt holds earlier turns and
+ * replies, and a trace's prompts share hash blocks, as prompts of one prefix group do: hashed
+ * from their real tokens (and the reply's), as the live engine does, so a later request finds
+ * them in the prefix cache; so are a traffic class's (its own system prompt). Other synthetic
+ * prompts share only the system prompt.
+ */
+function promptBlockHashes(
+  ve: VirtualEngine,
+  config: BenchmarkConfig,
+  item: WorkItem,
+  prompt: VirtualPrompt,
+  outputTokens: number,
+  imageIds: number[] | undefined,
+): EngineRequestInput['promptBlockHashes'] {
+  if (imageIds)
+    return sequenceBlockHashes(
+      [...tokenIds(prompt.text), ...imageIds],
+      prompt.seed,
+      outputTokens,
+      ve.blockSize,
+    );
+  const { workload } = config;
+  if (
+    item.sessionId !== undefined ||
+    item.class !== undefined ||
+    workload.trace !== undefined ||
+    workload.prefixGroups !== undefined
+  )
+    return sequenceBlockHashes(tokenIds(prompt.text), prompt.seed, outputTokens, ve.blockSize);
+  const system = workload.systemPromptTokens;
+  return syntheticBlockHashes(
+    { promptTokens: item.promptTokens, ...(system ? { sharedPrefixTokens: system, prefixId: 1 } : {}) },
+    item.index,
+    ve.blockSize,
+  );
+}
+
+/**
+ * The client's side going away while the engine works: the run's stop (deadline, Ctrl-C) and the
+ * simulated user's cancel (`cancelAfterMs`) end the request and tell the engine.
+ */
+function watchClient(ve: VirtualEngine, item: WorkItem, signal: AbortSignal, request: VirtualRequest): void {
+  const onAbort = (): void => {
+    ve.clientGone(item.id);
+    const reason: unknown = signal.reason;
+    request.finish({
+      kind: 'interrupted',
+      message: reason instanceof Error ? reason.message : 'run stopped',
+    });
+  };
+  if (signal.aborted) {
+    onAbort();
+    return;
+  }
+  signal.addEventListener('abort', onAbort, { once: true });
+  request.onEnd(() => signal.removeEventListener('abort', onAbort));
+  const after = item.cancelAfterMs;
+  if (after !== undefined)
+    request.onEnd(
+      ve.clock.at(request.sentMs + after, () => {
+        ve.clientGone(item.id);
+        request.finish({ kind: 'cancelled', afterMs: after });
+      }),
+    );
+}
+
+/** A virtual request's times as its record takes them. */
+type VirtualTimes = Parameters<typeof virtualRecord>[1];
+
+/** One request in the engine as its client sees it: the token times as they arrive, and one end. */
+class VirtualRequest {
+  readonly sentMs: number;
+  private readonly tokenMs: number[] = [];
+  private readonly stepTokens: number[] = [];
+  private done = false;
+  private readonly cleanups: Array<() => void> = [];
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly scheduledMs: number,
+    private readonly ended: (times: VirtualTimes, end: VirtualEnd) => void,
+  ) {
+    this.sentMs = clock.now();
+  }
+
+  /** The engine's sink for it; `finished` hears the tokens the engine generated. */
+  sink(finished: (generated: number) => void): RequestSink {
+    return {
+      onToken: (_req, tMs, count) => {
+        if (this.done) return;
+        this.stepTokens.push(count);
+        for (let i = 0; i < count; i++) this.tokenMs.push(tMs);
+      },
+      onFinish: (req) => {
+        finished(req.generated);
+        this.finish({ kind: 'finished', finishReason: req.finishedAs ?? 'stop' });
+      },
+    };
+  }
+
+  /** Runs when the request ends (a timer to cancel, a listener to remove). */
+  onEnd(cleanup: () => void): void {
+    this.cleanups.push(cleanup);
+  }
+
+  /** Ends the request the first time only. */
+  finish(end: VirtualEnd): void {
+    if (this.done) return;
+    this.done = true;
+    for (const cleanup of this.cleanups) cleanup();
+    const { scheduledMs, sentMs, tokenMs, stepTokens } = this;
+    this.ended({ scheduledMs, sentMs, endMs: this.clock.now(), tokenMs, stepTokens }, end);
+  }
 }
 
 /** The engine's speculative-decoding counters as the server block's figures (none without it). */

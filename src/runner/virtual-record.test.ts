@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { phaseMetrics, requestMetrics } from '../metrics/request-metrics.js';
 import type { WorkItem } from '../types.js';
-import { type VirtualEnd, virtualRecord } from './virtual.js';
+import { type VirtualEnd, virtualRecord } from './virtual-record.js';
 
 const item: WorkItem = { index: 3, id: 'r-3', warmup: false, promptTokens: 32, maxTokens: 8 };
 const times = (tokens: number) => ({
