@@ -1,5 +1,9 @@
+import jpeg from 'jpeg-js';
 import { describe, expect, it } from 'vitest';
 import type { ApiKind, Sampling, WorkItem } from '../types.js';
+import { imageHeader } from '../util/index.js';
+import { syntheticImage } from '../workload/images.js';
+import { createRng } from '../workload/rng.js';
 import { requestBody, requestHeaders } from './request.js';
 
 const item: WorkItem = {
@@ -128,5 +132,48 @@ describe('requestBody: tools and an agent conversation', () => {
   it('completions: no tools', () => {
     const body = JSON.parse(requestBody('completions', 'm', agentItem, plain));
     expect(body.tools).toBeUndefined();
+  });
+});
+
+describe('requestBody: images', () => {
+  const imageOf = (format: 'png' | 'jpeg', seed: number) =>
+    syntheticImage({ count: 1, width: 96, height: 40, format }, createRng(seed));
+  const withImages: WorkItem = {
+    ...item,
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'what is in these?' },
+    ],
+    images: [imageOf('png', 1), imageOf('jpeg', 2)],
+  };
+  /** The image bytes of a data URL, checked to be base64 of the type it says. */
+  const decoded = (url: string) => {
+    const m = /^data:(image\/(?:png|jpeg));base64,([A-Za-z0-9+/=]+)$/.exec(url);
+    expect(m).not.toBeNull();
+    return { mime: m![1], bytes: Buffer.from(m![2]!, 'base64') };
+  };
+
+  it('chat: the last user message carries its text, then each image as an image_url part, valid and of the size asked', () => {
+    const body = JSON.parse(requestBody('chat', 'm', withImages, plain));
+    expect(body.messages[0]).toEqual({ role: 'system', content: 'be brief' });
+    const parts = body.messages[1].content;
+    expect(parts[0]).toEqual({ type: 'text', text: 'what is in these?' });
+    expect(parts.slice(1).map((p: { type: string }) => p.type)).toEqual(['image_url', 'image_url']);
+    const [png, jpg] = parts.slice(1).map((p: { image_url: { url: string } }) => decoded(p.image_url.url));
+    expect(imageHeader(png.bytes)).toEqual({ mime: 'image/png', width: 96, height: 40 });
+    expect(png.mime).toBe('image/png');
+    expect(png.bytes.length).toBe(withImages.images![0]!.bytes);
+    // The JPEG decodes whole, at the size asked.
+    const pixels = jpeg.decode(jpg.bytes, { useTArray: true });
+    expect([jpg.mime, pixels.width, pixels.height]).toEqual(['image/jpeg', 96, 40]);
+  });
+
+  it('Responses: input_text, then input_image parts holding the same URLs', () => {
+    const body = JSON.parse(requestBody('responses', 'm', withImages, plain));
+    const parts = body.input[1].content;
+    expect(parts).toEqual([
+      { type: 'input_text', text: 'what is in these?' },
+      ...withImages.images!.map((im) => ({ type: 'input_image', image_url: im.url })),
+    ]);
   });
 });

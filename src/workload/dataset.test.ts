@@ -185,6 +185,27 @@ describe('loadDataset', () => {
     ]);
   });
 
+  test('a malformed ShareGPT file is an E_DATASET error naming the file, the entry and the field', async () => {
+    const path = join(dir, 'bad-share.json');
+    const good = { conversations: [{ from: 'human', value: 'q' }] };
+    await writeFile(
+      path,
+      JSON.stringify([good, good, { conversations: [{ from: 'human', value: 7 }] }], null, 2),
+    );
+    await expect(loadDataset(path)).rejects.toMatchObject({
+      code: 'E_DATASET',
+      message: expect.stringMatching(
+        /bad-share\.json.*entry \[2\].*field "conversations\[0\]\.value": expected string/,
+      ),
+    });
+    const cut = join(dir, 'cut-share.json');
+    await writeFile(cut, JSON.stringify([good, good]).slice(0, -3));
+    await expect(loadDataset(cut)).rejects.toMatchObject({
+      code: 'E_DATASET',
+      message: expect.stringMatching(/cut-share\.json.*not valid JSON/),
+    });
+  });
+
   test('a missing file, an empty file and a bad line are E_DATASET errors naming the file', async () => {
     const missing = join(dir, 'nope.jsonl');
     await expect(loadDataset(missing)).rejects.toMatchObject({
