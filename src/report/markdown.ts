@@ -30,6 +30,8 @@ export function renderRunMarkdown(summary: RunSummary): string {
   out.push('### Latency', '', ...mdTable(v.latency), '');
   out.push('### Throughput', '', ...mdPairs(['metric', 'value'], v.throughput), '');
   out.push('### Goodput', '', `SLO: ${cell(v.sloText)}`, '', ...mdPairs(['metric', 'value'], v.goodput), '');
+  if (v.classes)
+    out.push('### By traffic class', '', 'Each class against its own SLO.', '', ...mdTable(v.classes), '');
   if (v.efficiency.length > 0)
     out.push('### Energy and cost', '', ...mdPairs(['figure', 'value'], v.efficiency), '');
   out.push('### Requests', '', ...mdPairs(['count', 'value'], [...v.counts, ...v.load]), '');

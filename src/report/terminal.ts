@@ -47,6 +47,8 @@ export function renderRunTable(summary: RunSummary, options: RunRenderOptions = 
   out.push(paint(head, 'bold'), ...rows, '');
   out.push(paint('Throughput', 'bold'), ...pairs(v.throughput), '');
   out.push(`${paint('Goodput', 'bold')}  SLO: ${v.sloText}`, ...pairs(v.goodput), '');
+  if (v.classes)
+    out.push(paint('By traffic class (each against its own SLO)', 'bold'), ...table(v.classes), '');
   if (v.efficiency.length > 0) out.push(paint('Energy and cost', 'bold'), ...pairs(v.efficiency), '');
   out.push(paint('Requests', 'bold'), ...pairs(v.counts), '');
   out.push(paint('Load', 'bold'), ...pairs(v.load), '');

@@ -7,6 +7,7 @@
 
 import { escapeHtml as e } from '../../util/index.js';
 import { allCharts, type ChartSpec } from './charts.js';
+import { classesSection } from './classes.js';
 import { CHART_SCRIPT } from './client-script.js';
 import { experimentSection } from './experiment.js';
 import { importedSection } from './imported.js';
@@ -104,6 +105,7 @@ export function renderHtmlReport(input: HtmlReportInput, assets: ChartAssets): s
       subtitle,
       main: `${runs.length > 0 ? headlineSection(runs) : ''}
 ${runs.length === 1 ? factsSection(runs) : ''}
+${classesSection(runs)}
 ${importedSection(imported, runs.length)}
 ${input.comparison ? comparisonSection(input.comparison) : ''}
 ${diagnosisSection(runs)}
