@@ -15,7 +15,7 @@ import {
   SHARD_OPTIONS,
 } from '../../flags/index.js';
 import { resolveOtlpConfig } from '../../otlp/index.js';
-import { renderRunTable } from '../../report/index.js';
+import { renderRunTable } from '../../report/terminal.js';
 import { runBenchmark, unmeasurableError } from '../../runner/index.js';
 import { toolVersion } from '../../util/index.js';
 
