@@ -75,4 +75,17 @@ describe('saveSummary', () => {
     );
     expect(e.hint).toContain(join(dir, 'requests.jsonl'));
   });
+
+  it('a file the process had no descriptor left to open: the hint names ulimit -n, not the folder', () => {
+    const emfile = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+    const e = writeFailedError({
+      dir: '/r',
+      failures: [{ path: '/r/requests.jsonl', error: emfile }],
+      summaryPath: '/r/summary.json',
+      measured: 600,
+      stopped: true,
+    });
+    expect(e.hint).toMatch(/^raise the open-file limit \(ulimit -n\) or lower the load/);
+    expect(e.hint).not.toMatch(/permissions/);
+  });
 });

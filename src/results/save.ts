@@ -71,10 +71,17 @@ export function writeFailedError(opts: {
 }): GoodputError {
   const what = opts.failures.map((f) => `${f.path} (${describeFsError(f.error)})`).join(', ');
   const stopped = opts.stopped ? '; the load was stopped there' : '';
+  // Out of file descriptors (the connections took them all): no folder is at fault.
+  const outOfFiles = opts.failures.some((f) =>
+    /^(EMFILE|ENFILE)$/.test(String((f.error as { code?: unknown })?.code)),
+  );
+  const fix = outOfFiles
+    ? 'raise the open-file limit (ulimit -n) or lower the load (every connection takes a file descriptor)'
+    : `free space or fix the permissions of ${opts.dir}`;
   return new GoodputError(
     'E_IO',
     `could not write ${what}${stopped}. What was measured (${opts.measured} requests) is summarised in ${opts.summaryPath}`,
-    `free space or fix the permissions of ${opts.dir} and run again; the records written before the failure are in ${join(opts.dir, RESULT_FILES.requests)}`,
+    `${fix} and run again; the records written before the failure are in ${join(opts.dir, RESULT_FILES.requests)}`,
     { cause: opts.failures[0]?.error },
   );
 }
