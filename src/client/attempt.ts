@@ -14,10 +14,11 @@ import type { Dispatcher } from 'undici';
 import { codeForHttpStatus } from '../errors.js';
 import type { ApiKind, Clock, Ms, Outcome, RequestError, RequestErrorCode } from '../types.js';
 import type { Redactor } from '../util/index.js';
+import { ChunkReader } from './chunk-scan.js';
 import { classifyNetworkError, parseRetryAfter, redirectMessage, serverErrorMessage } from './classify.js';
 import { SseParser } from './sse.js';
 import { readJsonBody, sseEndError } from './stream-end.js';
-import { readStreamEvent } from './stream-events.js';
+import { readScannedChunk, readStreamEvent } from './stream-events.js';
 import { roundMs, StreamOutput } from './stream-output.js';
 
 export type { Usage } from './events.js';
@@ -71,6 +72,8 @@ export class StreamAttempt extends StreamOutput implements Dispatcher.DispatchHa
   private controller: Dispatcher.DispatchController | undefined;
   private mode = MODE_NONE;
   private parser: SseParser | undefined;
+  /** Chat and completions streams: reads the common chunk without JSON.parse. */
+  private chunks: ChunkReader | undefined;
   private body: Buffer[] | undefined;
   private bodyBytes = 0;
   private ending = false;
@@ -129,6 +132,8 @@ export class StreamAttempt extends StreamOutput implements Dispatcher.DispatchHa
       } else {
         this.mode = MODE_SSE;
         this.parser = new SseParser(this.onEvent, { maxEventBytes: this.ctx.maxEventBytes });
+        const api = this.ctx.api;
+        if (api === 'chat' || api === 'completions') this.chunks = new ChunkReader(api);
       }
     } else {
       this.mode = MODE_ERROR_BODY;
@@ -188,6 +193,14 @@ export class StreamAttempt extends StreamOutput implements Dispatcher.DispatchHa
       return;
     }
     if (data.length === 0) return;
+    // The common chunk, read without JSON.parse; anything else takes the full parse below.
+    if (this.chunks !== undefined && eventType !== 'error') {
+      const chunk = this.chunks.read(data);
+      if (chunk !== undefined) {
+        readScannedChunk(this, chunk);
+        return;
+      }
+    }
     let event: Record<string, unknown>;
     try {
       event = JSON.parse(data);

@@ -12,6 +12,7 @@
  */
 
 import type { ApiKind, RequestErrorCode } from '../types.js';
+import type { ScannedChunk } from './chunk-scan.js';
 import { messageIn } from './classify.js';
 import {
   chatParts,
@@ -87,6 +88,21 @@ export function readStreamEvent(
     out.output(chatParts(delta));
   }
   return undefined;
+}
+
+/**
+ * A common chunk found by the scan (chunk-scan.ts) read into `out`, as readStreamEvent reads
+ * the same event once parsed: no error, usage or timings; choices[0] an object, if any.
+ */
+export function readScannedChunk(out: StreamOutput, chunk: ScannedChunk): void {
+  out.dataEvents++;
+  if (out.streamError !== undefined) return;
+  if (!chunk.hasChoice) {
+    out.emptyChoiceEvents++;
+    return;
+  }
+  if (chunk.finish) out.finishReason = out.cut(chunk.finish, 64);
+  out.answer(chunk.text);
 }
 
 /** One Responses API event: output deltas are chunks; completed/incomplete end the stream with usage. */
