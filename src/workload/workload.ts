@@ -12,6 +12,7 @@
 
 import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
+import { conversationAffinityId } from './affinity.js';
 import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
 import { createClassWorkload } from './classes.js';
@@ -428,6 +429,9 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
       workItem.promptTokens = r.promptTokens;
       if (options.outputFromDataset !== false) workItem.maxTokens = r.outputTokens;
       if (r.scheduledMs !== undefined) workItem.scheduledMs = r.scheduledMs;
+      // The trace's conversations, for routers with session affinity (affinity.ts).
+      if (r.conversation !== undefined)
+        workItem.affinityId = conversationAffinityId(options.seed, `t-${r.conversation}`);
     } else if (spec.kind === 'dataset') {
       fillFromDataset(i, workItem);
     } else {

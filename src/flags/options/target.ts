@@ -94,7 +94,7 @@ export const TARGET_OPTIONS = defineOptions({
     valueName: 'NAME',
     group: 'Target',
     description:
-      "Header that carries each conversation's id (every turn of a multi-turn session), for routers with session affinity: seeded from --seed, one per conversation, no secret; none sends none [default: X-Session-ID]",
+      "Header that carries each conversation's id (every turn of a multi-turn session, every request of a trace's conversation), for routers with session affinity: seeded from --seed, one per conversation, no secret; none sends none [default: X-Session-ID]",
   },
   extraBody: {
     type: 'string',

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GoodputError } from '../../errors.js';
+import { conversationAffinityId } from '../affinity.js';
 import { createTokenizer } from '../tokenizer.js';
+import { createWorkload } from '../workload.js';
 import { loadTrace } from './load.js';
 import { traceReplay } from './replay.js';
 import { entryHashIds } from './trace.js';
@@ -114,6 +116,33 @@ describe('Bailian JSONL traces', () => {
     // Chats 7 → 12 → 15 are one conversation, 9 another.
     expect(t.sessions).toBe(2);
     expect(t.blockSize).toBe(16);
+  });
+
+  it("each request of one conversation carries that conversation's session-affinity id; a trace without sessions none", async () => {
+    const t = await loadTrace(await written('conv.jsonl', BAILIAN));
+    expect([...t.conversation!]).toEqual([1, 2, 1, 1]);
+    const tokenizer = createTokenizer();
+    const spec = { kind: 'trace', api: 'chat', maxTokens: 8, tokenizer: 'o200k_base' } as const;
+    const wl = createWorkload(spec, { seed: 3, warmup: 1, tokenizer, trace: { trace: t, timeScale: 1 } });
+    // The warmup request is no conversation's; measured entries 0, 2 and 3 are chat 7's conversation.
+    expect(wl.item(0).affinityId).toBeUndefined();
+    const ids = [1, 2, 3, 4].map((i) => wl.item(i).affinityId);
+    expect(ids).toEqual([
+      conversationAffinityId(3, 't-1'),
+      conversationAffinityId(3, 't-2'),
+      conversationAffinityId(3, 't-1'),
+      conversationAffinityId(3, 't-1'),
+    ]);
+    expect(ids[0]).not.toBe(ids[1]);
+    const plain = await loadTrace(await written('BurstGPT_2.csv', BURSTGPT));
+    expect(plain.conversation).toBeUndefined();
+    const single = createWorkload(spec, {
+      seed: 3,
+      warmup: 0,
+      tokenizer,
+      trace: { trace: plain, timeScale: 1 },
+    });
+    expect(single.item(0).affinityId).toBeUndefined();
   });
 
   it('replays with 16-token blocks unless --trace-block-size says otherwise: shared blocks give shared text', async () => {

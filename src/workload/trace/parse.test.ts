@@ -53,6 +53,8 @@ describe('parseTrace: Mooncake JSONL', () => {
     expect([...t.offsetMs]).toEqual([0, 50, 100, 300]);
     expect([...t.input]).toEqual([10, 30, 20, 40]);
     expect(t.sessions).toBe(2);
+    // Each entry's conversation moves with it: a, a, b, none.
+    expect([...t.conversation!]).toEqual([1, 1, 2, 0]);
   });
 
   it.each([

@@ -31,6 +31,8 @@ export interface TraceRequest {
   outputTokens: number;
   /** Measured requests: ms after the start of the measured phase. */
   scheduledMs?: number;
+  /** Measured requests of a conversation of the trace: its number (Trace.conversation), for session affinity. */
+  conversation?: number;
 }
 
 export interface TraceReplay {
@@ -85,6 +87,8 @@ export function traceReplay(options: TraceReplayOptions, tokenizer: Tokenizer, s
         outputTokens: Math.max(1, trace.output[k]!),
       };
       if (measured) request.scheduledMs = trace.offsetMs[k]! * timeScale;
+      const conversation = measured ? trace.conversation?.[k] : undefined;
+      if (conversation) request.conversation = conversation;
       return request;
     },
   };

@@ -1,6 +1,6 @@
 /**
  * A trace in memory: one entry per request, kept in typed arrays (about 20 bytes a request
- * plus 8 per hash id), so a trace of millions of requests stays small. `TraceBuilder` takes
+ * plus 8 per hash id, and 4 for its conversation when the trace has sessions), so a trace of millions of requests stays small. `TraceBuilder` takes
  * rows in file order, checks that timestamps never go back (naming the line), places a
  * session's `delay` lines after the turn before them, and orders the entries by time.
  *
@@ -27,6 +27,11 @@ export interface Trace {
   hashIds: Float64Array;
   /** Distinct session ids (0 when the trace has none). */
   sessions: number;
+  /**
+   * Entry k's conversation: 1, 2, … in order of first appearance of its session id (a Mooncake
+   * `session_id`, a Bailian conversation), 0 for none. Absent when the trace has no sessions.
+   */
+  conversation?: Uint32Array;
   /** Tokens per hash id that the format itself fixes (Bailian: 16); absent: the replay's --trace-block-size. */
   blockSize?: number;
 }
@@ -74,6 +79,8 @@ export class TraceBuilder {
   private readonly hashStart = u32();
   private readonly hashIds = f64();
   private readonly lastTurn = new Map<string, number>();
+  private readonly conversation = u32();
+  private readonly conversationOf = new Map<string, number>();
   private lastTimestamp = Number.NEGATIVE_INFINITY;
   private lastTimestampWhere = '';
   private sorted = true;
@@ -115,7 +122,13 @@ export class TraceBuilder {
     }
     const k = this.input.length;
     if (k > 0 && time < this.time.data[k - 1]!) this.sorted = false;
-    if (row.sessionId !== undefined) this.lastTurn.set(row.sessionId, k);
+    let conversation = 0;
+    if (row.sessionId !== undefined) {
+      this.lastTurn.set(row.sessionId, k);
+      conversation = this.conversationOf.get(row.sessionId) ?? this.conversationOf.size + 1;
+      this.conversationOf.set(row.sessionId, conversation);
+    }
+    this.conversation.push(conversation);
     this.time.push(time);
     this.input.push(row.input);
     this.output.push(row.output);
@@ -130,6 +143,7 @@ export class TraceBuilder {
     let output = this.output.done();
     let hashStart = this.hashStart.done();
     let hashIds = this.hashIds.done();
+    let conversation = this.lastTurn.size > 0 ? this.conversation.done() : undefined;
     let offsetMs = time;
     if (!this.sorted) {
       // Session turns placed by their delay land between other requests: order by time (stable).
@@ -137,6 +151,10 @@ export class TraceBuilder {
       offsetMs = Float64Array.from(order, (k) => time[k]!);
       input = Uint32Array.from(order, (k) => input[k]!);
       output = Uint32Array.from(order, (k) => output[k]!);
+      if (conversation) {
+        const before = conversation;
+        conversation = Uint32Array.from(order, (k) => before[k]!);
+      }
       const starts = new Uint32Array(count + 1);
       const ids = new Float64Array(hashIds.length);
       let at = 0;
@@ -163,6 +181,7 @@ export class TraceBuilder {
       hashIds,
       sessions: this.lastTurn.size,
     };
+    if (conversation) trace.conversation = conversation;
     if (identity.columns) trace.columns = identity.columns;
     if (identity.timeUnit) trace.timeUnit = identity.timeUnit;
     return trace;
