@@ -93,6 +93,21 @@ describe('traffic classes in one run (virtual time)', () => {
     const breach = await gate(off.dir, `p99(ttft){class=chat}<${Math.ceil(chatP99) + 1}`);
     expect(breach.stdout).toMatch(/\[GATE FAIL\] p99\(ttft\)\{class=chat\}/);
     expect(breach.code).toBe(4);
+    // compare --class: the chat class alone, priorities off (baseline) against on.
+    const cmp = await runCliInProcess(
+      ['compare', off.dir, on.dir, '--class', 'chat', '--json', '--allow-different'],
+      {
+        cwd: on.dir,
+      },
+    );
+    expect(cmp.code).toBe(0);
+    const deltas = (
+      JSON.parse(cmp.stdout) as { comparisons: { deltas: { key: string; verdict: string; b?: number }[] }[] }
+    ).comparisons[0]!.deltas;
+    expect(deltas.find((d) => d.key === 'ttft_p99')?.verdict).toBe('better');
+    const noClass = await runCliInProcess(['compare', off.dir, on.dir, '--class', 'search'], { cwd: on.dir });
+    expect(noClass.code).toBe(2);
+    expect(noClass.stderr).toMatch(/no traffic class 'search' \(its classes: chat, batch\)/);
     const unknown = await gate(on.dir, 'p99(ttft){class=search}<1000');
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toMatch(/no traffic class 'search' \(its classes: chat, batch\)/);

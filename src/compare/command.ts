@@ -81,6 +81,12 @@ export const compareCommand = defineCommand({
       default: 1,
       description: 'Seed of the bootstrap (results repeat exactly)',
     },
+    class: {
+      type: 'string',
+      valueName: 'NAME',
+      description:
+        'Compare one traffic class of the runs (--class name=NAME,…): its figures against its own SLO, its requests only',
+    },
   },
   async run(ctx) {
     const o = ctx.args.options;
@@ -96,7 +102,12 @@ export const compareCommand = defineCommand({
     const { resamples, minEffect } = o;
     // Relative to the command's working directory (as every other path flag).
     const groups = await Promise.all(
-      paths.map((p) => loadCompareInputs(runGroup(p, ctx.cwd).map((one) => resolvePath(ctx.cwd, one)))),
+      paths.map((p) =>
+        loadCompareInputs(
+          runGroup(p, ctx.cwd).map((one) => resolvePath(ctx.cwd, one)),
+          o.class,
+        ),
+      ),
     );
     const report = compareGroups(uniqueGroupNames(groups), {
       resamples,

@@ -6,7 +6,8 @@
 
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { importedName, importResult, pickBenchmark } from '../metrics/index.js';
+import { GoodputError } from '../errors.js';
+import { classView, importedName, importResult, pickBenchmark } from '../metrics/index.js';
 import {
   collect,
   type RunSource,
@@ -20,14 +21,29 @@ import type { CompareInput, RunInput } from './compare.js';
 import { samplesFromRecords } from './samples.js';
 
 /**
- * Reads a run's summary and, when requests.jsonl is there, its per-request samples.
- * Throws E_RESULT (from the results module) when the path holds no run.
+ * Reads a run's summary and, when requests.jsonl is there, its per-request samples; with
+ * `cls`, the run as that traffic class (its figures and its requests only). Throws E_RESULT
+ * (from the results module) when the path holds no run, E_USAGE when it has no such class.
  */
-export async function loadRun(dirOrSummary: string, name?: string): Promise<RunInput> {
+export async function loadRun(dirOrSummary: string, name?: string, cls?: string): Promise<RunInput> {
   const paths = runPaths(dirOrSummary);
-  const summary = await readSummary(dirOrSummary);
+  const whole = await readSummary(dirOrSummary);
+  const summary = cls === undefined ? whole : classView(whole, cls);
+  if (!summary) {
+    const names = (whole.classes ?? []).map((c) => c.name);
+    throw new GoodputError(
+      'E_USAGE',
+      `${paths.dir} has no traffic class '${cls}' (${names.length > 0 ? `its classes: ${names.join(', ')}` : 'it ran without --class'})`,
+      names.length > 0
+        ? `pass --class ${names[0]}, or compare the whole runs without --class`
+        : 'drop --class',
+    );
+  }
   const run: RunInput = { name: name ?? basename(paths.dir), path: paths.dir, summary };
-  if (existsSync(paths.requests)) run.samples = samplesFromRecords(await collect(readRecords(dirOrSummary)));
+  if (existsSync(paths.requests)) {
+    const records = await collect(readRecords(dirOrSummary));
+    run.samples = samplesFromRecords(cls === undefined ? records : records.filter((r) => r.class === cls));
+  }
   return run;
 }
 
@@ -69,13 +85,23 @@ export function importedRunName(source: ImportedSource, imported: ImportedSummar
  * GenAI-Perf; `FILE#N` for one benchmark of a sweep) or an imported directory as its figures,
  * for compare.
  */
-export async function loadCompareInput(dirOrFile: string, name?: string): Promise<CompareInput> {
+export async function loadCompareInput(
+  dirOrFile: string,
+  name?: string,
+  cls?: string,
+): Promise<CompareInput> {
   const source = await readRunSource(dirOrFile);
   if (source.kind !== 'goodput') {
+    if (cls !== undefined)
+      throw new GoodputError(
+        'E_USAGE',
+        `${source.path} is not a goodput run: it has no traffic classes`,
+        'compare goodput runs made with --class, or drop --class',
+      );
     const imported = importedRun(source);
     return { name: name ?? importedRunName(source, imported), path: source.path, imported };
   }
-  return loadRun(dirOrFile, name);
+  return loadRun(dirOrFile, name, cls);
 }
 
 /** Loads several runs, naming each by its directory (made unique with a suffix when two share a name). */
@@ -83,9 +109,9 @@ export async function loadRuns(paths: string[]): Promise<RunInput[]> {
   return uniqueNames(await Promise.all(paths.map((p) => loadRun(p))));
 }
 
-/** Loads several runs for compare: goodput runs and vLLM results, named uniquely. */
-export async function loadCompareInputs(paths: string[]): Promise<CompareInput[]> {
-  return uniqueNames(await Promise.all(paths.map((p) => loadCompareInput(p))));
+/** Loads several runs for compare: goodput runs and vLLM results, named uniquely (with `cls`, each run as that traffic class). */
+export async function loadCompareInputs(paths: string[], cls?: string): Promise<CompareInput[]> {
+  return uniqueNames(await Promise.all(paths.map((p) => loadCompareInput(p, undefined, cls))));
 }
 
 function uniqueNames<T extends { name: string }>(runs: T[]): T[] {

@@ -4,6 +4,7 @@ import type { RequestRecord, RunMeta } from '../types.js';
 import { summarizeRecords } from './accumulator.js';
 import { METRICS } from './catalogue.js';
 import { classView } from './classes.js';
+import { mergeSummaries } from './merge.js';
 
 function meta(): RunMeta {
   const m = runMeta();
@@ -77,6 +78,24 @@ describe('per-class figures', () => {
     expect(view.p99_ttft_ms).toBe(s.classes![1]!.latency.ttft.p99);
     expect(view.server).toBeUndefined();
     expect(classView(s, 'nope')).toBeUndefined();
+  });
+
+  it('merges the classes of concurrent runs exactly, as if recorded in one place', () => {
+    const all = records();
+    const whole = summarizeRecords(all, meta());
+    const halves = [all.filter((r) => r.index % 2 === 0), all.filter((r) => r.index % 2 === 1)];
+    const merged = mergeSummaries(
+      halves.map((h) => summarizeRecords(h, meta(), { durationS: whole.duration })),
+    );
+    for (const [i, c] of merged.classes!.entries()) {
+      const w = whole.classes![i]!;
+      expect(c.name).toBe(w.name);
+      expect(c.counts).toEqual(w.counts);
+      expect(c.goodput.goodRequests).toBe(w.goodput.goodRequests);
+      expect(c.latency.ttft.max).toBe(w.latency.ttft.max);
+      expect(c.latency.ttft.count).toBe(w.latency.ttft.count);
+    }
+    expect(merged.goodput.goodRequests).toBe(whole.goodput.goodRequests);
   });
 
   it('keeps summaries without classes as they were', () => {

@@ -27,6 +27,7 @@
 
 import { GoodputError } from '../errors.js';
 import type { LatencyStats, RunSummary, SloAttainment, SloName } from '../types.js';
+import { classSummaryOf, classView } from './classes.js';
 import { LatencyHistogram } from './histogram.js';
 import { PromptBucketState, PromptBuckets } from './prompt-buckets.js';
 import {
@@ -167,5 +168,24 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
   if (sharded) merged.shards = shardOutcomes(summaries);
   const stages = mergeStageLoads(summaries.map((s) => s.load.stages));
   if (stages) merged.load.stages = stages;
+  const classes = mergeClasses(summaries);
+  if (classes) merged.classes = classes;
+  return merged;
+}
+
+/** Traffic classes: each class merged as a run of its own (its view in every run), when every run has it. */
+function mergeClasses(summaries: readonly RunSummary[]): RunSummary['classes'] {
+  const specs = summaries[0]!.meta.workload.classes;
+  if (!specs || !summaries.every((s) => s.classes)) return undefined;
+  const merged: NonNullable<RunSummary['classes']> = [];
+  for (const spec of specs) {
+    const views: RunSummary[] = [];
+    for (const s of summaries) {
+      const view = classView(s, spec.name);
+      if (!view) return undefined;
+      views.push(view);
+    }
+    merged.push(classSummaryOf(spec, mergeSummaries(views)));
+  }
   return merged;
 }
