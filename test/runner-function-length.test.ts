@@ -1,7 +1,6 @@
 /**
- * The runner stays readable: no function in src/runner/ is longer than 80 lines (but five
- * older ones listed), `runBenchmark` is under 100 and `runLoad` under 150
- * (issue 29). Functions are found with the TypeScript
+ * The runner stays readable: no function in src/runner/ is longer than 80 lines, `runBenchmark`
+ * is under 100 and `runLoad` under 150 (issue 29). Functions are found with the TypeScript
  * compiler's own parser (declarations, methods, arrows and function expressions), and a line
  * count is the span from the function's first line to its last.
  */
@@ -13,15 +12,6 @@ import { describe, expect, it } from 'vitest';
 
 const RUNNER = join(import.meta.dirname, '..', 'src', 'runner');
 const MAX_LINES = 80;
-/**
- * Functions still over MAX_LINES (their length when this test was written): none may join
- * them (left over from issue 29; split them and remove the entry).
- */
-const STILL_LONG: Record<string, number> = {
-  'workers/pool.ts: startLoadWorkers': 129,
-  'workers/thread.ts: runLoadWorker': 104,
-};
-
 interface Fn {
   file: string;
   name: string;
@@ -75,10 +65,9 @@ describe('function lengths in src/runner/', () => {
     expect(all.length).toBeGreaterThan(100);
   });
 
-  it(`has no function over ${MAX_LINES} lines but the known ones`, () => {
+  it(`has no function over ${MAX_LINES} lines`, () => {
     const long = all.filter((f) => f.lines > MAX_LINES);
-    const unknown = long.filter((f) => STILL_LONG[`${f.file}: ${f.name}`] === undefined);
-    expect(unknown.map((f) => `${f.file}: ${f.name} (${f.lines} lines)`)).toEqual([]);
+    expect(long.map((f) => `${f.file}: ${f.name} (${f.lines} lines)`)).toEqual([]);
   });
 
   it('runBenchmark is under 100 lines and runLoad under 150', () => {

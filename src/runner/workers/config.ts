@@ -10,7 +10,7 @@ import type { BenchmarkConfig } from '../config.js';
 /**
  * Refuses `--workers` above 1 with `--time virtual` (the load runs in process on the engine's
  * simulated clock, where a second thread would measure nothing). Called before anything is sent.
- * (Multi-turn sessions and stages split across workers: split.ts.)
+ * (Multi-turn sessions and stages split across workers: share.ts.)
  */
 export function checkWorkers(config: BenchmarkConfig): void {
   const asked = config.load.workers ?? 1;

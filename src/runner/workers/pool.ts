@@ -1,87 +1,41 @@
 /**
  * The load workers of one run (`--workers N`): N worker threads, each with its own event loop
- * and client, running their shares of the load (split.ts). The main thread only starts them,
- * releases them together after warmup, hands the records they post to the run's sinks
- * (requests.jsonl stays one file, written here) and merges their results (merge.ts).
- *
- * From the built package each worker is a thread (entry.js); from the TypeScript sources (as
- * tests run) entry.js is not there, and the workers run on this thread over MessageChannels:
- * the same code and messages, one event loop.
+ * and client, running their shares of the load (share.ts). The main thread only starts them
+ * (ends.ts: threads, or from the TypeScript sources the same workers on this thread), releases
+ * them together after warmup, hands the records they post to the run's sinks (requests.jsonl
+ * stays one file, written here) and merges their results (merge.ts).
  *
  * @module
  */
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
 import { GoodputError, type GoodputErrorCode } from '../../errors.js';
 import type { ConnectionWarmup, LoadSpec, RequestRecord } from '../../types.js';
 import type { PartSpec } from '../../workload/index.js';
 import type { BenchmarkConfig } from '../config.js';
 import type { LoadResult } from '../load.js';
 import type { RunClock } from '../timer.js';
+import { startWorkerEnd, type WorkerEnd, workerThreadsAvailable } from './ends.js';
 import { mergeConnectionWarmups, mergeLoadResults, workerName } from './merge.js';
 import type { FromWorker, LoadWorkerData, ToWorker, WorkerLoadResult } from './protocol.js';
-import { runLoadWorker } from './thread.js';
 
-const ENTRY = new URL('./entry.js', import.meta.url);
 /** The measured start is set this far ahead of the last worker's warmup, so every worker is waiting for it. */
 const GO_AHEAD_MS = 10;
 
-/** One worker as the main thread sees it: a thread, or the in-process stand-in. */
-interface WorkerEnd {
-  post(m: ToWorker): void;
-  on(listener: (m: FromWorker) => void): void;
-  /** Called when the worker ends without a result (a crash). */
-  onFailure(listener: (e: Error) => void): void;
-  end(): Promise<void>;
-  /** True when this worker is a thread of its own. */
-  readonly thread: boolean;
+export interface PoolRunOptions {
+  clock: RunClock;
+  /** `worker`: which worker sent it (0-based). */
+  onRecord: (record: RequestRecord, worker: number) => void;
+  signal?: AbortSignal;
+  /** requests.jsonl: closed loops pause while it is backlogged. */
+  writer?: Backlog;
+  /** `--start-at` on the run clock: the measured phase starts then (or as soon as all are warm, if later). */
+  startAtMs?: number;
 }
 
-function threadWorker(data: LoadWorkerData): WorkerEnd {
-  const worker = new Worker(ENTRY, { workerData: data, name: workerName(data.worker, data.workers) });
-  let ended = false;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  return {
-    thread: true,
-    post: (m) => worker.postMessage(m),
-    on: (listener) =>
-      worker.on('message', (m: FromWorker) => {
-        // Its last word: the thread exits next, and that is no failure.
-        if (m.type === 'done' || m.type === 'error') ended = true;
-        listener(m);
-      }),
-    onFailure(listener) {
-      worker.on('error', listener);
-      worker.once('exit', (code) => {
-        if (!ended) listener(new Error(`exited with code ${code}`));
-      });
-    },
-    async end() {
-      ended = true;
-      // A worker stuck in a loop must not hold the run's exit.
-      const timer = setTimeout(() => void worker.terminate(), 2_000);
-      timer.unref();
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-function inProcessWorker(data: LoadWorkerData): WorkerEnd {
-  const { port1, port2 } = new MessageChannel();
-  const done = runLoadWorker(port2, data);
-  return {
-    thread: false,
-    post: (m) => port1.postMessage(m),
-    on: (listener) => port1.on('message', listener),
-    onFailure: () => undefined,
-    async end() {
-      await done;
-      port1.close();
-    },
-  };
+/** A writer that can fall behind. */
+interface Backlog {
+  readonly backlogged: boolean;
+  drained(): Promise<void>;
 }
 
 export interface LoadWorkerPool {
@@ -95,16 +49,7 @@ export interface LoadWorkerPool {
    * Runs the load on every worker; `clock` is the run's (its t0 is the workers'). Records
    * reach `onRecord` in batches, in the order they arrive. Resolves with the merged result.
    */
-  run(opts: {
-    clock: RunClock;
-    /** `worker`: which worker sent it (0-based). */
-    onRecord: (record: RequestRecord, worker: number) => void;
-    signal?: AbortSignal;
-    /** requests.jsonl: closed loops pause while it is backlogged. */
-    writer?: { readonly backlogged: boolean; drained(): Promise<void> };
-    /** `--start-at` on the run clock: the measured phase starts then (or as soon as all are warm, if later). */
-    startAtMs?: number;
-  }): Promise<LoadResult>;
+  run(opts: PoolRunOptions): Promise<LoadResult>;
   /** Ends every worker (after run, or instead of it). */
   close(): Promise<void>;
 }
@@ -123,11 +68,7 @@ function workerError(
   );
 }
 
-/**
- * Starts `workers` load workers of the run and waits until each has its connections open
- * (or its bounded warm-up gave up). Stopping `signal` stops them.
- */
-export async function startLoadWorkers(opts: {
+export interface StartWorkersOptions {
   config: BenchmarkConfig;
   /** The load this process runs (the run's, or its shard's); default the config's. */
   load?: LoadSpec;
@@ -136,15 +77,78 @@ export async function startLoadWorkers(opts: {
   model: string;
   workers: number;
   signal?: AbortSignal;
-}): Promise<LoadWorkerPool> {
+}
+
+/**
+ * Starts `workers` load workers of the run and waits until each has its connections open
+ * (or its bounded warm-up gave up). Stopping `signal` stops them.
+ */
+export async function startLoadWorkers(opts: StartWorkersOptions): Promise<LoadWorkerPool> {
+  const workers = spawnWorkers(opts);
+  const stopAll = () => workers.broadcast({ type: 'stop' });
+  opts.signal?.addEventListener('abort', stopAll, { once: true });
+  const close = async () => {
+    opts.signal?.removeEventListener('abort', stopAll);
+    stopAll();
+    await workers.endAll();
+  };
+  let warmups: ConnectionWarmup[];
+  try {
+    warmups = await workersReady(workers);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return {
+    size: workers.size,
+    threads: workers.threads,
+    connectionWarmup: mergeConnectionWarmups(warmups),
+    close,
+    run: (runOpts) => runWorkers(workers, runOpts),
+  };
+}
+
+/**
+ * The started workers: their ends, and for each the handler of its messages and of its crash,
+ * set by whoever is waiting on it (the ready wait, then the run).
+ */
+class Workers {
+  readonly size: number;
+  private readonly handlers: Array<{ message?: (m: FromWorker) => void; failure?: (e: Error) => void }>;
+
+  constructor(
+    private readonly ends: WorkerEnd[],
+    readonly threads: boolean,
+  ) {
+    this.size = ends.length;
+    this.handlers = ends.map(() => ({}));
+    // Worker k's messages and crash go to its current handlers.
+    for (const [k, end] of ends.entries()) {
+      end.on((m) => this.handlers[k]?.message?.(m));
+      end.onFailure((e) => this.handlers[k]?.failure?.(e));
+    }
+  }
+
+  /** Worker k's messages go to `message` from now on, its crash (as a GoodputError) to `failure`. */
+  listen(k: number, message: (m: FromWorker) => void, failure: (e: GoodputError) => void): void {
+    this.handlers[k] = { message, failure: (e) => failure(workerError(k, this.size, e)) };
+  }
+
+  broadcast(m: ToWorker): void {
+    for (const end of this.ends) end.post(m);
+  }
+
+  async endAll(): Promise<void> {
+    await Promise.all(this.ends.map((e) => e.end().catch(() => undefined)));
+  }
+}
+
+/** One worker per share of the load, all counting on one shared set of counters (protocol.ts). */
+function spawnWorkers(opts: StartWorkersOptions): Workers {
   const n = opts.workers;
   const counters = new SharedArrayBuffer(4 * Int32Array.BYTES_PER_ELEMENT);
-  // GOODPUT_WORKER_THREADS=0 runs the same workers on this thread (to tell a threading
-  // problem from a split one; the workers bench compares the two).
-  const useThreads = existsSync(fileURLToPath(ENTRY)) && process.env.GOODPUT_WORKER_THREADS !== '0';
+  const threads = workerThreadsAvailable();
   const ends: WorkerEnd[] = [];
-  const listeners: Array<(m: FromWorker) => void> = [];
-  const failures: Array<(e: Error) => void> = [];
   for (let k = 0; k < n; k++) {
     const data: LoadWorkerData = {
       kind: 'goodput.load-worker',
@@ -157,102 +161,117 @@ export async function startLoadWorkers(opts: {
       workers: n,
       counters,
     };
-    const end = useThreads ? threadWorker(data) : inProcessWorker(data);
-    end.on((m) => listeners[k]?.(m));
-    end.onFailure((e) => failures[k]?.(e));
-    ends.push(end);
+    ends.push(startWorkerEnd(data, threads));
   }
-  const stopAll = () => {
-    for (const end of ends) end.post({ type: 'stop' });
-  };
-  opts.signal?.addEventListener('abort', stopAll, { once: true });
-  const close = async () => {
-    opts.signal?.removeEventListener('abort', stopAll);
-    stopAll();
-    await Promise.all(ends.map((e) => e.end().catch(() => undefined)));
-  };
+  return new Workers(ends, threads);
+}
 
-  let warmups: ConnectionWarmup[];
-  try {
-    warmups = await Promise.all(
-      ends.map(
-        (_, k) =>
-          new Promise<ConnectionWarmup>((resolve, reject) => {
-            listeners[k] = (m) => {
+/** Every worker's connection warm-up, once all are ready; the first worker's error or crash rejects. */
+function workersReady(workers: Workers): Promise<ConnectionWarmup[]> {
+  return Promise.all(
+    Array.from(
+      { length: workers.size },
+      (_, k) =>
+        new Promise<ConnectionWarmup>((resolve, reject) => {
+          workers.listen(
+            k,
+            (m) => {
               if (m.type === 'ready') resolve(m.connectionWarmup);
-              else if (m.type === 'error') reject(workerError(k, n, m.error));
-            };
-            failures[k] = (e) => reject(workerError(k, n, e));
-          }),
-      ),
-    );
-  } catch (e) {
-    await close();
-    throw e;
-  }
+              else if (m.type === 'error') reject(workerError(k, workers.size, m.error));
+            },
+            reject,
+          );
+        }),
+    ),
+  );
+}
 
-  return {
-    size: n,
-    threads: useThreads,
-    connectionWarmup: mergeConnectionWarmups(warmups),
-    close,
-    run({ clock, onRecord, signal, writer, startAtMs }) {
-      return new Promise<LoadResult>((resolve, reject) => {
-        const results: Array<WorkerLoadResult | undefined> = new Array(n);
-        const isWarm: boolean[] = new Array(n).fill(false);
-        let warm = 0;
-        let finished = 0;
-        let paused = false;
-        const broadcast = (m: ToWorker) => {
-          for (const end of ends) end.post(m);
-        };
-        const onAbort = () => broadcast({ type: 'stop' });
-        signal?.addEventListener('abort', onAbort, { once: true });
-        let failed = false;
-        const fail = (e: Error) => {
-          if (failed) return;
-          failed = true;
-          signal?.removeEventListener('abort', onAbort);
-          broadcast({ type: 'stop' });
-          reject(e);
-        };
-        // The barrier: every worker warm (or already done, when stopped) → the measured start.
-        const arrived = (k: number) => {
-          if (isWarm[k]) return;
-          isWarm[k] = true;
-          if (++warm < n) return;
-          const soonest = clock.now() + GO_AHEAD_MS;
-          if (startAtMs === undefined) broadcast({ type: 'go', atMs: soonest });
-          else broadcast({ type: 'go', atMs: Math.max(startAtMs, soonest), startAtMs });
-        };
-        ends.forEach((_, k) => {
-          listeners[k] = (m) => {
-            if (m.type === 'records') {
-              for (const record of m.records) onRecord(record, k);
-              if (writer?.backlogged && !paused) {
-                paused = true;
-                broadcast({ type: 'pause' });
-                void writer.drained().then(() => {
-                  paused = false;
-                  broadcast({ type: 'resume' });
-                });
-              }
-            } else if (m.type === 'warm') arrived(k);
-            else if (m.type === 'done') {
-              results[k] = m.result;
-              // Stopped before its warmup ended: it never says warm, and the others must not wait for it.
-              arrived(k);
-              if (++finished === n) {
-                signal?.removeEventListener('abort', onAbort);
-                resolve(mergeLoadResults(results as WorkerLoadResult[]));
-              }
-            } else if (m.type === 'error') fail(workerError(k, n, m.error));
-          };
-          failures[k] = (e) => fail(workerError(k, n, e));
-        });
-        if (signal?.aborted) onAbort();
-        broadcast({ type: 'start', originNs: clock.originNs() });
-      });
-    },
+/**
+ * One run of the load on every worker: starts them on the run's clock, releases them together
+ * after warmup, passes their records on and merges their results. The first worker error stops
+ * the others and rejects.
+ */
+function runWorkers(workers: Workers, opts: PoolRunOptions): Promise<LoadResult> {
+  const { clock, onRecord, signal, writer, startAtMs } = opts;
+  const n = workers.size;
+  return new Promise<LoadResult>((resolve, reject) => {
+    const results: Array<WorkerLoadResult | undefined> = new Array(n);
+    let finished = 0;
+    const broadcast = (m: ToWorker) => workers.broadcast(m);
+    const onAbort = () => broadcast({ type: 'stop' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let failed = false;
+    const fail = (e: Error) => {
+      if (failed) return;
+      failed = true;
+      signal?.removeEventListener('abort', onAbort);
+      broadcast({ type: 'stop' });
+      reject(e);
+    };
+    const arrived = measuredStartBarrier(n, clock, startAtMs, broadcast);
+    const checkBacklog = pauseWhileBacklogged(writer, broadcast);
+    for (let k = 0; k < n; k++) {
+      workers.listen(
+        k,
+        (m) => {
+          if (m.type === 'records') {
+            for (const record of m.records) onRecord(record, k);
+            checkBacklog();
+          } else if (m.type === 'warm') arrived(k);
+          else if (m.type === 'done') {
+            results[k] = m.result;
+            // Stopped before its warmup ended: it never says warm, and the others must not wait for it.
+            arrived(k);
+            if (++finished === n) {
+              signal?.removeEventListener('abort', onAbort);
+              resolve(mergeLoadResults(results as WorkerLoadResult[]));
+            }
+          } else if (m.type === 'error') fail(workerError(k, n, m.error));
+        },
+        fail,
+      );
+    }
+    if (signal?.aborted) onAbort();
+    broadcast({ type: 'start', originNs: clock.originNs() });
+  });
+}
+
+/**
+ * The barrier between warmup and the measured phase: once every worker is warm (or already
+ * done, when stopped), all are told the measured start, GO_AHEAD_MS ahead (or `--start-at`, if
+ * later). Returns the call for worker k's arrival.
+ */
+function measuredStartBarrier(
+  n: number,
+  clock: RunClock,
+  startAtMs: number | undefined,
+  broadcast: (m: ToWorker) => void,
+): (k: number) => void {
+  const isWarm: boolean[] = new Array(n).fill(false);
+  let warm = 0;
+  return (k) => {
+    if (isWarm[k]) return;
+    isWarm[k] = true;
+    if (++warm < n) return;
+    const soonest = clock.now() + GO_AHEAD_MS;
+    if (startAtMs === undefined) broadcast({ type: 'go', atMs: soonest });
+    else broadcast({ type: 'go', atMs: Math.max(startAtMs, soonest), startAtMs });
+  };
+}
+
+/**
+ * Backpressure from requests.jsonl: the workers pause while the writer is backlogged and resume
+ * when it drained. Returns the check to make after records were handed on.
+ */
+function pauseWhileBacklogged(writer: Backlog | undefined, broadcast: (m: ToWorker) => void): () => void {
+  let paused = false;
+  return () => {
+    if (!writer?.backlogged || paused) return;
+    paused = true;
+    broadcast({ type: 'pause' });
+    void writer.drained().then(() => {
+      paused = false;
+      broadcast({ type: 'resume' });
+    });
   };
 }

@@ -20,7 +20,7 @@ export interface LoadWorkerData {
   kind: 'goodput.load-worker';
   /** The run's config, whose workload every worker builds. In memory only, like the config itself. */
   config: BenchmarkConfig;
-  /** The load this process runs (the run's, or its shard's): the workers split it (split.ts). */
+  /** The load this process runs (the run's, or its shard's): the workers split it (share.ts). */
   load: LoadSpec;
   /** `--shard i/N`: this process sends the shard's items (their global index and schedule). */
   shard?: PartSpec;
