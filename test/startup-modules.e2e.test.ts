@@ -2,14 +2,17 @@
  * What a command loads: `goodput sim --help` and a serving `goodput sim` load neither the
  * runner, the client nor undici (the dispatcher imports a command's module when it runs,
  * flags/index.ts loads resolveBenchmarkConfig when it is called, sim calibrate loads when
- * picked). The built bin runs under module hooks that write every module's URL as it loads.
+ * picked); nor does `goodput emit`, whose artefacts are text (it checks watch's flags against
+ * watch's option table alone). The built bin runs under module hooks that write every
+ * module's URL as it loads.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serializeAdr } from '../src/adr/index.js';
 import { BIN, ensureBuilt } from './helpers/cli.js';
 
 const HOOK = join(import.meta.dirname, 'helpers', 'module-trace.mjs');
@@ -90,5 +93,66 @@ describe('a command loads only what it runs', () => {
   it('goodput sim calibrate --help loads the calibration it runs', () => {
     const modules = modulesOf(['sim', 'calibrate', '--help']);
     expect(modules.some((m) => m.endsWith('/dist/calibrate/command.js'))).toBe(true);
+  });
+
+  it('goodput emit loads neither the runner, the client nor undici, for each of its artefacts', () => {
+    const adr = join(dir, 'ADR-20250102-001-x.md');
+    writeFileSync(
+      adr,
+      serializeAdr(
+        {
+          schemaVersion: 1,
+          id: 'ADR-20250102-001',
+          title: 'x',
+          date: '2025-01-02',
+          status: 'accepted',
+          gate: { ttft_p99_ms: 350 },
+          rollback: { metric: 'ttft_p99_ms', above: 500, for: '10m' },
+        } as never,
+        '# x\n',
+      ),
+    );
+    const runs: string[][] = [
+      ['emit', 'prometheus-rules', '--adr', adr, '-o', join(dir, 'rules.yml'), '--tests'],
+      ['emit', 'grafana-dashboard', '--adr', adr],
+      [
+        'emit',
+        'k8s-job',
+        '--shards',
+        '2',
+        '--image',
+        'img',
+        '--',
+        '--url',
+        'http://vllm:8000',
+        '--rate',
+        '4',
+      ],
+      [
+        'emit',
+        'k8s-watch',
+        '--image',
+        'img',
+        '--',
+        '--url',
+        'http://vllm:8000',
+        '--model',
+        'm',
+        '--every',
+        '1m',
+      ],
+    ];
+    for (const argv of runs) {
+      const modules = modulesOf(argv);
+      expect(
+        modules.some((m) => m.endsWith('/dist/emit/command.js')),
+        argv[1],
+      ).toBe(true);
+      expect(
+        modules.filter((m) => FORBIDDEN.test(m)),
+        argv[1],
+      ).toEqual([]);
+    }
+    expect(readFileSync(join(dir, 'rules.yml'), 'utf8')).toContain('GoodputProbesStale');
   });
 });

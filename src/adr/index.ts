@@ -61,4 +61,5 @@ export {
   type ServingArgs,
   servingTargets,
 } from './serving-config.js';
+export { windowsForDuration } from './windows.js';
 export { adrWorkloadAsMeta, applyAdrWorkload } from './workload.js';

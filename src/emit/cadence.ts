@@ -4,7 +4,7 @@
  *
  * watch's exporter holds each round's figures in gauges until the next round, so a breach is a
  * step that lasts as long as the bad rounds do. "for D" is N = ceil(D / every) consecutive bad
- * rounds (watch's `windowsForDuration`). An alert's `for:` is (N − ½) × every: N bad rounds hold
+ * rounds (`windowsForDuration`, as watch's rollback rule counts them). An alert's `for:` is (N − ½) × every: N bad rounds hold
  * the gauge bad for N gaps between round ends, N − 1 bad rounds for N − 1 gaps, and the half
  * interval between the two absorbs the jitter (a gap of k rounds varies by ±2 × jitter × every,
  * as round starts move by ±jitter × every without accumulating), the scrape and the evaluation:
@@ -13,9 +13,7 @@
  * @module
  */
 
-import { parseDuration } from '../config/index.js';
-import { GoodputError } from '../errors.js';
-import { windowsForDuration } from '../watch/index.js';
+import { windowsForDuration } from '../adr/index.js';
 
 export interface Cadence {
   /** Time between round starts (watch --every), ms. */
@@ -29,21 +27,6 @@ export const DEFAULT_CADENCE: Cadence = { everyMs: 300_000, jitter: 0.1 };
 
 /** Rounds without a valid one after which the probes count as stopped. */
 export const STALE_ROUNDS = 3;
-
-/** The cadence of `--every` / `--jitter` values; E_USAGE naming the flag when out of range. */
-export function cadenceOf(every: unknown, jitter: unknown): Cadence {
-  const everyMs = typeof every === 'number' ? every : parseDuration(String(every ?? '5m'), '--every');
-  if (!(everyMs >= 1000))
-    throw new GoodputError('E_USAGE', '--every must be at least 1s', "give watch's --every, e.g. --every 5m");
-  const j = typeof jitter === 'number' ? jitter : DEFAULT_CADENCE.jitter;
-  if (!(j >= 0 && j <= 0.2))
-    throw new GoodputError(
-      'E_USAGE',
-      `--jitter ${j}: alerts can follow a jitter of at most 0.2 (a round may then move by 40 % of --every between two rounds)`,
-      "give watch's --jitter, e.g. --jitter 0.1",
-    );
-  return { everyMs, jitter: j };
-}
 
 /** Consecutive rounds that make a duration (ms) at this cadence. */
 export function roundsFor(forMs: number, c: Cadence): number {

@@ -19,7 +19,7 @@ import {
   type StringOption,
 } from '../flags/index.js';
 import { writeOutputFile } from '../results/index.js';
-import { type Cadence, cadenceOf, promDuration } from './cadence.js';
+import { type Cadence, promDuration } from './cadence.js';
 import { renderDashboard } from './dashboard.js';
 import { k8sCommands } from './kubernetes-command.js';
 import { alertsFromAdr, renderRulesYaml } from './rules.js';
@@ -41,13 +41,18 @@ const CADENCE_OPTIONS = defineOptions({
   every: {
     type: 'duration',
     default: '5m',
+    min: 1000,
     max: 30 * DAY_MS,
+    why: "give watch's --every, e.g. --every 5m",
     valueName: 'DURATION',
     description: "watch's --every: time between two probe rounds (windows and for: derive from it)",
   },
   jitter: {
     type: 'number',
     default: 0.1,
+    min: 0,
+    max: 0.2,
+    why: "alerts can follow a jitter of at most 0.2 (a round may then move by 40 % of --every between two rounds); give watch's --jitter, e.g. --jitter 0.1",
     valueName: 'FRACTION',
     description: "watch's --jitter (at most 0.2 here)",
   },
@@ -75,8 +80,9 @@ async function adrOf(ctx: CommandContext<AdrFlags>, sub: string) {
   return readAdr(resolvePath(ctx.cwd, adr));
 }
 
+/** watch's cadence, its bounds checked by the options' entries. */
 function cadenceFrom(ctx: CommandContext<AdrFlags>): Cadence {
-  return cadenceOf(ctx.args.options.every, ctx.args.options.jitter);
+  return { everyMs: ctx.args.options.every, jitter: ctx.args.options.jitter };
 }
 
 const prometheusRules = defineCommand({

@@ -17,13 +17,13 @@
 import type { AdrFrontMatter } from '../adr/index.js';
 import { gateSpecThresholds, type ThresholdOp } from '../gate/index.js';
 import {
+  LAST_VALID_ROUND_SERIES,
   type MetricDef,
   type MetricUnit,
   metric,
   metricByAdrName,
   ROUND_METRIC_SERIES,
 } from '../metrics/index.js';
-import { LAST_VALID_ROUND_SERIES } from '../watch/index.js';
 import { type Cadence, promDuration, roundRangeMs, staleAfterMs } from './cadence.js';
 import { unjudgeable } from './rules.js';
 

@@ -7,7 +7,6 @@
 export {
   alertForMs,
   type Cadence,
-  cadenceOf,
   DEFAULT_CADENCE,
   promDuration,
   roundRangeMs,

@@ -12,14 +12,16 @@ import { ExitCode, GoodputError } from '../errors.js';
 import {
   type AnyCommandSpec,
   BENCHMARK_OPTIONS,
+  type CommandSpec,
   defineCommand,
   defineOptions,
   type FlagValues,
+  type OptionTable,
   type ParsedArgs,
-  parseTable,
+  parseArgv,
   SHARD_OPTIONS,
 } from '../flags/index.js';
-import { watchCommand } from '../watch/command.js';
+import { WATCH_COMMAND_OPTIONS } from '../watch/options-command.js';
 import { MAX_PARTS } from '../workload/index.js';
 import { mergeJob, RESULTS_MOUNT, shardJob, watchManifests } from './k8s.js';
 
@@ -59,14 +61,14 @@ const COMMON = defineOptions({
   },
 });
 
-/** The passed-through flags of `command`, parsed against its table; some are set by the manifest. */
-function passThrough(
-  spec: AnyCommandSpec,
+/** The passed-through flags of `command`, parsed against its table (typed by it); some are set by the manifest. */
+function passThrough<T extends OptionTable>(
+  spec: CommandSpec<T>,
   argv: string[],
   reserved: readonly string[],
   why: string,
-): ParsedArgs {
-  const parsed = parseTable(spec, argv);
+): ParsedArgs<FlagValues<T>> {
+  const parsed = parseArgv(spec, argv);
   for (const name of reserved) {
     const key = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (parsed.given.has(key))
@@ -97,10 +99,17 @@ function common(o: FlagValues<typeof COMMON>, verb: string) {
   };
 }
 
+/** The tables the passed-through flags are checked against: run's and watch's, without what they run. */
 const RUN_SPEC = defineCommand({
   name: 'run',
   summary: '',
   options: { ...BENCHMARK_OPTIONS, ...SHARD_OPTIONS },
+  run: async () => ExitCode.OK,
+});
+const WATCH_SPEC = defineCommand({
+  name: 'watch',
+  summary: '',
+  options: WATCH_COMMAND_OPTIONS,
   run: async () => ExitCode.OK,
 });
 
@@ -118,6 +127,9 @@ const k8sJob = defineCommand({
   options: {
     shards: {
       type: 'integer',
+      min: 1,
+      max: MAX_PARTS,
+      why: 'one pod a shard',
       valueName: 'N',
       description: 'Pods, each one shard (completions = parallelism = N)',
     },
@@ -148,7 +160,7 @@ const k8sJob = defineCommand({
   async run(ctx) {
     const o = ctx.args.options;
     const shards = o.shards;
-    if (typeof shards !== 'number' || shards < 1 || shards > MAX_PARTS)
+    if (shards === undefined)
       throw usage('emit k8s-job needs --shards N (1 or more)', 'e.g. --shards 10');
     const run = passThrough(
       RUN_SPEC,
@@ -157,19 +169,19 @@ const k8sJob = defineCommand({
       'each pod gets its shard, the instant, its output folder and the key from the Secret',
     );
     const r = run.options;
-    if (typeof r.url !== 'string')
+    if (r.url === undefined)
       throw usage(
         'the run flags after -- need --url: the endpoint every pod drives',
         'e.g. -- --url http://vllm.default.svc:8000 --rate 100 --requests 10000',
       );
     if (r.time === 'virtual')
       throw usage('--time virtual has no wall clock for pods to meet at', 'leave out --time virtual');
-    if (typeof r.concurrency === 'number' && r.concurrency < shards)
+    if (r.concurrency !== undefined && r.concurrency < shards)
       throw usage(
         `--concurrency ${r.concurrency} cannot be split over ${shards} pods`,
         `give the whole run's --concurrency, at least ${shards}`,
       );
-    if (typeof r.requests === 'number' && r.requests < shards)
+    if (r.requests !== undefined && r.requests < shards)
       throw usage(
         `--requests ${r.requests} leaves some of the ${shards} pods nothing to send`,
         `give the whole run's --requests, at least ${shards}`,
@@ -244,12 +256,12 @@ const k8sWatch = defineCommand({
   async run(ctx) {
     const o = ctx.args.options;
     const watch = passThrough(
-      watchCommand,
+      WATCH_SPEC,
       ctx.args.positionals,
       ['metrics-port', 'metrics-host', 'store', 'api-key-file', 'config', 'rounds'],
       'the pod serves its exporter on 0.0.0.0:9464, keeps its store at /data and reads the key from the Secret',
     );
-    if (typeof watch.options.url !== 'string' && typeof watch.options.targets !== 'string')
+    if (watch.options.url === undefined && watch.options.targets === undefined)
       throw usage(
         'the watch flags after -- need --url (or --targets)',
         'e.g. -- --url http://vllm.default.svc:8000 --model my-model --every 5m',

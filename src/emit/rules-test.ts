@@ -24,8 +24,7 @@
 import { stringify } from 'yaml';
 import type { AdrFrontMatter } from '../adr/index.js';
 import { type Threshold, type ThresholdOp, thresholdHolds } from '../gate/index.js';
-import { metric, ROUND_METRIC_SERIES } from '../metrics/index.js';
-import { LAST_VALID_ROUND_SERIES } from '../watch/index.js';
+import { LAST_VALID_ROUND_SERIES, metric, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import { alertForMs, type Cadence, promDuration } from './cadence.js';
 import { above, type EmittedRules, type StaleAlert, type ThresholdAlert } from './rules.js';
 

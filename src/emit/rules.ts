@@ -20,9 +20,14 @@ import type { AdrFrontMatter } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { gateSpecThresholds, type ThresholdOp } from '../gate/index.js';
-import { type MetricDef, metric, metricByAdrName, promqlOf } from '../metrics/index.js';
+import {
+  LAST_VALID_ROUND_SERIES,
+  type MetricDef,
+  metric,
+  metricByAdrName,
+  promqlOf,
+} from '../metrics/index.js';
 import { oneLine } from '../util/index.js';
-import { LAST_VALID_ROUND_SERIES } from '../watch/index.js';
 import {
   alertForMs,
   type Cadence,

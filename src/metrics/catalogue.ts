@@ -32,6 +32,13 @@ export type { Better, LatencyStatKey, MetricDef, MetricUnit } from './metric-def
 /** The exporter gauge holding each catalogue metric of the last valid watch round, by `metric` label. */
 export const ROUND_METRIC_SERIES = 'goodput_round_metric';
 
+/**
+ * Unix time at which the last valid round ended: the round whose figures
+ * `goodput_round_metric` holds. Alerts read their age (a prober that stopped, or whose rounds
+ * are all invalid, gives no fresh figures and must not be read as healthy).
+ */
+export const LAST_VALID_ROUND_SERIES = 'goodput_last_valid_round_timestamp_seconds';
+
 /** PromQL for a metric's value per target and model, as watch's exporter exposes it. */
 export function promqlOf(def: MetricDef): string {
   return `max by (target, model) (${ROUND_METRIC_SERIES}{metric="${def.id}"})`;

@@ -11,6 +11,7 @@ export {
   type Better,
   COMPARE_ROW_IDS,
   HEADLINE_IDS,
+  LAST_VALID_ROUND_SERIES,
   LATENCY_STATS,
   type LatencyStatKey,
   labelWithUnit,

@@ -22,16 +22,9 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { REQUEST_ERRORS } from '../errors.js';
-import { METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
+import { LAST_VALID_ROUND_SERIES, METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import type { RoundServerFigures, StoredLatency } from '../store/index.js';
 import type { Outcome, RequestErrorCode, RunSummary } from '../types.js';
-
-/**
- * Unix time at which the last valid round ended: the round whose figures
- * `goodput_round_metric` holds. Alerts read their age (a prober that stopped, or whose rounds
- * are all invalid, gives no fresh figures and must not be read as healthy).
- */
-export const LAST_VALID_ROUND_SERIES = 'goodput_last_valid_round_timestamp_seconds';
 
 /** vLLM's time_to_first_token_seconds buckets. */
 export const TTFT_BUCKETS = [

@@ -4,12 +4,14 @@
  *
  * @module
  */
+
+// The series the exporter writes that alerts read, defined beside the catalogue's.
+export { LAST_VALID_ROUND_SERIES } from '../metrics/index.js';
 export { type BreachEvidence, breachEnv, runBreachCommand, withoutKeys } from './breach.js';
 export {
   bucketsWithThresholds,
   E2EL_BUCKETS,
   type ExporterOptions,
-  LAST_VALID_ROUND_SERIES,
   TPOT_BUCKETS,
   TTFT_BUCKETS,
   WatchExporter,
@@ -25,7 +27,6 @@ export {
   rollbackFromAdr,
   stepRollback,
   windowIsBad,
-  windowsForDuration,
   windowsNeeded,
 } from './rollback.js';
 export { type ProbeTarget, type RoundOptions, type RoundResult, runRound } from './round.js';

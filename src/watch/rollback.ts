@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { AdrRollback } from '../adr/index.js';
+import { type AdrRollback, windowsForDuration } from '../adr/index.js';
 import { parseDuration } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { parseThreshold, type Threshold, thresholdHolds, thresholdValue } from '../gate/index.js';
@@ -93,15 +93,6 @@ export function rollbackFromAdr(rollback: AdrRollback, adrId: string): RollbackR
     adrId,
     source: `${condition} for ${rollback.for}`,
   };
-}
-
-/**
- * How many consecutive windows (rounds) a duration spans at the watch interval: ceil(duration /
- * every), at least 1. The one reading of "for 5m" with sparse probes, used by the rollback rule
- * and by the alerts `emit prometheus-rules` writes.
- */
-export function windowsForDuration(forMs: number, everyMs: number): number {
-  return Math.max(1, Math.ceil(forMs / everyMs - 1e-9));
 }
 
 /** Consecutive bad windows that trigger the rule, given the watch interval. */
