@@ -160,8 +160,7 @@ const k8sJob = defineCommand({
   async run(ctx) {
     const o = ctx.args.options;
     const shards = o.shards;
-    if (shards === undefined)
-      throw usage('emit k8s-job needs --shards N (1 or more)', 'e.g. --shards 10');
+    if (shards === undefined) throw usage('emit k8s-job needs --shards N (1 or more)', 'e.g. --shards 10');
     const run = passThrough(
       RUN_SPEC,
       ctx.args.positionals,
