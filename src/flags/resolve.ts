@@ -34,6 +34,7 @@ import {
 } from '../sim/index.js';
 import type { ConnectionSetting, EfficiencyInputs, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
+import { applyAgentFlags } from './agents.js';
 import { applyClassFlags } from './classes.js';
 import { applyMetricsSources } from './metrics-sources.js';
 import { type BenchmarkFlags, MAX_FLAG_CONCURRENCY } from './options/index.js';
@@ -321,6 +322,7 @@ export async function resolveBenchmarkConfig(
   }
   applySessionFlags(o, args.given, config);
   await applyShapeFlags(o, args.given, config, cwd);
+  await applyAgentFlags(o, args.given, config, cwd);
   applyClassFlags(o, target.classes, config);
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
   if (o.force === true) config.force = true;

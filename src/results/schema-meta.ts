@@ -170,6 +170,13 @@ export const RunMetaSchema = z.object({
         trace: z.object({ path: z.string(), sha256: z.string(), runs: int }).optional(),
       })
       .optional(),
+    tools: z
+      .object({
+        count: int,
+        choice: z.union([z.enum(['auto', 'required', 'none']), z.object({ name: z.string() })]).optional(),
+        file: z.object({ path: z.string(), sha256: z.string() }).optional(),
+      })
+      .optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),

@@ -12,6 +12,8 @@ import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   AgentWorkloadSpec,
+  ToolDefinition,
+  ToolsSpec,
   ApiKind,
   EfficiencyInputs,
   ImagesSpec,
@@ -61,11 +63,15 @@ export interface BenchmarkWorkload {
   classes?: TrafficClassSpec[];
   /** `--agents`: agent runs (workload/agents.ts, strategies/agents.ts), with their distributions. */
   agents?: BenchmarkAgents;
+  /** `--tools`, `--tool-choice` on single requests: the spec recorded and the definitions sent. */
+  tools?: { spec: ToolsSpec; definitions: ToolDefinition[] };
 }
 
 /** Agent runs as configured: the spec recorded in the summary, and the distributions it names. */
 export interface BenchmarkAgents {
   spec: AgentWorkloadSpec;
+  /** `--tools FILE`: these functions instead of synthetic ones. */
+  tools?: ToolDefinition[];
   toolLatency: LengthDist;
   toolResultTokens: LengthDist;
 }

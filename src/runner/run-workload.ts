@@ -129,6 +129,8 @@ export async function buildRunWorkload(
   if (config.workload.classes) spec.classes = config.workload.classes;
   const agents = config.workload.agents;
   if (agents) spec.agents = agents.spec;
+  const tools = config.workload.tools;
+  if (tools) spec.tools = tools.spec;
   const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
   const workload = createWorkload(spec, {
@@ -155,8 +157,15 @@ export async function buildRunWorkload(
       : {}),
     ...(note ? { note } : {}),
     ...(agents
-      ? { agents: { toolLatency: agents.toolLatency, toolResultTokens: agents.toolResultTokens } }
+      ? {
+          agents: {
+            toolLatency: agents.toolLatency,
+            toolResultTokens: agents.toolResultTokens,
+            ...(agents.tools ? { tools: agents.tools } : {}),
+          },
+        }
       : {}),
+    ...(tools ? { tools: tools.definitions } : {}),
     ...(prompt || output
       ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }
       : {}),

@@ -265,6 +265,7 @@ export const simCommand = defineCommand({
       meanOutputTokens: o.meanOutputTokens,
       engine: engineOptionsFromArgs(o),
       failures: failureConfigFromArgs(o),
+      ...(o.toolCallFraction !== undefined ? { toolCallFraction: o.toolCallFraction } : {}),
       ...(o.reasoningTokens !== undefined
         ? {
             reasoning: {

@@ -1,6 +1,6 @@
 /** What a run was asked to do: SLOs, workload, load, target and the run's meta. @module */
 
-import type { ApiKind, Sampling } from './request.js';
+import type { ApiKind, Sampling, ToolChoice } from './request.js';
 
 /** Service-level objectives; a request is good when it meets every one that is set. */
 export interface Slo {
@@ -196,6 +196,8 @@ export interface WorkloadSpec {
   classes?: TrafficClassSpec[];
   /** Agent runs (--agents): each run is a loop of model calls and tool waits, maybe fanned out. */
   agents?: AgentWorkloadSpec;
+  /** `--tools` on single requests (chat, Responses): the functions each request offers, and its tool_choice. */
+  tools?: ToolsSpec;
 }
 
 /**
@@ -206,6 +208,15 @@ export interface WorkloadSpec {
  * start from the run's conversation (its prefix) and run `subSteps` steps each, joined before
  * the run continues. `trace`: the runs are replayed from an agent trace (docs/agents.md).
  */
+export interface ToolsSpec {
+  /** Functions offered. */
+  count: number;
+  /** tool_choice sent (absent: none sent, the server's default). */
+  choice?: ToolChoice;
+  /** The definitions' file (`--tools FILE`); absent: synthetic functions tool_0 … */
+  file?: { path: string; sha256: string };
+}
+
 export interface AgentWorkloadSpec {
   /** Agent runs at once (closed loop). */
   concurrency: number;

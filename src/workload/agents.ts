@@ -45,6 +45,8 @@ export interface AgentSourceInput {
   tokenizer: Tokenizer;
   root: Rng;
   systemText: string;
+  /** `--tools FILE`: these functions instead of `spec.tools` synthetic ones. */
+  tools?: ToolDefinition[];
 }
 
 /** The agent flags as given (`--agents` and the `--agent-*`, `--tool-*` flags), defaults filled in by `agentWorkload`. */
@@ -139,7 +141,7 @@ export function syntheticTools(count: number): ToolDefinition[] {
 /** The seeded agent runs of a workload (see the module comment). */
 export function createAgentSource(input: AgentSourceInput): AgentSource {
   const { spec, tokenizer, root } = input;
-  const tools = syntheticTools(spec.tools);
+  const tools = input.tools ?? syntheticTools(spec.tools);
   const taskRng = root.fork('agent-task');
   const subRng = root.fork('agent-subtask');
   const latencyRng = root.fork('agent-tool-latency');

@@ -11,7 +11,7 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { ChatMessage, LoadStage, WorkItem, WorkloadSpec } from '../types.js';
+import type { ChatMessage, LoadStage, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
 import { conversationAffinityId } from './affinity.js';
 import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
@@ -72,7 +72,9 @@ export interface WorkloadOptions {
    */
   lengths?: { prompt?: LengthDist; output?: LengthDist };
   /** Agent runs (spec.agents): the tool latency (ms) and tool-result length distributions. */
-  agents?: { toolLatency: LengthDist; toolResultTokens: LengthDist };
+  agents?: { toolLatency: LengthDist; toolResultTokens: LengthDist; tools?: ToolDefinition[] };
+  /** spec.tools: the functions every single request offers (with spec.tools.choice). */
+  tools?: readonly ToolDefinition[];
   /** Required when spec.images.folder is set: the folder's images, read (image-folder.ts). */
   imageFolder?: ImageFolder;
 }
@@ -449,6 +451,10 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
     }
     if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
     if (images) workItem.images = images.imagesOf(i);
+    if (options.tools && spec.tools) {
+      workItem.tools = options.tools;
+      if (spec.tools.choice !== undefined) workItem.toolChoice = spec.tools.choice;
+    }
     if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
     if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
       workItem.cancelAfterMs = cancelAfterMs!;

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { AGENT_OPTIONS } from './agents.js';
 import { LOAD_OPTIONS, WORKERS_OPTION } from './load.js';
 import { OUTPUT_OPTIONS, type SHARD_OPTIONS } from './output.js';
 import { defineOptions, type FlagValues } from './table.js';
@@ -62,6 +63,7 @@ export { TOKEN_BOUNDS, WORKLOAD_OPTIONS } from './workload.js';
 export const BENCHMARK_OPTIONS = defineOptions({
   ...TARGET_OPTIONS,
   ...WORKLOAD_OPTIONS,
+  ...AGENT_OPTIONS,
   ...TRACE_OPTIONS,
   ...LOAD_OPTIONS,
   workers: WORKERS_OPTION,

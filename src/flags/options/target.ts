@@ -24,6 +24,15 @@ export const REASONING_OPTIONS = defineOptions({
     group: 'Target',
     description: 'Delta field the simulated reasoning is streamed in [default: reasoning_content]',
   },
+  toolCallFraction: {
+    type: 'number',
+    min: 0,
+    max: 1,
+    valueName: 'F',
+    group: 'Target',
+    description:
+      'Simulated engine: share of requests offering tools with tool_choice auto answered with a tool call (seeded; required always calls) [default: 0.5]',
+  },
 });
 
 /** vLLM's --speculative-config for the simulated engine (`goodput sim`, and the embedded engine of a run). */
