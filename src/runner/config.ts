@@ -12,8 +12,6 @@ import type { PrometheusSource } from '../server-metrics/index.js';
 import type { EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type {
   AgentWorkloadSpec,
-  ToolDefinition,
-  ToolsSpec,
   ApiKind,
   EfficiencyInputs,
   ImagesSpec,
@@ -22,6 +20,8 @@ import type {
   Sampling,
   SessionWorkloadSpec,
   Slo,
+  ToolDefinition,
+  ToolsSpec,
   TraceFormat,
   TraceSpec,
   TrafficClassSpec,
