@@ -193,9 +193,16 @@ describe('--session-header', () => {
     for (const id of other) expect(new Set(idOf.values()).has(id)).toBe(false);
   });
 
-  it('a renamed header replaces it; none, and single requests, send none', async () => {
+  it('a renamed header replaces it (load workers send it too); none, and single requests, send none', async () => {
     const server = await chatServer();
-    expect((await run(server, 'renamed', [...SESSIONS, '--session-header', 'X-Conversation'])).code).toBe(0);
+    const renamedRun = await run(server, 'renamed', [
+      ...SESSIONS,
+      '--session-header',
+      'X-Conversation',
+      '--workers',
+      '2',
+    ]);
+    expect(renamedRun.code, renamedRun.stderr).toBe(0);
     const renamed = completions(server);
     for (const q of renamed) {
       expect(q.headers['x-conversation']).toMatch(UUID_V8);
