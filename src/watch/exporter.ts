@@ -22,9 +22,12 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { REQUEST_ERRORS } from '../errors.js';
-import { LAST_VALID_ROUND_SERIES, METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
+import { classView, LAST_VALID_ROUND_SERIES, METRICS, ROUND_METRIC_SERIES } from '../metrics/index.js';
 import type { RoundServerFigures, StoredLatency } from '../store/index.js';
 import type { Outcome, RequestErrorCode, RunSummary } from '../types.js';
+
+/** Each traffic class's catalogue metrics of the last valid round (`--class`), labelled by class. */
+export const ROUND_CLASS_METRIC_SERIES = 'goodput_round_class_metric';
 
 /** vLLM's time_to_first_token_seconds buckets. */
 export const TTFT_BUCKETS = [
@@ -79,6 +82,7 @@ export class WatchExporter {
   private readonly preemptions: Counter<'target' | 'model'>;
   private readonly gpuScrapeFailures: Counter<'target' | 'model'>;
   private readonly roundMetric: Gauge<'target' | 'model' | 'metric'>;
+  private readonly roundClassMetric: Gauge<'target' | 'model' | 'class' | 'metric'>;
   private readonly lastValidRound: Gauge<'target' | 'model'>;
   private server?: Server;
 
@@ -176,6 +180,14 @@ export class WatchExporter {
       labelNames: [...labels, 'metric'] as const,
       registers,
     });
+    this.roundClassMetric = new Gauge({
+      name: ROUND_CLASS_METRIC_SERIES,
+      help:
+        `Every metric of the catalogue for each traffic class (--class) of the last valid round, by class and metric id, as ${ROUND_METRIC_SERIES} ` +
+        "holds the run's (the class's figures against its own SLO; the server's metrics are the run's only)",
+      labelNames: [...labels, 'class', 'metric'] as const,
+      registers,
+    });
     this.lastValidRound = new Gauge({
       name: LAST_VALID_ROUND_SERIES,
       help: `Unix time at which the last valid round ended (the round ${ROUND_METRIC_SERIES} holds)`,
@@ -196,6 +208,15 @@ export class WatchExporter {
       const value = def.read(summary);
       if (value === undefined || !Number.isFinite(value)) this.roundMetric.remove(labels);
       else this.roundMetric.set(labels, value);
+    }
+    for (const cls of summary.classes ?? []) {
+      const view = classView(summary, cls.name)!;
+      for (const def of METRICS) {
+        const labels = { target, model, class: cls.name, metric: def.id };
+        const value = def.read(view);
+        if (value === undefined || !Number.isFinite(value)) this.roundClassMetric.remove(labels);
+        else this.roundClassMetric.set(labels, value);
+      }
     }
   }
 
