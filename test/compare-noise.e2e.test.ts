@@ -1,3 +1,4 @@
+// runs alone: two live runs of one configuration must get no verdict; another file's load is noise
 /**
  * compare's noise floors and replicates against the embedded engine: A/A reruns of one
  * configuration (each with a seed of its own, as a real rerun differs) get no better/worse

@@ -1,3 +1,4 @@
+// runs alone: asserts a live readiness deadline
 /**
  * A server that does not come up (a bad flag: it exits at once; its port in use: it exits; it
  * never answers health: timeout) fails only its configuration, with the cause, a hint and the

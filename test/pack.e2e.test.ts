@@ -1,3 +1,4 @@
+// runs alone: an npm pack and install take most of a core for half a minute
 /**
  * The package as a user gets it: packed from a clean build, installed from the tarball into
  * an empty project, then used three ways (the bin through npx, require() and a TypeScript

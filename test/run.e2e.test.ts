@@ -1,3 +1,4 @@
+// runs alone: asserts the live dispatch lag
 /**
  * `goodput run` end to end against the embedded engine and loopback servers: in-process
  * through the command with an injected context, and as a real `node dist/cli/main.js`

@@ -1,3 +1,4 @@
+// runs alone: compares live turn latencies with and without prefix caching
 /**
  * Multi-turn sessions end to end: a 3-turn synthetic session run against the embedded engine,
  * through a loopback proxy that keeps every request body. Turns 2 and 3 carry the earlier

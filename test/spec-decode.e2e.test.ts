@@ -1,3 +1,4 @@
+// runs alone: counts live chunk sizes, which a slow reader merges
 /**
  * Speculative decoding end to end on the embedded engine (`--speculative-config`, vLLM's JSON):
  * in virtual time the summary's spec_acceptance_rate and spec_mean_accepted_length are the

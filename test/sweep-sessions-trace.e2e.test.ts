@@ -1,3 +1,4 @@
+// runs alone: a live sweep asserts the client was not the bottleneck (event-loop delay)
 /**
  * `goodput sweep` of multi-turn sessions and of a trace, against the embedded engine: a
  * sessions sweep's points run the point's sessions (at once, or new per second), never a

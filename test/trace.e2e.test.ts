@@ -1,3 +1,4 @@
+// runs alone: replays a trace live and bounds its dispatch lag
 /**
  * Trace replay end to end (issue 13.2): a Mooncake trace of 1,000 requests written here is
  * replayed in virtual time on its exact schedule and live against the embedded engine at

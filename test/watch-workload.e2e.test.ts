@@ -1,3 +1,4 @@
+// runs alone: asserts the live prober's dispatch lag
 /**
  * `goodput watch` probes with the workload the flags describe, as `goodput run` does: multi-turn
  * sessions (each later turn carries the earlier ones and the server's replies), a shared system

@@ -1,3 +1,4 @@
+// runs alone: times injected stalls
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamRequest } from '../../test/helpers/sim-sse-client.js';
 import { FailureInjector } from './failures.js';
