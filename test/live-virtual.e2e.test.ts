@@ -61,10 +61,11 @@ function keyPaths(x: unknown, prefix = ''): string[] {
 
 /**
  * Keys only a live run can have: the connection warm-up and figures (virtual time opens no
- * socket) and why the client was the bottleneck (set only when it was: a loaded machine, never
- * a simulated clock).
+ * socket), why the client was the bottleneck (set only when it was: a loaded machine, never
+ * a simulated clock) and the load thread's GC pauses (a pause stamps live reads late; it cannot
+ * move a simulated clock).
  */
-const LIVE_ONLY = /^load\.(connectionWarmup\.|connections\.|clientBoundReason$)/;
+const LIVE_ONLY = /^load\.(connectionWarmup\.|connections\.|clientBoundReason$|gcPauses\.)/;
 
 /** What must agree between the two time modes: everything but the figures and what names the target. */
 function structure(s: RunSummary): string[] {
