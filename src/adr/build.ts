@@ -7,8 +7,9 @@
  * (requests/s that met every SLO) = candidate's ÷ (1 + h), rounded down; SLO attainment
  * minimum (only when the runs had an SLO) = candidate's × (1 − h/4), rounded down to 0.01.
  * The token goodput ratio (`goodput_min`) is not derived: it is about 1 on any run without
- * cancels, so it would gate nothing. Rollback default: TTFT p99 above 1.5 × its gate limit for
- * 5 minutes.
+ * cancels, so it would gate nothing. Traffic classes (`--class`): the same TTFT p99 and
+ * attainment limits per class, as `gate.thresholds` with `{class=NAME}`. Rollback default: TTFT
+ * p99 above 1.5 × its gate limit for 5 minutes.
  *
  * @module
  */
@@ -129,7 +130,24 @@ export function deriveGate(meta: RunMeta, summary: RunInput['summary'], headroom
     gate.request_goodput_min = roundDownRate(summary.request_goodput / (1 + headroom));
   const sloSet = Object.values(meta.slo ?? {}).some((v) => v !== undefined);
   if (sloSet) gate.attainment_min = roundDownRatio(summary.goodput.attainment * (1 - headroom / 4));
+  const perClass = classThresholds(summary, headroom);
+  if (perClass.length > 0) gate.thresholds = perClass;
   return gate;
+}
+
+/**
+ * Traffic classes: each class's TTFT p99 limit and, when its SLO sets anything, its attainment
+ * minimum, derived as the run's are (`p99(ttft){class=chat}<=…`, `attainment{class=chat}>=…`).
+ */
+function classThresholds(summary: RunInput['summary'], headroom: number): string[] {
+  return (summary.classes ?? []).flatMap((c) => {
+    const out: string[] = [];
+    if (c.latency.ttft.count > 0)
+      out.push(`p99(ttft){class=${c.name}}<=${roundUpMs(c.latency.ttft.p99 * (1 + headroom))}`);
+    if (Object.values(c.goodput.slo).some((v) => v !== undefined))
+      out.push(`attainment{class=${c.name}}>=${roundDownRatio(c.goodput.attainment * (1 - headroom / 4))}`);
+    return out;
+  });
 }
 
 /** The RunMeta fields needed to rerun the same load. */
