@@ -36,7 +36,13 @@ export {
 } from './pipeline.js';
 export { type ProgressMode, progressMode } from './progress.js';
 export { type RebuildOptions, type RebuiltRun, rebuildSummary } from './rebuild.js';
-export { runTokenizer, warmWorkload, workloadShape } from './run-workload.js';
+export {
+  createRunWorkload,
+  runTokenizer,
+  type WorkloadConfig,
+  warmWorkload,
+  workloadShape,
+} from './run-workload.js';
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './sharding/shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';

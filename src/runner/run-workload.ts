@@ -10,14 +10,16 @@ import { join } from 'node:path';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
 import { prepareOutDir, type RunRebuildInfo } from '../results/index.js';
-import type { LoadSpec, RunMeta, WorkloadSpec } from '../types.js';
+import type { LoadSpec, RunMeta, Sampling, WorkloadSpec } from '../types.js';
 import {
   createWorkload,
+  type Dataset,
   loadDataset,
   loadImageFolder,
   loadTrace,
   resolveTokenizer,
   type Tokenizer,
+  type Trace,
   type Workload,
 } from '../workload/index.js';
 import type { BenchmarkConfig, BenchmarkWorkload } from './config.js';
@@ -114,6 +116,36 @@ export async function buildRunWorkload(
       'replay the recorded trace file: restore it, or record the workload again',
     );
   }
+  const workload = createRunWorkload(config, { tokenizer, dataset, trace, imageFolder }, config.seed, note);
+  warmWorkload(workload, tokenizer);
+  return { workload, tokenizer, load: traceLoad(config.load, workload, t?.closedLoop === true) };
+}
+
+/** What a run's prompts come from, once read: the tokenizer that counts them, a dataset, a trace, an image folder. */
+export interface WorkloadSources {
+  tokenizer: Tokenizer;
+  dataset?: Dataset | undefined;
+  trace?: Trace | undefined;
+  imageFolder?: Awaited<ReturnType<typeof loadImageFolder>> | undefined;
+}
+
+/** What the workload is built from of a config: the flags of a run, or of a watch round. */
+export type WorkloadConfig = Pick<BenchmarkConfig, 'api' | 'workload' | 'load'> & {
+  sampling: Pick<Sampling, 'maxTokens'>;
+};
+
+/**
+ * The workload of a config's flags, seeded with `seed`: its spec (kind, api, lengths,
+ * tokenizer, shape, prefix groups, images, classes, agents) and its items (arrivals from the
+ * load, cancels, a dataset's or trace's entries, length distributions). A run and each round of
+ * `watch` (a seed of its own every round) build theirs here, so a flag means the same in both.
+ */
+export function createRunWorkload(
+  config: WorkloadConfig,
+  { tokenizer, dataset, trace, imageFolder }: WorkloadSources,
+  seed: number,
+  note?: (text: string) => void,
+): Workload {
   const spec: WorkloadSpec = {
     kind: trace ? 'trace' : dataset ? 'dataset' : 'synthetic',
     api: config.api,
@@ -133,8 +165,9 @@ export async function buildRunWorkload(
   if (tools) spec.tools = tools.spec;
   const { promptTokensDist: prompt, maxTokensDist: output } = config.workload;
   const sessions = config.load.sessions;
-  const workload = createWorkload(spec, {
-    seed: config.seed,
+  const t = config.workload.trace;
+  return createWorkload(spec, {
+    seed,
     warmup: config.load.warmup,
     requests: config.load.requests,
     rate: sessions ? sessions.rate : config.load.mode === 'open' ? config.load.rate : undefined,
@@ -170,8 +203,6 @@ export async function buildRunWorkload(
       ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }
       : {}),
   });
-  warmWorkload(workload, tokenizer);
-  return { workload, tokenizer, load: traceLoad(config.load, workload, t?.closedLoop === true) };
 }
 
 /**

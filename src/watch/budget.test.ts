@@ -1,6 +1,6 @@
 /** The daily token budget's bound on one probe request, for each shape of workload. */
 import { expect, test } from 'vitest';
-import { worstRequestTokens } from './watcher.js';
+import { worstRequestTokens } from './budget.js';
 
 test.each([
   // promptTokens, maxTokens, workload, bound

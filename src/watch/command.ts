@@ -14,10 +14,11 @@ import { summaryMetrics } from '../report/index.js';
 import { runTokenizer, workloadShape } from '../runner/index.js';
 import { toolVersion } from '../util/index.js';
 import { loadDataset } from '../workload/index.js';
+import { unboundedBudget } from './budget.js';
 import { WATCH_COMMAND_OPTIONS } from './options-command.js';
 import { parseRollbackFlag, type RollbackRule, rollbackFromAdr } from './rollback.js';
 import { defaultTargetName, readTargetsFile, type WatchTarget } from './targets.js';
-import { runWatch, unboundedBudget, type WatchConfig } from './watcher.js';
+import { runWatch, type WatchConfig } from './watcher.js';
 
 /** Requests per round when --requests is not given. */
 export const DEFAULT_WATCH_REQUESTS = 10;

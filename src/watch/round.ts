@@ -38,8 +38,7 @@ import type {
   RunSummary,
   ServerSample,
 } from '../types.js';
-import type { Dataset, Tokenizer, Workload } from '../workload/index.js';
-import { createWorkload } from '../workload/index.js';
+import type { Tokenizer, Workload } from '../workload/index.js';
 
 /** Everything a round needs about its target, set up once per watch. */
 export interface ProbeTarget {
@@ -55,8 +54,12 @@ export interface ProbeTarget {
   metricsUrl?: string;
   /** Several replicas (`--metrics-url` for each): read in place of `metricsUrl`, their totals kept. */
   metricsUrls?: string[];
-  /** `--dataset`: the prompts the rounds draw from (read once, at start). */
-  dataset?: Dataset;
+  /**
+   * A round's requests: the watch's workload (the runner's `createRunWorkload`, a dataset read
+   * once) drawn with the round's seed, so other prompts every round (with a dataset, other
+   * entries) and prefix caches do not flatter.
+   */
+  workloadFor: (seed: number) => Workload;
 }
 
 export interface RoundOptions {
@@ -78,7 +81,7 @@ export interface RoundOptions {
   gpuWindow?: () => GpuSummary | undefined;
   /** Energy and cost inputs: the round summary's `efficiency` (with the GPU window's power, if any). */
   efficiency?: EfficiencyInputs;
-  /** The round's requests, when already drawn (roundWorkload with `seed`). */
+  /** The round's requests, when already drawn (the target's `workloadFor(seed)`). */
   workload?: Workload;
 }
 
@@ -195,24 +198,6 @@ async function tryScrape(url: string | undefined): Promise<Pick<ServerSample, 'v
 }
 
 /**
- * A round's requests: the target's workload drawn with the round's seed (other prompts every
- * round, so prefix caches do not flatter; with a dataset, other entries). A dataset gives the
- * prompts; the output stays bounded by --max-tokens, as every probe's.
- */
-export function roundWorkload(target: ProbeTarget, seed: number): Workload {
-  const sessions = target.load.sessions;
-  return createWorkload(target.meta.workload, {
-    seed,
-    warmup: target.load.warmup,
-    requests: target.load.requests,
-    rate: sessions ? sessions.rate : target.load.mode === 'open' ? target.load.rate : undefined,
-    burstiness: target.load.burstiness,
-    tokenizer: target.tokenizer,
-    ...(target.dataset ? { dataset: target.dataset, outputFromDataset: false } : {}),
-  });
-}
-
-/**
  * The most tokens a round of `count` requests (warmup included) can spend, for the daily
  * budget: without sessions, exactly those requests' prompts and output limits, read from the
  * workload before anything is sent; with sessions, `perRequestBound` for each request.
@@ -235,7 +220,7 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
     runId: `${target.name}#${opts.round}`,
     startedAt: new Date(startedAt).toISOString(),
   };
-  const workload = opts.workload ?? roundWorkload(target, opts.seed);
+  const workload = opts.workload ?? target.workloadFor(opts.seed);
   warmWorkload(workload, target.tokenizer);
   const accumulator = RunAccumulator.fromMeta(meta, { lateSendToleranceMs: LATE_SEND_TOLERANCE_MS });
   const store = new StoreSink();
