@@ -2,6 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderRunMarkdown, renderRunTable } from '../src/report/index.js';
 import { collect, readRecords } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import type { RequestRecord } from '../src/types.js';
@@ -57,6 +58,22 @@ describe('agent runs against the embedded engine', () => {
     // The join: step 3 waits for every sub-agent.
     const subs = first.filter((r) => r.sessionId !== 'a-000000');
     expect(own[2]!.sentMs).toBeGreaterThanOrEqual(Math.max(...subs.map((r) => r.endMs)));
+    // Per step kind and per run in the summary: every tool wait 50 ms, 10 calls a run (4 + 3×2).
+    const a = summary.agents!;
+    expect(a.modelCalls).toBe(60);
+    expect(a.subAgents).toBeGreaterThanOrEqual(3 * (a.runs - 1));
+    expect(a.toolWaitMs.p50).toBeCloseTo(50, 0);
+    expect(a.stepsPerRun.max).toBe(10);
+    expect(a.completedRuns).toBeGreaterThanOrEqual(4);
+    expect(a.runE2eMs.p50).toBeGreaterThan(a.modelCallMs.p50 * 4);
+    expect(a.toolWaitShare).toBeGreaterThan(0);
+    expect(a.toolWaitShare).toBeLessThan(1);
+    expect(a.toolCalls).toBe(records.filter((r) => r.toolCalls === 1).length);
+    // And in the report, terminal and Markdown.
+    expect(renderRunTable(summary, { color: false })).toMatch(
+      /Agents[\s\S]*tool wait \(ms\)[\s\S]*waiting on model vs tools/,
+    );
+    expect(renderRunMarkdown(summary)).toContain('### Agents');
   });
 
   it('fan-out sub-agents share the parent prefix: the prefix-cache hit rate rises with fan-out', async () => {

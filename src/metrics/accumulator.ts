@@ -24,6 +24,7 @@
  */
 
 import type { RequestRecord, RunMeta, RunSummary, Slo, SloName, TrafficClassSpec } from '../types.js';
+import { AgentStats } from './agents.js';
 import { classSlo, classSummaryOf } from './classes.js';
 import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
 import { requestMetrics, sloOutcomes, tokenCount, userTokensPerS } from './request-metrics.js';
@@ -133,6 +134,10 @@ export class RunAccumulator {
       s.counts.promptTokenMismatch++;
     }
     const m = requestMetrics(record);
+    if (record.agentRun !== undefined) {
+      s.agents ??= new AgentStats();
+      s.agents.add(record);
+    }
     if (record.turn !== undefined) {
       s.turns ??= new TurnStats();
       s.turns.add(record.turn, promptTokens, record.outcome === 'success', m.ttftMs, m.e2elMs);

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { AGENT_METRICS } from './agent-metrics.js';
 import {
   errorRate,
   meanAnswerTokens,
@@ -267,6 +268,7 @@ export const METRICS: readonly MetricDef[] = [
   ),
   ...SCALARS,
   ...USER_METRICS,
+  ...AGENT_METRICS,
   ...SERVER_TELEMETRY_METRICS,
   ...EFFICIENCY_METRICS,
 ];

@@ -28,6 +28,7 @@ import {
   type SummaryLatencyName,
   type VllmLatencyKeys,
 } from '../types.js';
+import type { AgentStats } from './agents.js';
 import { runCaveats } from './caveats.js';
 import { LatencyHistogram } from './histogram.js';
 import type { PromptBuckets } from './prompt-buckets.js';
@@ -111,6 +112,8 @@ export interface RunState {
   buckets?: PromptBuckets;
   /** Multi-turn sessions: figures by turn index (created at the first record with a turn). */
   turns?: TurnStats;
+  /** Agent runs' records (metrics/agents.ts). */
+  agents?: AgentStats;
 }
 
 /** A RunState with nothing recorded. */
@@ -307,6 +310,7 @@ export function buildSummary(
   if (perUser) summary.perUser = perUser;
   if (extras.server) summary.server = extras.server;
   if (state.buckets && state.buckets.size > 0) summary.buckets = state.buckets.toBuckets();
+  if (state.agents && state.agents.size > 0) summary.agents = state.agents.summary();
   if (state.turns && state.turns.size > 0) {
     summary.turns = state.turns.toRows();
     const later = state.turns.laterRow();

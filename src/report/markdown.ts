@@ -63,6 +63,10 @@ export function renderRunMarkdown(summary: RunSummary): string {
     out.push('### By turn (sessions)', '', ...mdTable(v.turns.table), '');
     out.push(...mdPairs(['figure', 'value'], v.turns.notes), '');
   }
+  if (v.agents) {
+    out.push('### Agents', '', ...mdTable(v.agents.table), '');
+    out.push(...mdPairs(['figure', 'value'], v.agents.notes), '');
+  }
   if (v.buckets) out.push('### Prompt-length buckets', '', ...mdTable(v.buckets), '');
   return `${out.join('\n').trimEnd()}\n`;
 }

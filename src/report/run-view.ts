@@ -16,6 +16,7 @@ import {
   traceSendsText,
 } from '../metrics/index.js';
 import type { LatencyStats, RunSummary, ServerSeriesName, Slo, SloName } from '../types.js';
+import { agentsView } from './agents-view.js';
 import { classesView } from './classes-view.js';
 import { efficiencyLines } from './efficiency-view.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct, fmtTokenRange } from './format.js';
@@ -62,6 +63,8 @@ export interface RunView {
   replicas?: ReplicasView;
   /** Multi-turn sessions: TTFT and prompt tokens by turn, beside the prefix-cache hit rate. */
   turns?: { table: ViewTable; notes: Array<[string, string]> };
+  /** Agent runs: figures by step kind and by run (agents-view.ts). */
+  agents?: { table: ViewTable; notes: Array<[string, string]> };
   /** Traffic classes: each class's figures against its own SLO (classes-view.ts). */
   classes?: ViewTable;
 }
@@ -348,6 +351,8 @@ export function buildRunView(s: RunSummary): RunView {
   if (replicas) view.replicas = replicas;
   const turns = turnsView(s);
   if (turns) view.turns = turns;
+  const agents = agentsView(s);
+  if (agents) view.agents = agents;
   const classes = classesView(s, describeSloText);
   if (classes) view.classes = classes;
   if (s.buckets && s.buckets.length > 0) {

@@ -69,6 +69,7 @@ export function renderRunTable(summary: RunSummary, options: RunRenderOptions = 
   if (v.replicas) out.push(paint('Replicas', 'bold'), ...table(v.replicas), '');
   if (v.turns)
     out.push(paint('By turn (sessions)', 'bold'), ...table(v.turns.table), ...pairs(v.turns.notes), '');
+  if (v.agents) out.push(paint('Agents', 'bold'), ...table(v.agents.table), ...pairs(v.agents.notes), '');
   if (v.buckets) out.push(paint('Prompt-length buckets', 'bold'), ...table(v.buckets), '');
   if (v.warnings.length > 0) {
     out.push(paint('Warnings', 'bold'), ...v.warnings.map((w) => paint(`  ! ${w}`, 'yellow')), '');

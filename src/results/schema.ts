@@ -277,6 +277,24 @@ export const RunSummarySchema = z.object({
     )
     .optional(),
   classes: z.array(classSummarySchema).optional(),
+  agents: z
+    .object({
+      runs: int,
+      completedRuns: int,
+      subAgents: int,
+      modelCalls: int,
+      failedCalls: int,
+      toolCalls: int,
+      modelCallMs: latencyStats,
+      toolWaitMs: latencyStats,
+      runE2eMs: latencyStats,
+      stepsPerRun: latencyStats,
+      outputTokensPerRun: latencyStats,
+      modelWaitMs: num,
+      toolWaitTotalMs: num,
+      toolWaitShare: num,
+    })
+    .optional(),
   turns: z.array(turnRow).optional(),
   laterTurns: turnRow.optional(),
   diagnosis: z.array(findingSchema).optional(),

@@ -27,6 +27,35 @@ export interface LatencyStats {
   p999: number;
 }
 
+/** Agent runs' figures (metrics/agents.ts defines each). */
+export interface AgentSummary {
+  /** Agent runs with at least one measured call, and those whose own agent answered. */
+  runs: number;
+  completedRuns: number;
+  /** Distinct sub-agents (fan-out). */
+  subAgents: number;
+  /** Model calls (steps) of every agent, and those that failed. */
+  modelCalls: number;
+  failedCalls: number;
+  /** Tool calls in the successful replies. */
+  toolCalls: number;
+  /** Step kind "model call": send to end of each successful call, ms. */
+  modelCallMs: LatencyStats;
+  /** Step kind "tool wait": the tool latency before a call, ms. */
+  toolWaitMs: LatencyStats;
+  /** Per run: first send to the end of its last call (sub-agents included), ms. */
+  runE2eMs: LatencyStats;
+  /** Per run: model calls. */
+  stepsPerRun: LatencyStats;
+  /** Per run: output tokens (tool-call arguments included). */
+  outputTokensPerRun: LatencyStats;
+  /** Agent time waiting on the model (every call) and on tools, ms summed over agents. */
+  modelWaitMs: number;
+  toolWaitTotalMs: number;
+  /** toolWaitTotalMs / (modelWaitMs + toolWaitTotalMs). */
+  toolWaitShare: number;
+}
+
 export type LatencyName = 'ttft' | 'tpot' | 'itl' | 'e2el';
 export type PercentileKey = 'p50' | 'p90' | 'p95' | 'p99' | 'p99.9';
 
@@ -326,6 +355,8 @@ export interface RunSummary extends VllmKeys {
   buckets?: PromptBucket[];
   /** Traffic classes (`--class`): each class's figures against its own SLO, in the order given. */
   classes?: ClassSummary[];
+  /** Agent runs (`--agents`): figures by step kind and by run (metrics/agents.ts defines them). */
+  agents?: AgentSummary;
   /** Multi-turn sessions: TTFT and prompt tokens by turn index (turn 1 first). */
   turns?: TurnRow[];
   /** Multi-turn sessions: every turn after the first, pooled (`turn: 2, andLater: true`). */
