@@ -129,6 +129,9 @@ function describeWorkload(s: RunSummary): string {
         : `prompt ${w.promptTokens ?? 0} tokens` +
           (w.promptTokensRange ? ` ±${w.promptTokensRange * 100} %` : '') +
           (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
+  // With traffic classes, each class has its own lengths (the by-class table): the run's are defaults.
+  if (w.classes && w.classes.length > 0)
+    return `${w.classes.length} traffic classes (${w.classes.map((c) => `${c.name} ${Math.round(c.share * 100)} %`).join(', ')}), each its own lengths over ${prompt} · ${outputLimitText(w)} · ${w.api} API`;
   return `${prompt} · ${outputLimitText(w)} · ${w.api} API`;
 }
 
@@ -136,7 +139,8 @@ function describeTarget(s: RunSummary): string {
   const t = s.meta.target;
   if (!t.embedded) return t.baseUrl;
   const spec = t.simSpeculativeConfig ? `, speculative decoding ${t.simSpeculativeConfig}` : '';
-  return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}${spec}`;
+  const priority = t.simSchedulingPolicy ? `, scheduling policy ${t.simSchedulingPolicy}` : '';
+  return `embedded simulator${t.simProfile ? ` ${t.simProfile}` : ''}${t.timeMode ? ` (${t.timeMode} time)` : ''}${spec}${priority}`;
 }
 
 function serverView(s: RunSummary): RunView['server'] {
