@@ -118,7 +118,9 @@ async function runGoodput(server, concurrency, total, factory = createClient, ta
     ),
   );
   await client.close();
-  const bad = records.find((r) => r.outcome !== 'success' || r.connectMs !== undefined);
+  // A request may still open a connection (a warm-up past its budget at c=1000 on a loaded
+  // machine): its TTFT starts once written all the same, so it counts; a failure does not.
+  const bad = records.find((r) => r.outcome !== 'success');
   if (bad) throw new Error(`goodput: request ${bad.id} ${bad.outcome} ${JSON.stringify(bad.error ?? {})}`);
   const samples = records.map((r) => ({ id: r.id.slice(0), sent: r.sentMs, chunks: r.chunkMs }));
   return { ...errors(samples, await server.records()), ...use };
