@@ -88,14 +88,12 @@ function common(o: FlagValues<typeof COMMON>, verb: string) {
       `emit ${verb} needs --image IMAGE`,
       'an image with goodput installed, e.g. --image ghcr.io/acme/goodput:0.1.0',
     );
-  const command = String(o.command)
-    .split(' ')
-    .filter((s) => s !== '');
+  const command = o.command.split(' ').filter((s) => s !== '');
   return {
     image: o.image,
     command,
     ...(typeof o.namespace === 'string' ? { namespace: o.namespace } : {}),
-    ...(typeof o.secret === 'string' ? { secret: { name: o.secret, key: String(o.secretKey) } } : {}),
+    ...(typeof o.secret === 'string' ? { secret: { name: o.secret, key: o.secretKey } } : {}),
   };
 }
 
@@ -185,12 +183,10 @@ const k8sJob = defineCommand({
         `--requests ${r.requests} leaves some of the ${shards} pods nothing to send`,
         `give the whole run's --requests, at least ${shards}`,
       );
-    const startAt = new Date(
-      parseStartAt(String(o.startAt), Date.now(), '--start-at', 'accept'),
-    ).toISOString();
+    const startAt = new Date(parseStartAt(o.startAt, Date.now(), '--start-at', 'accept')).toISOString();
     const options = {
       ...common(o, 'k8s-job'),
-      name: String(o.name),
+      name: o.name,
       shards,
       startAt,
       runArgs: ctx.args.positionals,
@@ -265,16 +261,16 @@ const k8sWatch = defineCommand({
         'the watch flags after -- need --url (or --targets)',
         'e.g. -- --url http://vllm.default.svc:8000 --model my-model --every 5m',
       );
-    if (!/^\d+(ms|s|m|h)$/.test(String(o.scrapeInterval)))
+    if (!/^\d+(ms|s|m|h)$/.test(o.scrapeInterval))
       throw usage(
         `--scrape-interval must be a Prometheus duration, got '${o.scrapeInterval}'`,
         'e.g. --scrape-interval 30s',
       );
     const docs = watchManifests({
       ...common(o, 'k8s-watch'),
-      name: String(o.name),
+      name: o.name,
       watchArgs: ctx.args.positionals,
-      scrapeInterval: String(o.scrapeInterval),
+      scrapeInterval: o.scrapeInterval,
       ...(typeof o.volume === 'string' ? { claim: o.volume } : {}),
     });
     ctx.stdout.write(toYaml(docs));
