@@ -3,8 +3,8 @@
  * JSON.parse), side by side against a zero-delay server of the bench's own (child process),
  * at concurrency 64 and 512. Prints `client chunks/s ratio (goodput/raw) @C: X`; the target
  * is ≥ 0.95. This machine is noisy (the server shares its two cores): the readers run in
- * back-to-back pairs (order alternating) and the headline ratio is the median of the pairs'
- * ratios (single pairs swing from 0.5 to 1.9). The ratio of each reader's best round and the
+ * back-to-back rounds (one run of each, order rotating) and the headline ratio is the median of
+ * the rounds' ratios (single rounds swing from 0.5 to 2.7). The ratio of each reader's best round and the
  * CPU time per chunk of the client process (the server's is not in it) are printed beside, as
  * two more views of the same cost.
  *
