@@ -10,9 +10,15 @@ import { agentWorkload } from '../src/workload/index.js';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'goodput-agents-'));
 
-async function agentRun(fanOut: number, requests: number, timeMode: 'virtual' | 'live' = 'virtual') {
+async function agentRun(
+  fanOut: number,
+  requests: number,
+  timeMode: 'virtual' | 'live' = 'virtual',
+  api: 'chat' | 'responses' = 'chat',
+) {
   const config = benchmarkConfig({
-    sim: { timeMode, ...(timeMode === 'live' ? {} : {}) },
+    api,
+    sim: { timeMode },
     load: { concurrency: 2, requests },
     workload: {
       promptTokens: 512,
@@ -23,10 +29,10 @@ async function agentRun(fanOut: number, requests: number, timeMode: 'virtual' | 
         fanOut,
         fanOutStep: 2,
         subSteps: 2,
-        toolLatency: '50',
+        toolLatency: timeMode === 'live' ? '5' : '50',
       }),
     },
-    sampling: { temperature: 0, maxTokens: 32, ignoreEos: false },
+    sampling: { temperature: 0, maxTokens: timeMode === 'live' ? 8 : 32, ignoreEos: false },
     outDir: await tmp(),
   });
   const result = await runBenchmark(config, { cwd: process.cwd(), quiet: true });
@@ -82,4 +88,19 @@ describe('agent runs against the embedded engine', () => {
     const hit = (s: typeof none.summary) => s.server!.prefixCacheHitRate!;
     expect(hit(wide.summary)).toBeGreaterThan(hit(none.summary) + 0.05);
   });
+
+  for (const api of ['chat', 'responses'] as const) {
+    it(`${api}, live: the streamed tool calls go back as tool messages and the runs answer`, async () => {
+      const { records, summary } = await agentRun(2, 16, 'live', api);
+      expect(summary.completed).toBe(16);
+      const own = records.filter((r) => r.sessionId === 'a-000000').sort((x, y) => x.turn! - y.turn!);
+      expect(own.slice(0, 3).every((r) => r.toolCalls === 1)).toBe(true);
+      if (api === 'chat') expect(own[0]!.finishReason).toMatch(/tool_calls|length/);
+      // The engine read the tool results: each step's prompt (as it counted it) grew by one.
+      const served = own.map((r) => r.serverPromptTokens!);
+      expect(served[1]!).toBeGreaterThan(served[0]! + 60);
+      expect(summary.agents!.toolWaitMs.p50).toBeCloseTo(5, 0);
+      expect(summary.agents!.completedRuns).toBeGreaterThanOrEqual(1);
+    });
+  }
 });
