@@ -2,11 +2,19 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderHtmlReport } from '../src/report/html/index.js';
+import { RunChartBuilder } from '../src/report/html/prepare.js';
 import { renderRunMarkdown, renderRunTable } from '../src/report/index.js';
 import { collect, readRecords } from '../src/results/index.js';
 import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import type { RequestRecord } from '../src/types.js';
 import { agentWorkload } from '../src/workload/index.js';
+
+function chartsOf(summary: Parameters<typeof renderRunMarkdown>[0], records: RequestRecord[]) {
+  const builder = new RunChartBuilder(summary);
+  for (const r of records) builder.addRecord(r);
+  return builder.finish();
+}
 
 const tmp = () => mkdtemp(join(tmpdir(), 'goodput-agents-'));
 
@@ -80,6 +88,15 @@ describe('agent runs against the embedded engine', () => {
       /Agents[\s\S]*tool wait \(ms\)[\s\S]*waiting on model vs tools/,
     );
     expect(renderRunMarkdown(summary)).toContain('### Agents');
+    const html = renderHtmlReport(
+      {
+        title: 'agents',
+        generatedAt: '2026-01-01T00:00:00Z',
+        runs: [{ label: 'a', summary, charts: chartsOf(summary, records) }],
+      },
+      { uplotJs: '', uplotCss: '' },
+    );
+    expect(html).toMatch(/<section id="agents"><h2>Agents<\/h2>[\s\S]*tool wait \(ms\)/);
   });
 
   it('fan-out sub-agents share the parent prefix: the prefix-cache hit rate rises with fan-out', async () => {

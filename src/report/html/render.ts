@@ -6,6 +6,7 @@
  */
 
 import { escapeHtml as e } from '../../util/index.js';
+import { agentsSection } from './agents.js';
 import { allCharts, type ChartSpec } from './charts.js';
 import { classesSection } from './classes.js';
 import { CHART_SCRIPT } from './client-script.js';
@@ -106,6 +107,7 @@ export function renderHtmlReport(input: HtmlReportInput, assets: ChartAssets): s
       main: `${runs.length > 0 ? headlineSection(runs) : ''}
 ${runs.length === 1 ? factsSection(runs) : ''}
 ${classesSection(runs)}
+${agentsSection(runs)}
 ${importedSection(imported, runs.length)}
 ${input.comparison ? comparisonSection(input.comparison) : ''}
 ${diagnosisSection(runs)}
