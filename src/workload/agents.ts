@@ -12,6 +12,7 @@
 
 import { GoodputError } from '../errors.js';
 import type { AgentWorkloadSpec, ChatMessage, ToolDefinition } from '../types.js';
+import { conversationAffinityId } from './affinity.js';
 import { drawLength, type LengthDist, lengthDistSpec, parseLengthDist } from './length-dist.js';
 import type { Rng } from './rng.js';
 import { syntheticPrompt } from './synthetic.js';
@@ -34,6 +35,8 @@ export interface AgentSource {
   toolResult(run: number, agent: number, step: number): string;
   /** Prompt tokens of a conversation, as the client counts them. */
   promptTokens(messages: readonly ChatMessage[]): number;
+  /** Run r's session-affinity id (its sub-agents share it, so a router keeps them with its prefix). */
+  affinityId(run: number): string;
 }
 
 export interface AgentSourceInput {
@@ -170,6 +173,7 @@ export function createAgentSource(input: AgentSourceInput): AgentSource {
       const rng = resultRng.fork(key(run, agent, step));
       return syntheticPrompt(drawLength(input.toolResultTokens, rng), rng.fork('text'), tokenizer);
     },
+    affinityId: (run) => conversationAffinityId(root.key, agentRunId(run)),
     promptTokens(messages) {
       let n = 0;
       for (const m of messages) {

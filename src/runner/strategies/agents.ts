@@ -85,6 +85,7 @@ async function callModel(
     sessionId: agentIdOf(a),
     turn: step,
     agentRun: agentRunId(a.run),
+    affinityId: source.affinityId(a.run),
   };
   if (toolWaitMs > 0) item.toolWaitMs = toolWaitMs;
   let reply = '';
