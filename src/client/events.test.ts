@@ -101,7 +101,7 @@ describe('Responses usage, bodies and embeddings', () => {
     });
   });
 
-  test('a non-streamed body: message text is answer, reasoning items reasoning, function calls answer', () => {
+  test('a non-streamed body: message text is answer, reasoning items reasoning, function calls answer and are counted', () => {
     expect(
       responsesBodyParts({
         output: [
@@ -110,7 +110,7 @@ describe('Responses usage, bodies and embeddings', () => {
           { type: 'function_call', name: 'f', arguments: '{}' },
         ],
       }),
-    ).toEqual({ answer: ['hello', 'f', '{}'], reasoning: ['why', 'sum'] });
+    ).toEqual({ answer: ['hello', 'f', '{}'], reasoning: ['why', 'sum'], toolCalls: 1 });
   });
 
   test.each([
