@@ -162,3 +162,37 @@ describe('serverTimings (llama.cpp)', () => {
     expect(serverTimings(event as Record<string, unknown>)).toEqual(expected);
   });
 });
+
+describe('tool calls counted', () => {
+  test('a chat delta counts the calls it opens (those with an id), not their later fragments', () => {
+    expect(
+      chatParts({
+        tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '' } }],
+      }).toolCalls,
+    ).toBe(1);
+    expect(
+      chatParts({ tool_calls: [{ index: 0, function: { arguments: '{"q"' } }] }).toolCalls,
+    ).toBeUndefined();
+    expect(
+      chatParts({
+        tool_calls: [
+          { id: 'a', function: { name: 'f' } },
+          { id: 'b', function: { name: 'g' } },
+        ],
+      }).toolCalls,
+    ).toBe(2);
+    expect(chatParts({ content: 'hi' }).toolCalls).toBeUndefined();
+  });
+
+  test('a Responses function_call item opens a call; a message item does not', () => {
+    expect(
+      responsesStep({ type: 'response.output_item.added', item: { type: 'function_call', name: 'f' } }, ''),
+    ).toEqual({
+      kind: 'output',
+      parts: { answer: [], reasoning: [], toolCalls: 1 },
+    });
+    expect(responsesStep({ type: 'response.output_item.added', item: { type: 'message' } }, '')).toEqual({
+      kind: 'other',
+    });
+  });
+});
