@@ -8,7 +8,10 @@
  */
 
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,5 +157,51 @@ describe('a command loads only what it runs', () => {
       ).toEqual([]);
     }
     expect(readFileSync(join(dir, 'rules.yml'), 'utf8')).toContain('GoodputProbesStale');
+  });
+
+  it('goodput run --url loads no simulator module (the embedded engine loads only when it starts)', async () => {
+    const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+    const server = createServer((req, res) => {
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"data":[{"id":"m"}]}');
+        return;
+      }
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(
+          sse({ id: 'a', choices: [{ index: 0, delta: { content: 'hi' } }] }) +
+            sse({
+              id: 'a',
+              choices: [{ index: 0, delta: {}, finish_reason: 'length' }],
+              usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
+            }) +
+            'data: [DONE]\n\n',
+        );
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const file = traceFile();
+    // Async: the loopback server in this process answers while the child runs.
+    const child = spawn(
+      process.execPath,
+      ['--import', HOOK, BIN, 'run', '--url', url, '--requests', '1', '--out', join(dir, 'run-url')],
+      { env: { ...process.env, GOODPUT_MODULE_TRACE: file }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [code] = await once(child, 'exit');
+    clearTimeout(timer);
+    server.close();
+    expect(code, stderr).toBe(0);
+    const modules = loaded(file);
+    expect(modules.some((m) => m.endsWith('/dist/runner/target.js'))).toBe(true);
+    expect(modules.filter((m) => m.includes('/dist/sim/'))).toEqual([]);
   });
 });

@@ -25,13 +25,6 @@ import { GoodputError } from '../errors.js';
 import { type BenchmarkConfig, DEFAULT_LOAD, DEFAULT_SEED, DEFAULT_WORKLOAD } from '../runner/config.js';
 import { resolveWorkerCount } from '../runner/index.js';
 import { parseShard } from '../runner/sharding/shard.js';
-import {
-  loadProfileFile,
-  parseReasoningField,
-  parseReasoningLength,
-  parseSpeculativeConfig,
-  resolveProfile,
-} from '../sim/index.js';
 import type { ConnectionSetting, EfficiencyInputs, LoadSpec } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
 import { applyAgentFlags } from './agents.js';
@@ -346,7 +339,7 @@ export async function resolveBenchmarkConfig(
       );
     }
     try {
-      resolveProfile(simProfile);
+      (await import('../sim/index.js')).resolveProfile(simProfile);
     } catch (e) {
       const err = e as GoodputError;
       throw usage(`--sim-profile: ${err.message}`, err.hint.replace('--profile', '--sim-profile'));
@@ -360,6 +353,7 @@ export async function resolveBenchmarkConfig(
         '--sim-profile-file applies to the embedded engine only',
         'drop --url to run the embedded engine, or drop --sim-profile-file',
       );
+    const { loadProfileFile } = await import('../sim/index.js');
     const profile = await loadProfileFile(resolvePath(cwd, simProfileFile)).catch((e: GoodputError) => {
       throw usage(`--sim-profile-file: ${e.message}`, e.hint.replace('--profile-file', '--sim-profile-file'));
     });
@@ -394,7 +388,7 @@ export async function resolveBenchmarkConfig(
         "drop --url to simulate it; a server that runs speculative decoding reports it in its own metrics (the run's server block)",
       );
     }
-    parseSpeculativeConfig(speculativeConfig); // E_SIM (exit 2) naming the fix
+    (await import('../sim/index.js')).parseSpeculativeConfig(speculativeConfig); // E_SIM (exit 2) naming the fix
     config.sim = { ...config.sim, speculativeConfig };
   }
   const shard = text(o.shard);
@@ -416,6 +410,7 @@ export async function resolveBenchmarkConfig(
         'e.g. --reasoning-tokens 200 --reasoning-field reasoning',
       );
     }
+    const { parseReasoningField, parseReasoningLength } = await import('../sim/index.js');
     config.sim = {
       ...config.sim,
       reasoning: {

@@ -27,7 +27,6 @@ import { checkShard } from './sharding/shard.js';
 import { checkServedModel, type PreparedTarget, prepareTarget } from './target.js';
 import { openLiveTransport } from './transport/live.js';
 import type { Transport } from './transport/types.js';
-import { openVirtualTransport } from './transport/virtual.js';
 import { openWorkerTransport } from './transport/workers.js';
 import { checkWorkers } from './workers/config.js';
 
@@ -131,6 +130,8 @@ async function openTransport(
   note: (text: string) => void,
 ): Promise<Transport> {
   if (target.virtualProfile) {
+    // Loaded here only: a live or --url run loads no simulator module (issue 30).
+    const { openVirtualTransport } = await import('./transport/virtual.js');
     const transport = openVirtualTransport(plan.config, target.virtualProfile);
     note(`virtual time (${target.virtualProfile.id}): the load runs on the engine's simulated clock`);
     return transport;

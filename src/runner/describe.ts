@@ -9,7 +9,6 @@
  */
 
 import { describeServer, redactDescription } from '../server-metrics/index.js';
-import { virtualSelfDescription } from '../sim/index.js';
 import type { ServerSelfDescription } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
 import { embeddedEngineOptions, type PreparedTarget } from './target.js';
@@ -25,7 +24,10 @@ export async function describeRunTarget(
 ): Promise<ServerSelfDescription> {
   if (target.virtualProfile) {
     try {
-      return virtualSelfDescription(target.virtualProfile, embeddedEngineOptions(config.sim));
+      return (await import('../sim/index.js')).virtualSelfDescription(
+        target.virtualProfile,
+        embeddedEngineOptions(config.sim),
+      );
     } catch (e) {
       // An engine configuration the engine refuses: the transport says so, as the run's error.
       return { engine: 'unknown', sources: { describe: (e as Error).name } };

@@ -46,6 +46,5 @@ export {
 export { checkShard, inShard, parseShard, peakInFlight, shardItem, shardLoad } from './sharding/shard.js';
 export { type PreparedTarget, pickModel, prepareTarget, type TargetOptions } from './target.js';
 export { RunClock, sleepUntil } from './timer.js';
-export { createVirtualTransport } from './virtual.js';
 export { type VirtualEnd, virtualRecord } from './virtual-record.js';
 export { MAX_WORKERS, resolveWorkerCount } from './workers/index.js';

@@ -9,14 +9,8 @@
 import { listModels } from '../client/index.js';
 import { redactUrl } from '../config/index.js';
 import { GoodputError } from '../errors.js';
-import {
-  type EmbeddedSim,
-  type EngineOptions,
-  type ReasoningMode,
-  resolveProfile,
-  type SimProfile,
-  startEmbeddedSim,
-} from '../sim/index.js';
+// Types only: the simulator loads on demand below, so a --url run loads none of it (issue 30).
+import type { EmbeddedSim, EngineOptions, ReasoningMode, SimProfile } from '../sim/index.js';
 import type { ApiKind, TargetInfo } from '../types.js';
 import { closestIds, makeRedactor } from '../util/index.js';
 
@@ -189,7 +183,8 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
         'drop --url with --time virtual',
       );
     }
-    const profile = opts.sim.resolvedProfile ?? resolveProfile(opts.sim.profile);
+    const profile =
+      opts.sim.resolvedProfile ?? (await import('../sim/index.js')).resolveProfile(opts.sim.profile);
     return {
       baseUrl: 'virtual://embedded',
       model: opts.model ?? profile.model.servedName,
@@ -208,6 +203,7 @@ export async function prepareTarget(opts: TargetOptions): Promise<PreparedTarget
   let sim: EmbeddedSim | undefined;
   if (opts.url === undefined) {
     const engine = embeddedEngineOptions(opts.sim);
+    const { startEmbeddedSim } = await import('../sim/index.js');
     sim = await startEmbeddedSim({
       host: '127.0.0.1',
       port: 0,
