@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const HEADER_SECRET = 'otlp-ingest-token-5f4e3d2c1b';
-const API_KEY = 'sk-llm-endpoint-key-0a1b2c3d4e';
+const API_KEY = 'fake-llm-endpoint-key-0a1b2c3d4e';
 
 function virtualRun(out: string, extra: string[], env: Record<string, string>) {
   return runCliInProcess(

@@ -20,7 +20,7 @@ import { runCliInProcess } from './helpers/cli.js';
 const work = mkdtempSync(join(tmpdir(), 'goodput-self-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const KEY = 'sk-selfdesc-abcdefghijklmnop';
+const KEY = 'fake-selfdesc-abcdefghijklmnop';
 const TENANT = 'tenant-secret-value-987654';
 
 describe('self-description in the summary', () => {
