@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 /** What makes a test depend on its process: a server, a timer, the clock, event-loop stalls. */
 const NEEDS_OWN_PROCESS =
-  /measureStalls|performance\.now\(\)|monitorEventLoopDelay|Date\.now\(\)|hrtime|startSim|listen\(|setTimeout/;
+  /measureStalls|performance\.now\(\)|monitorEventLoopDelay|Date\.now\(\)|hrtime|startSim|listen\(|setTimeout|^\/\/ needs a fresh process:/m;
 /**
  * The modules' own tests that need none of that share one process: starting a process and
  * importing the modules anew for each of them cost about as long as the tests themselves.

@@ -1,3 +1,4 @@
+// needs a fresh process: it checks that no encoding's tables are loaded yet, which another file in a shared process may have done
 /**
  * The encoding's tables load on the first count, not with the tokenizer nor with synthetic
  * prompts (shipped word pools): a run whose server reports usage never loads them. Checked in
