@@ -1,27 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { runMeta, streamed } from '../../test/fixtures/records.js';
+import { classesMeta, ofClass, streamed } from '../../test/fixtures/records.js';
 import { evaluateThresholds, gateSpecThresholds } from '../gate/index.js';
 import { summarizeRecords } from '../metrics/index.js';
-import type { RequestRecord } from '../types.js';
 import { deriveGate } from './build.js';
 
-const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
-
 describe('an ADR gate of a run with traffic classes', () => {
-  const meta = runMeta({
-    workload: {
-      ...runMeta().workload,
-      classes: [
-        { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
-        { name: 'batch', share: 0.5 },
-      ],
-    },
-  });
+  const meta = classesMeta([
+    { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
+    { name: 'batch', share: 0.5 },
+  ]);
   const summary = summarizeRecords(
     [
-      tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
-      tag(streamed({ index: 1, sentMs: 10, ttft: 120, gap: 10, tokens: 5 }), 'chat'),
-      tag(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
+      ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
+      ofClass(streamed({ index: 1, sentMs: 10, ttft: 120, gap: 10, tokens: 5 }), 'chat'),
+      ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
     ],
     meta,
   );

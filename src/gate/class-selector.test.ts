@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
+import { classesMeta, failed, ofClass, streamed } from '../../test/fixtures/records.js';
 import { summarizeRecords } from '../metrics/index.js';
-import type { RequestRecord } from '../types.js';
 import { evaluateThresholds, missingClasses, thresholdValue } from './evaluate.js';
 import { formatThreshold, parseThreshold } from './grammar.js';
 
@@ -30,24 +29,17 @@ describe('threshold grammar: {class=NAME}', () => {
   });
 });
 
-const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
-
 describe('evaluation of a class threshold', () => {
-  const meta = runMeta({
-    workload: {
-      ...runMeta().workload,
-      classes: [
-        { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
-        { name: 'batch', share: 0.5, slo: { ttftMs: 2000 } },
-      ],
-    },
-  });
+  const meta = classesMeta([
+    { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
+    { name: 'batch', share: 0.5, slo: { ttftMs: 2000 } },
+  ]);
   const summary = summarizeRecords(
     [
-      tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
-      tag(streamed({ index: 1, sentMs: 10, ttft: 120, gap: 10, tokens: 5 }), 'chat'),
-      tag(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
-      tag(failed('TIMEOUT', { index: 3, sentMs: 30 }), 'batch'),
+      ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
+      ofClass(streamed({ index: 1, sentMs: 10, ttft: 120, gap: 10, tokens: 5 }), 'chat'),
+      ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
+      ofClass(failed('TIMEOUT', { index: 3, sentMs: 30 }), 'batch'),
     ],
     meta,
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
+import { failed, ofClass, runMeta, streamed } from '../../test/fixtures/records.js';
 import type { RequestRecord, RunMeta } from '../types.js';
 import { summarizeRecords } from './accumulator.js';
 import { METRICS } from './catalogue.js';
@@ -21,17 +21,15 @@ function meta(): RunMeta {
   };
 }
 
-const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
-
 /** Chat: one good, one TTFT miss under its 150 ms, one failure. Batch: TTFT 400 and 900 (good under 1 s), one TPOT miss. */
 function records(): RequestRecord[] {
   return [
-    tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 20, tokens: 11 }), 'chat'),
-    tag(streamed({ index: 1, sentMs: 100, ttft: 400, gap: 20, tokens: 11 }), 'chat'),
-    tag(failed('TIMEOUT', { index: 2, sentMs: 200 }), 'chat'),
-    tag(streamed({ index: 3, sentMs: 300, ttft: 400, gap: 20, tokens: 11, promptTokens: 2000 }), 'batch'),
-    tag(streamed({ index: 4, sentMs: 400, ttft: 900, gap: 30, tokens: 11, promptTokens: 2000 }), 'batch'),
-    tag(streamed({ index: 5, sentMs: 500, ttft: 900, gap: 80, tokens: 11, promptTokens: 2000 }), 'batch'),
+    ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 20, tokens: 11 }), 'chat'),
+    ofClass(streamed({ index: 1, sentMs: 100, ttft: 400, gap: 20, tokens: 11 }), 'chat'),
+    ofClass(failed('TIMEOUT', { index: 2, sentMs: 200 }), 'chat'),
+    ofClass(streamed({ index: 3, sentMs: 300, ttft: 400, gap: 20, tokens: 11, promptTokens: 2000 }), 'batch'),
+    ofClass(streamed({ index: 4, sentMs: 400, ttft: 900, gap: 30, tokens: 11, promptTokens: 2000 }), 'batch'),
+    ofClass(streamed({ index: 5, sentMs: 500, ttft: 900, gap: 80, tokens: 11, promptTokens: 2000 }), 'batch'),
   ];
 }
 

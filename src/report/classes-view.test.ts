@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runMeta, streamed } from '../../test/fixtures/records.js';
+import { classesMeta, ofClass, runMeta, streamed } from '../../test/fixtures/records.js';
 import { summarizeRecords } from '../metrics/index.js';
 import type { RequestRecord } from '../types.js';
 import { escapeHtml } from '../util/index.js';
@@ -9,27 +9,23 @@ import { renderRunMarkdown } from './markdown.js';
 import { renderRunTable } from './terminal.js';
 
 const HOSTILE = '<b>x</b>';
-const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
 
 function records(): RequestRecord[] {
   return [
-    tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
-    tag(streamed({ index: 1, sentMs: 10, ttft: 300, gap: 10, tokens: 5 }), 'chat'),
-    tag(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
+    ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
+    ofClass(streamed({ index: 1, sentMs: 10, ttft: 300, gap: 10, tokens: 5 }), 'chat'),
+    ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
   ];
 }
 
 function summary() {
-  const meta = runMeta({
-    slo: { ttftMs: 5000 },
-    workload: {
-      ...runMeta().workload,
-      classes: [
-        { name: 'chat', share: 0.5, slo: { ttftMs: 150 }, priority: 0 },
-        { name: 'batch', share: 0.5, model: HOSTILE },
-      ],
-    },
-  });
+  const meta = classesMeta(
+    [
+      { name: 'chat', share: 0.5, slo: { ttftMs: 150 }, priority: 0 },
+      { name: 'batch', share: 0.5, model: HOSTILE },
+    ],
+    { slo: { ttftMs: 5000 } },
+  );
   return summarizeRecords(records(), meta);
 }
 

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { runMeta, streamed } from '../../test/fixtures/records.js';
+import { classesMeta, ofClass, streamed } from '../../test/fixtures/records.js';
 import { summarizeRecords } from '../metrics/index.js';
-import type { RequestRecord } from '../types.js';
 import { WatchExporter } from './exporter.js';
 
 let exporter: WatchExporter | undefined;
@@ -10,8 +9,6 @@ afterEach(async () => {
   exporter = undefined;
 });
 
-const tag = (r: RequestRecord, c: string): RequestRecord => ({ ...r, class: c });
-
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
@@ -19,20 +16,15 @@ function sample(text: string, series: string): number | undefined {
 
 describe("watch's exporter: traffic classes", () => {
   test("each class's catalogue figures of the last valid round, beside the run's", async () => {
-    const meta = runMeta({
-      workload: {
-        ...runMeta().workload,
-        classes: [
-          { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
-          { name: 'batch', share: 0.5 },
-        ],
-      },
-    });
+    const meta = classesMeta([
+      { name: 'chat', share: 0.5, slo: { ttftMs: 150 } },
+      { name: 'batch', share: 0.5 },
+    ]);
     const summary = summarizeRecords(
       [
-        tag(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
-        tag(streamed({ index: 1, sentMs: 10, ttft: 300, gap: 10, tokens: 5 }), 'chat'),
-        tag(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
+        ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
+        ofClass(streamed({ index: 1, sentMs: 10, ttft: 300, gap: 10, tokens: 5 }), 'chat'),
+        ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
       ],
       meta,
     );
