@@ -3,8 +3,9 @@
  * runner, the client nor undici (the dispatcher imports a command's module when it runs,
  * flags/index.ts loads resolveBenchmarkConfig when it is called, sim calibrate loads when
  * picked); nor does `goodput emit`, whose artefacts are text (it checks watch's flags against
- * watch's option table alone). The built bin runs under module hooks that write every
- * module's URL as it loads.
+ * watch's option table alone), nor `goodput history`, which reads the store (the store, history
+ * and the HTML report import server-metrics' pure files, not its index with the scrapers). The
+ * built bin runs under module hooks that write every module's URL as it loads.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeAdr } from '../src/adr/index.js';
+import { StoreHistogram, WatchStore } from '../src/store/index.js';
 import { BIN, ensureBuilt } from './helpers/cli.js';
 
 const HOOK = join(import.meta.dirname, 'helpers', 'module-trace.mjs');
@@ -157,6 +159,50 @@ describe('a command loads only what it runs', () => {
       ).toEqual([]);
     }
     expect(readFileSync(join(dir, 'rules.yml'), 'utf8')).toContain('GoodputProbesStale');
+  });
+
+  it('goodput history, which reads the store, loads neither the runner, the client nor undici', () => {
+    const path = join(dir, 'history.db');
+    const store = WatchStore.open(path);
+    const h = {
+      ttft: new StoreHistogram(),
+      tpot: new StoreHistogram(),
+      itl: new StoreHistogram(),
+      e2el: new StoreHistogram(),
+    };
+    h.ttft.record(120);
+    h.e2el.record(900);
+    store.addRound({
+      target: 't',
+      round: 1,
+      startedAt: Date.now() - 60_000,
+      durationMs: 1000,
+      valid: true,
+      attempted: 1,
+      completed: 1,
+      failed: 0,
+      good: 1,
+      outputTokens: 8,
+      proberLagMs: 1,
+      errors: {},
+      histograms: h,
+    });
+    store.close();
+    for (const argv of [
+      ['--format', 'json'],
+      ['--report', '-o', join(dir, 'trend.html')],
+    ]) {
+      const modules = modulesOf(['history', '--store', path, ...argv]);
+      expect(
+        modules.some((m) => m.endsWith('/dist/store/windows.js')),
+        argv[0],
+      ).toBe(true);
+      expect(
+        modules.filter((m) => FORBIDDEN.test(m) || m.endsWith('/dist/util/undici.js')),
+        argv[0],
+      ).toEqual([]);
+    }
+    expect(readFileSync(join(dir, 'trend.html'), 'utf8')).toContain('<html');
   });
 
   it('goodput run --url loads no simulator module (the embedded engine loads only when it starts)', async () => {

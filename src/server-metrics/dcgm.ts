@@ -1,5 +1,7 @@
 /**
- * NVIDIA DCGM exporter (dcgm-exporter) → goodput's GPU vocabulary. Pure, but for scrapeGpuOnce.
+ * NVIDIA DCGM exporter (dcgm-exporter) → goodput's GPU vocabulary. Pure: the scrape is
+ * dcgm-scrape.ts, so the readers of stored GPU figures (store, history, the HTML report) load
+ * no HTTP client.
  *
  * The fields read, with the names and units of dcgm-exporter's etc/default-counters.csv:
  * - DCGM_FI_DEV_GPU_UTIL           gauge, GPU utilization (in %)          → utilPct
@@ -19,9 +21,8 @@
  * @module
  */
 
-import type { GpuFieldName, GpuReading, GpuSample, SeriesStats } from '../types.js';
+import type { GpuFieldName, GpuReading, SeriesStats } from '../types.js';
 import type { PromExposition } from './parse.js';
-import { fetchExposition } from './scraper.js';
 
 /** DCGM field → goodput's name, in the order the summary shows them. */
 export const DCGM_FIELDS: ReadonlyArray<readonly [GpuFieldName, string]> = [
@@ -72,23 +73,6 @@ export function normalizeDcgm(exposition: Pick<PromExposition, 'samples'>): GpuR
     reading.values[field] = s.value;
   }
   return [...byKey.values()];
-}
-
-/**
- * Scrapes a DCGM exporter once (bounded like every metrics scrape; `signal` stops it at once);
- * throws with the cause on failure.
- */
-export async function scrapeGpuOnce(
-  url: string,
-  opts: { timeoutMs?: number; headers?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<Pick<GpuSample, 'gpus'>> {
-  const gpus = normalizeDcgm(await fetchExposition(url, opts));
-  if (gpus.length === 0) {
-    throw new Error(
-      `${url} has no DCGM_FI_DEV_GPU_UTIL, _FB_USED or _POWER_USAGE series (not a dcgm-exporter?)`,
-    );
-  }
-  return { gpus };
 }
 
 /**

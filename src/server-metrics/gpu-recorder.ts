@@ -9,7 +9,7 @@
 
 import { RESULT_FILES } from '../results/files.js';
 import type { GpuSample, GpuSummary } from '../types.js';
-import { scrapeGpuOnce } from './dcgm.js';
+import { scrapeGpuOnce } from './dcgm-scrape.js';
 import { summarizeGpu } from './gpu-summary.js';
 import { openSampleFile, type RecordingOptions } from './recorder.js';
 import { type Scraper, startScrapeLoop } from './scraper.js';

@@ -8,7 +8,8 @@
  */
 
 export { chooseMetricsUrl, type MetricsChoice, type MetricsSources } from './choose.js';
-export { DCGM_FIELDS, gpuAggregate, gpuKey, normalizeDcgm, scrapeGpuOnce } from './dcgm.js';
+export { DCGM_FIELDS, gpuAggregate, gpuKey, normalizeDcgm } from './dcgm.js';
+export { scrapeGpuOnce } from './dcgm-scrape.js';
 export {
   type ClientSpan,
   clientHeldTokens,

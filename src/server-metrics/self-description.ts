@@ -15,7 +15,7 @@
 import type { ServerSelfDescription } from '../types.js';
 import { makeRedactor, readBounded } from '../util/index.js';
 import { request } from '../util/undici.js';
-import { scrapeGpuOnce } from './dcgm.js';
+import { scrapeGpuOnce } from './dcgm-scrape.js';
 import { parsePrometheusTextYielding } from './parse.js';
 
 export interface DescribeServerOptions {

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { mergeGpuAggregates } from '../server-metrics/index.js';
+// gpu-summary.ts alone: server-metrics' index loads its scrapers and the HTTP client too.
+import { mergeGpuAggregates } from '../server-metrics/gpu-summary.js';
 import type { RequestErrorCode } from '../types.js';
 import { StoreHistogram } from './histogram.js';
 import { type RoundRow, unpackHistograms } from './rows.js';

@@ -20,7 +20,8 @@ import {
   type TrendSection,
   type XY,
 } from '../report/html/index.js';
-import { withGpu } from '../server-metrics/index.js';
+// gpu-summary.ts alone: server-metrics' index loads its scrapers and the HTTP client too.
+import { withGpu } from '../server-metrics/gpu-summary.js';
 import { STORED_LATENCIES, type StoredRollback, type WindowFigures } from '../store/index.js';
 import type { RunSummary, Slo } from '../types.js';
 import { csvLine, escapeHtml } from '../util/index.js';

@@ -17,7 +17,7 @@ import {
   TARGET_OPTIONS,
   WORKLOAD_OPTIONS,
 } from '../flags/index.js';
-// store/open.ts alone: the store's index loads SQLite and, through its windows, the server-metrics scraper.
+// store/open.ts alone: the store's index loads SQLite.
 import { DEFAULT_STORE_FILE } from '../store/open.js';
 
 const WATCH_OPTIONS = defineOptions({

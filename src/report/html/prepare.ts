@@ -8,7 +8,9 @@
  */
 
 import { LatencyHistogram } from '../../metrics/index.js';
-import { combineRounds, gpuAggregate, gpuKey, hasReplicas } from '../../server-metrics/index.js';
+// Pure files alone: server-metrics' index loads its scrapers and the HTTP client too.
+import { gpuAggregate, gpuKey } from '../../server-metrics/dcgm.js';
+import { combineRounds, hasReplicas } from '../../server-metrics/replicas.js';
 import type { GpuSample, PromptBucket, RequestRecord, RunSummary, ServerSample } from '../../types.js';
 import { lttb, type XY } from './lttb.js';
 import type { LatencySamples, RunChartData } from './model.js';
