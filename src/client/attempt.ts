@@ -37,8 +37,6 @@ export interface AttemptContext {
   url: string;
   /** Connect time of the connection opened for the request being written now, if it was new. */
   takeConnectMs(): number | undefined;
-  /** Called at every response start (the connection tracker looks for newly answered connections). */
-  responded?: () => void;
 }
 
 const MODE_NONE = 0;
@@ -122,7 +120,6 @@ export class StreamAttempt extends StreamOutput implements Dispatcher.DispatchHa
     if (this.settled) return;
     this.responded = true;
     this.headersMs = roundMs(this.ctx.clock.now());
-    this.ctx.responded?.();
     this.httpStatus = statusCode;
     if (statusCode >= 200 && statusCode < 300) {
       const type = String(headers['content-type'] ?? '');
