@@ -74,6 +74,28 @@ describe('summarize rebuilds what the run would have written', () => {
     expect((await runCliInProcess(['summarize', out, '--force'], { cwd: work })).code).toBe(ExitCode.OK);
   });
 
+  it("the client's GC pauses, measured by the run and not in the records, survive a --force rebuild", async () => {
+    const out = await virtualRun('gc');
+    // As a live run writes them (a virtual run measures none): the run's own self-check.
+    const path = join(out, 'summary.json');
+    const written = readRunSummary(out);
+    const gcPauses = { count: 7, totalMs: 210.5, p99Ms: 80.25, maxMs: 81 };
+    writeFileSync(path, JSON.stringify({ ...written, load: { ...written.load, gcPauses } }));
+    const forced = await runCliInProcess(['summarize', out, '--force'], { cwd: work });
+    expect(forced.code, forced.stderr).toBe(ExitCode.OK);
+    expect(forced.stderr).toContain(
+      "the client's GC pauses are carried over from the summary.json this replaces",
+    );
+    const rebuilt = readRunSummary(out);
+    expect(rebuilt.load.gcPauses).toEqual(gcPauses);
+    expect(rebuilt.caveats?.map((c) => c.id)).toContain('gc-pauses');
+
+    unlinkSync(path);
+    const killed = await runCliInProcess(['summarize', out], { cwd: work });
+    expect(killed.code, killed.stderr).toBe(ExitCode.OK);
+    expect(readRunSummary(out).load.gcPauses).toBeUndefined();
+  });
+
   it('a torn last line is ignored and said; a damaged middle line is named and refused unless --skip-corrupt', async () => {
     const out = await virtualRun('damaged');
     unlinkSync(join(out, 'summary.json'));

@@ -48,6 +48,7 @@ export {
 } from './definitions.js';
 export { type EfficiencyBase, efficiencyOf } from './efficiency.js';
 export { EFFICIENCY_METRICS, EFFICIENCY_ROW_IDS } from './efficiency-metrics.js';
+export { mergeGcPauses } from './gc-pauses.js';
 export {
   emptyLatencyStats,
   HISTOGRAM_SIGNIFICANT_DIGITS,

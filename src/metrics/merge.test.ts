@@ -89,6 +89,34 @@ describe('mergeSummaries', () => {
     expect(mergeSummaries([a, c]).goodput.totalOutputTokens).toBe(2200);
   });
 
+  test('GC pauses of the clients survive the merge (mergeGcPauses), and a run built from records with them keeps them', () => {
+    const paused = summarizeRecords(
+      parts[0]!,
+      { ...meta, runId: 'p0' },
+      {
+        ...extras,
+        gcPauses: { count: 4, totalMs: 90, p99Ms: 60, maxMs: 60 },
+      },
+    );
+    expect(paused.load.gcPauses).toEqual({ count: 4, totalMs: 90, p99Ms: 60, maxMs: 60 });
+    expect(paused.caveats?.map((c) => c.id)).toContain('gc-pauses');
+    const others = [1, 2].map((k) =>
+      summarizeRecords(
+        parts[k]!,
+        { ...meta, runId: `p${k}` },
+        {
+          ...extras,
+          ...(k === 1 ? { gcPauses: { count: 10, totalMs: 25, p99Ms: 8, maxMs: 9 } } : {}),
+        },
+      ),
+    );
+    const both = mergeSummaries([paused, ...others]);
+    expect(both.load.gcPauses).toEqual({ count: 14, totalMs: 115, p99Ms: 60, maxMs: 60 });
+    expect(both.caveats?.map((c) => c.id)).toContain('gc-pauses');
+    // runs that measured none (virtual time, older summaries) merge to none
+    expect(merged.load.gcPauses).toBeUndefined();
+  });
+
   test('refuses an empty list and runs judged by different SLOs', () => {
     expect(() => mergeSummaries([])).toThrow(GoodputError);
     const other = summarizeRecords(parts[0] ?? [], { ...meta, slo: { ttftMs: 1 } });

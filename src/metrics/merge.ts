@@ -17,6 +17,8 @@
  *   URL (each saw the whole server), else the sum.
  * - meta: the first run's, runId joined with '+'; server: the block with the most samples;
  *   interrupted / clientBound: any; diagnosis: dropped (recompute it on the merged run).
+ * - GC pauses of the clients (`load.gcPauses`): counts and total time summed, the longest and
+ *   the p99 the largest of the runs' (gc-pauses.ts; an upper bound for the p99).
  * - Shards of one `--shard i/N` run (shards.ts): refused unless they are every shard of one
  *   workload once; the duration spans every shard's window on the shared clock (as the one
  *   run's would), `meta.shard` is dropped (the merge is the whole run) and `shards` lists each
@@ -28,6 +30,7 @@
 import { GoodputError } from '../errors.js';
 import type { LatencyStats, RunSummary, SloAttainment, SloName } from '../types.js';
 import { classSummaryOf, classView } from './classes.js';
+import { mergeGcPauses } from './gc-pauses.js';
 import { LatencyHistogram } from './histogram.js';
 import { PromptBucketState, PromptBuckets } from './prompt-buckets.js';
 import {
@@ -145,6 +148,8 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
     if (s.server && (!extras.server || s.server.samples > extras.server.samples)) extras.server = s.server;
   }
   extras.durationS = (sharded ? shardSpanS(summaries) : undefined) ?? duration;
+  const gcPauses = mergeGcPauses(summaries.map((s) => s.load.gcPauses));
+  if (gcPauses) extras.gcPauses = gcPauses;
   if (summaries.every((s) => s.goodput.tokenSource === 'server')) {
     const urls = new Set(summaries.map((s) => s.server?.metricsUrl ?? ''));
     // Each run's total left its interrupted work out; buildSummary takes the merged amount out again.

@@ -10,6 +10,7 @@
 import {
   type ErrorCount,
   type Finding,
+  type GcPauses,
   type LatencyStats,
   PHASE_LATENCY_NAMES,
   type ReasoningSummary,
@@ -66,6 +67,8 @@ export interface SummaryExtras {
   serverGeneratedTokens?: number;
   server?: ServerSummary;
   diagnosis?: Finding[];
+  /** The load thread(s)' GC pauses (measured by the runner; merged by mergeGcPauses). */
+  gcPauses?: GcPauses;
 }
 
 /** Per-second peaks computed by the accumulator (or summed by a merge). */
@@ -299,6 +302,7 @@ export function buildSummary(
       ...(clientBound && extras.clientBoundReason ? { clientBoundReason: extras.clientBoundReason } : {}),
       peakInFlight: extras.peakInFlight ?? peaks.concurrentRequests,
       ...(dispatchLag.count > 0 ? { dispatchLagHistogram: state.dispatchLag.encode() } : {}),
+      ...(extras.gcPauses ? { gcPauses: extras.gcPauses } : {}),
     },
     histograms,
     interrupted: extras.interrupted ?? false,

@@ -6,7 +6,9 @@
  * present, gives the server block. Used by `goodput summarize`.
  *
  * What the records cannot tell, and is therefore left out: sends the runner dropped, its own
- * client self-check verdict beyond late sends, and the connection warm-up.
+ * client self-check verdict beyond late sends, and the connection warm-up. The client's GC
+ * pauses are not in the records either: a rebuild that replaces a summary.json (`--force`)
+ * carries them over from it, since they were measured once, by the run.
  *
  * @module
  */
@@ -21,6 +23,7 @@ import {
   readGpuSamples,
   readRecords,
   readServerSamples,
+  readSummary,
   runPaths,
 } from '../results/index.js';
 import {
@@ -29,7 +32,7 @@ import {
   summarizeGpu,
   summarizeSamples,
 } from '../server-metrics/index.js';
-import type { GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
+import type { GcPauses, GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
 import { MAX_DIAGNOSIS_OBSERVATIONS } from './recording.js';
 import { Reservoir } from './reservoir.js';
@@ -120,7 +123,9 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   }
   const gpu = await rebuildGpu(paths, info.gpuMetricsUrl, notes);
   if (gpu) server = { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
+  const gcPauses = await measuredGcPauses(paths);
   const summary = acc.summarize(meta, {
+    ...(gcPauses ? { gcPauses } : {}),
     peakInFlight: peakInFlight(sent, ended),
     interrupted: !complete,
     ...(server
@@ -131,7 +136,7 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   if (efficiency) summary.efficiency = efficiency;
   const findings = diagnose({ observations: folded.observations?.items ?? [], samples, summary });
   if (findings.length > 0) summary.diagnosis = findings;
-  notes.push(...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual'));
+  notes.push(...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual', gcPauses !== undefined));
   return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
 }
 
@@ -212,7 +217,12 @@ async function foldRecords(
 }
 
 /** What the rebuilt summary could not see, in words. */
-function rebuildNotes(folded: FoldedRecords, complete: boolean, virtual: boolean): string[] {
+function rebuildNotes(
+  folded: FoldedRecords,
+  complete: boolean,
+  virtual: boolean,
+  gcCarried: boolean,
+): string[] {
   const notes: string[] = [];
   const { tornLine, corruptLines } = folded;
   if (tornLine !== undefined) {
@@ -222,13 +232,32 @@ function rebuildNotes(folded: FoldedRecords, complete: boolean, virtual: boolean
     notes.push(`skipped damaged line${corruptLines.length > 1 ? 's' : ''} ${corruptLines.join(', ')}`);
   }
   if (!complete) notes.push("the records stop short of the run's stop rule: marked interrupted");
-  notes.push('not in the records, left out: dropped sends and the connection warm-up');
+  if (gcCarried) {
+    notes.push(
+      "not in the records, left out: dropped sends and the connection warm-up; the client's GC pauses are carried over from the summary.json this replaces",
+    );
+  } else {
+    // Virtual time measures no GC pauses at all.
+    notes.push(
+      `not in the records, left out: dropped sends${virtual ? '' : ", the client's GC pauses"} and the connection warm-up`,
+    );
+  }
   if (virtual) {
     notes.push(
       "the virtual engine's counters (the server block) are not in the records: token goodput is counted by the client",
     );
   }
   return notes;
+}
+
+/** The GC pauses the run measured, from the summary.json a rebuild replaces; undefined when there is none or it cannot be read. */
+async function measuredGcPauses(paths: RunPaths): Promise<GcPauses | undefined> {
+  if (!existsSync(paths.summary)) return undefined;
+  try {
+    return (await readSummary(paths.summary)).load.gcPauses;
+  } catch {
+    return undefined; // a damaged summary is what the rebuild replaces
+  }
 }
 
 function noRunHeader(path: string): GoodputError {

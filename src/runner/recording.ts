@@ -185,6 +185,7 @@ export class Recording {
       clientBoundReason: load.clientBoundReason,
       interrupted: load.interrupted,
       server,
+      ...(load.gcPauses ? { gcPauses: load.gcPauses } : {}),
       // The engine's own count, or the scraped counters' over the measured requests.
       serverGeneratedTokens: result.server
         ? server?.generatedTokens
@@ -193,7 +194,6 @@ export class Recording {
           : undefined,
     });
     this.recorder = undefined;
-    if (load.gcPauses) summary.load.gcPauses = load.gcPauses;
     if (result.connectionWarmup) summary.load.connectionWarmup = result.connectionWarmup;
     if (result.connections) {
       summary.load.connections = result.connections(summary.load.peakInFlight);

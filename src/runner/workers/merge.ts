@@ -6,9 +6,8 @@
  * @module
  */
 
-import { LatencyHistogram, mergeStageLoads } from '../../metrics/index.js';
-import type { ConnectionWarmup, GcPauses } from '../../types.js';
-import { gcPausesOf } from '../gc-pauses.js';
+import { LatencyHistogram, mergeGcPauses, mergeStageLoads } from '../../metrics/index.js';
+import type { ConnectionWarmup } from '../../types.js';
 import type { LoadResult, StopReason } from '../load.js';
 import type { PortableHistogram, WorkerLoadResult } from './protocol.js';
 
@@ -70,17 +69,9 @@ export function mergeLoadResults(parts: readonly WorkerLoadResult[]): LoadResult
     clientBound: reasons.length > 0,
   };
   if (reasons.length > 0) merged.clientBoundReason = reasons.join('; ');
-  // GC pauses: each worker thread pauses alone; the count and the time add up.
-  const gcs = parts.flatMap((r) => (r.gcPauses ? [r.gcPauses] : []));
-  if (gcs.length > 0) {
-    const most = (f: (g: GcPauses) => number) => Math.max(...gcs.map(f));
-    merged.gcPauses = gcPausesOf(
-      gcs.reduce((a, g) => a + g.count, 0),
-      gcs.reduce((a, g) => a + g.totalMs, 0),
-      most((g) => g.p99Ms),
-      most((g) => g.maxMs),
-    );
-  }
+  // GC pauses: each worker thread pauses alone; the count and the time add up (mergeGcPauses).
+  const gcPauses = mergeGcPauses(parts.map((r) => r.gcPauses));
+  if (gcPauses) merged.gcPauses = gcPauses;
   // --start-at: the run started when its last worker did.
   const skews = parts.flatMap((r) => (r.startSkewMs === undefined ? [] : [r.startSkewMs]));
   if (skews.length > 0) merged.startSkewMs = Math.max(...skews);
