@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
-import { ImportedSummarySchema } from '../src/results/index.js';
+import { ImportedSummarySchema } from '../src/results/schema.js';
 import { AIPERF_EXPORT, GUIDELLM_SWEEP, VLLM_CURRENT, VLLM_OLDEST } from './fixtures/foreign-results.js';
 import { resultFilesWorkspace } from './helpers/cli.js';
 

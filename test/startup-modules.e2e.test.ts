@@ -4,8 +4,10 @@
  * flags/index.ts loads resolveBenchmarkConfig when it is called, sim calibrate loads when
  * picked); nor does `goodput emit`, whose artefacts are text (it checks watch's flags against
  * watch's option table alone), nor `goodput history`, which reads the store (the store, history
- * and the HTML report import server-metrics' pure files, not its index with the scrapers). The
- * built bin runs under module hooks that write every module's URL as it loads.
+ * and the HTML report import server-metrics' pure files, not its index with the scrapers);
+ * `goodput run --url` loads neither the simulator nor zod (the results' readers load the
+ * schemas on first use). The built bin runs under module hooks that write every module's URL
+ * as it loads.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -205,7 +207,7 @@ describe('a command loads only what it runs', () => {
     expect(readFileSync(join(dir, 'trend.html'), 'utf8')).toContain('<html');
   });
 
-  it('goodput run --url loads no simulator module (the embedded engine loads only when it starts)', async () => {
+  it('goodput run --url loads no simulator module and no zod (the embedded engine loads only when it starts, the schemas when a file is read)', async () => {
     const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
     const server = createServer((req, res) => {
       if (req.url === '/v1/models') {
@@ -249,5 +251,8 @@ describe('a command loads only what it runs', () => {
     const modules = loaded(file);
     expect(modules.some((m) => m.endsWith('/dist/runner/target.js'))).toBe(true);
     expect(modules.filter((m) => m.includes('/dist/sim/'))).toEqual([]);
+    // The results are written without their schemas, and no config file is read.
+    expect(modules.some((m) => m.endsWith('/dist/results/jsonl.js'))).toBe(true);
+    expect(modules.filter((m) => /\/node_modules\/zod\/|\/dist\/results\/schema/.test(m))).toEqual([]);
   });
 });

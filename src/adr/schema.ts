@@ -31,7 +31,8 @@
 import { z } from 'zod';
 import type { GateSpec } from '../gate/index.js';
 import { ADR_GATE_KEYS, METRICS, metricByAdrName } from '../metrics/index.js';
-import { RunMetaSchema } from '../results/index.js';
+// The schema file itself: results/index.ts leaves the schemas out (a run writes without zod).
+import { RunMetaSchema } from '../results/schema.js';
 import { didYouMean } from '../util/index.js';
 
 export const ADR_STATUSES = ['proposed', 'accepted', 'superseded'] as const;

@@ -5,15 +5,8 @@
  *
  * @module
  */
-export {
-  type ConfigFileShape,
-  detectShape,
-  type FileConfig,
-  GatewayFileSchema,
-  loadConfigFile,
-  parseConfig,
-  SettingsFileSchema,
-} from './file.js';
+// Types only: file.ts (zod) loads when a config file is read (resolve.ts), not with config/.
+export type { ConfigFileShape, FileConfig } from './file.js';
 export { describeIssues, formatPath, jsonType, suggest } from './issues.js';
 export { formatSlo, parseDuration, parseSlo, unitGuess } from './parse.js';
 export {

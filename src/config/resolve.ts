@@ -15,7 +15,7 @@ import { resolve as resolvePath } from 'node:path';
 import { GoodputError } from '../errors.js';
 import type { Slo } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
-import { type FileConfig, loadConfigFile } from './file.js';
+import type { FileConfig } from './file.js';
 import { parseSlo } from './parse.js';
 import { hasBearerPrefix, inspectKey } from './secrets.js';
 import { normalizeBaseUrl } from './url.js';
@@ -148,7 +148,11 @@ export async function resolveTarget(inputs: TargetInputs = {}): Promise<TargetCo
   let file = inputs.file;
   if (file === undefined) {
     const configPath = flags.config ?? (env.GOODPUT_CONFIG?.trim() || undefined);
-    if (configPath !== undefined) file = await loadConfigFile(resolvePath(cwd, configPath));
+    if (configPath !== undefined) {
+      // Loaded here: the config file's zod schemas are for the runs that name one.
+      const { loadConfigFile } = await import('./file.js');
+      file = await loadConfigFile(resolvePath(cwd, configPath));
+    }
   }
   const fileField = (settings: string, gateway: string) =>
     file ? `${file.path}: ${file.shape === 'gateway' ? gateway : settings}` : '';

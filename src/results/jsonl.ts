@@ -13,7 +13,6 @@ import type { z } from 'zod';
 import { GoodputError } from '../errors.js';
 import type { JsonlHeader } from './files.js';
 import { describeFsError } from './fs-error.js';
-import { JsonlHeaderSchema } from './schema.js';
 import { validateValue } from './validate.js';
 
 export interface JsonlWriterOptions {
@@ -136,6 +135,8 @@ export async function* readJsonl<T>(
   schema: z.ZodType<T>,
   opts: JsonlReadOptions = {},
 ): AsyncGenerator<T> {
+  // Loaded here, not at the top: a run imports this file for its writer and loads no zod.
+  const { JsonlHeaderSchema } = await import('./schema-meta.js');
   const input = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNo = 0;
@@ -198,4 +199,11 @@ function corruptLine(path: string, lineNo: number): GoodputError {
     `${path} line ${lineNo} is not valid JSON: the file is damaged in the middle, not just cut off at the end`,
     `repair or delete that line; goodput summarize ${dirname(path)} --skip-corrupt lists every damaged line and rebuilds the summary from the rest`,
   );
+}
+
+/** Collects an async iterable into an array (for the small runs that compare and report read whole). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }

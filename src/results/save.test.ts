@@ -6,8 +6,8 @@ import { runMeta, streamed } from '../../test/fixtures/records.js';
 import { ExitCode } from '../errors.js';
 import { RunAccumulator } from '../metrics/index.js';
 import type { RunSummary } from '../types.js';
-import { saveSummary, writeFailedError } from './save.js';
-import { readSummary, writeSummary } from './summary.js';
+import { saveSummary, writeFailedError, writeSummary } from './save.js';
+import { readSummary } from './summary.js';
 
 const made: string[] = [];
 function scratch(): string {

@@ -1,19 +1,40 @@
 /**
- * Saving a run's summary when its folder may have failed: the summary goes to the result
- * folder, or, when that cannot be written, to a new folder under the system's temporary
- * directory; the error that follows says what failed and where the measurement went.
+ * Writing a run's summary atomically, and saving it when its folder may have failed: the
+ * summary goes to the result folder, or, when that cannot be written, to a new folder under
+ * the system's temporary directory; the error that follows says what failed and where the
+ * measurement went.
  *
  * @module
  */
 
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GoodputError } from '../errors.js';
-import type { RunSummary } from '../types.js';
+import type { ImportedSummary, RunSummary } from '../types.js';
 import { RESULT_FILES } from './files.js';
 import { describeFsError } from './fs-error.js';
-import { writeSummary } from './summary.js';
+
+/**
+ * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
+ * target, so a reader (or a crash) never meets a half-written or empty summary.json.
+ */
+export async function writeSummary(path: string, summary: RunSummary | ImportedSummary): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw e;
+  }
+}
 
 /** A file of the run that could not be written, and why. */
 export interface WriteFailure {

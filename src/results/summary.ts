@@ -1,12 +1,12 @@
 /**
- * Reading and writing RunSummary files, and reading a run's records and server samples.
+ * Reading a run's summary, records, server and GPU samples back, validated against the zod
+ * schemas (results/index.ts loads this file on a reader's first call: writing a run loads no zod).
  *
  * @module
  */
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
 import { GoodputError } from '../errors.js';
 import type {
   GpuSample,
@@ -34,27 +34,6 @@ import {
   refuseNewerSchema,
   validateValue,
 } from './validate.js';
-
-/**
- * Writes a summary atomically: to a temporary file beside it, fsync'd, then renamed over the
- * target, so a reader (or a crash) never meets a half-written or empty summary.json.
- */
-export async function writeSummary(path: string, summary: RunSummary | ImportedSummary): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}`;
-  try {
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(`${JSON.stringify(summary, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    throw e;
-  }
-}
 
 /**
  * Reads a run's summary from its directory or a summary file, validated against the schema:
@@ -178,11 +157,4 @@ export function readServerSamples(
 /** The run's DCGM scrapes (gpu-metrics.jsonl, written when `--gpu-metrics-url` was given). */
 export function readGpuSamples(dirOrSummary: string, opts?: JsonlReadOptions): AsyncGenerator<GpuSample> {
   return readJsonl(runPaths(dirOrSummary).gpuMetrics, 'goodput.gpu-metrics', GpuSampleSchema, opts);
-}
-
-/** Collects an async iterable into an array (for the small runs that compare and report read whole). */
-export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
 }
