@@ -344,7 +344,7 @@ export async function resolveBenchmarkConfig(
       const err = e as GoodputError;
       throw usage(`--sim-profile: ${err.message}`, err.hint.replace('--profile', '--sim-profile'));
     }
-    config.sim = { profile: simProfile };
+    config.sim = { ...config.sim, profile: simProfile };
   }
   const simProfileFile = text(o.simProfileFile);
   if (simProfileFile !== undefined) {

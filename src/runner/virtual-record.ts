@@ -12,7 +12,8 @@ const us = (ms: number) => Math.round(ms * 1000) / 1000;
 /** How a virtual request ended, as the client would have seen it. */
 export type VirtualEnd =
   | { kind: 'finished'; finishReason: 'stop' | 'length' | 'abort' }
-  | { kind: 'rejected'; message: string }
+  /** The engine refused it: 400 (too long, a priority without the policy), or 404 (a model it does not serve). */
+  | { kind: 'rejected'; message: string; httpStatus?: 404 }
   | { kind: 'cancelled'; afterMs: number }
   | { kind: 'interrupted'; message: string };
 
@@ -69,14 +70,17 @@ export function virtualRecord(
       // usage.completion_tokens_details.reasoning_tokens, as the live engine reports it (0 included).
       if (reasoningTokens !== undefined) record.reasoningTokens = reasoned;
       return record;
-    case 'rejected':
+    case 'rejected': {
+      const httpStatus = end.httpStatus ?? 400;
+      const code = httpStatus === 404 ? 'HTTP_NOT_FOUND' : 'HTTP_CLIENT_ERROR';
       return {
         ...record,
         outcome: 'error',
-        httpStatus: 400,
-        error: { code: 'HTTP_CLIENT_ERROR', message: end.message, httpStatus: 400 },
+        httpStatus,
+        error: { code, message: end.message, httpStatus },
         outputTokens: 0,
       };
+    }
     case 'cancelled':
       // The user gave up: the record ends there with the tokens received so far.
       record.outcome = 'cancelled';

@@ -39,6 +39,7 @@ import {
   tokenIds,
   VirtualClock,
   VirtualEngine,
+  withoutBaseAdapter,
 } from '../sim/index.js';
 import type { RequestRecord, ServerSummary, WorkItem } from '../types.js';
 import type { BenchmarkConfig } from './config.js';
@@ -89,12 +90,13 @@ interface VirtualSender {
  * from the engine's token times. A simulated user's cancel and the run's own stop (deadline,
  * Ctrl-C) tell the engine the client went away, as a closed socket tells the live one.
  */
-function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSender {
+function virtualSender(ve: VirtualEngine, config: BenchmarkConfig, served: ServedModels): VirtualSender {
   const mode = reasoningModeOf(config);
   let warmupTokens = 0;
   const send: SendFn = (item, { scheduledMs, signal, onReply }) =>
     new Promise<RequestRecord>((resolve) => {
       const prompt = promptOf(item, config);
+      const lora = item.model !== undefined && served.adapters.has(item.model) ? item.model : undefined;
       const out = drawOutput(config, mode, prompt.key, item.maxTokens);
       const tool = virtualToolCall(config, item, prompt.key, prompt.seed);
       const request = new VirtualRequest(ve.clock, scheduledMs, (times, end) => {
@@ -110,8 +112,17 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
       const sink = request.sink((generated) => {
         if (item.warmup) warmupTokens += generated;
       });
+      if (item.model !== undefined && item.model !== served.base && lora === undefined) {
+        // The live engine's 404, before the request reaches the engine.
+        request.finish({
+          kind: 'rejected',
+          message: `The model \`${item.model}\` does not exist.`,
+          httpStatus: 404,
+        });
+        return;
+      }
       try {
-        ve.add(engineRequest(ve, config, item, prompt, out, sink));
+        ve.add({ ...engineRequest(ve, config, item, prompt, out, sink), ...(lora ? { lora } : {}) });
       } catch (e) {
         if (!(e instanceof EngineRejection)) throw e;
         request.finish({ kind: 'rejected', message: e.message });
@@ -120,6 +131,12 @@ function virtualSender(ve: VirtualEngine, config: BenchmarkConfig): VirtualSende
       watchClient(ve, item, signal, request);
     });
   return { send, warmupTokens: () => warmupTokens };
+}
+
+/** What the engine serves: the base model's name and its LoRA adapters (sim/lora.ts). */
+interface ServedModels {
+  base: string;
+  adapters: ReadonlySet<string>;
 }
 
 /** A request's prompt as the live engine sees it: its text, the key its output is drawn by, and that key's seed. */
@@ -290,13 +307,15 @@ export function createVirtualTransport(
   profile: string | SimProfile,
 ): { clock: VirtualClock; send: SendFn; server: () => ServerSummary } {
   const clock = new VirtualClock();
-  const engine = embeddedEngineOptions(config.sim);
+  const resolved = typeof profile === 'object' ? profile : resolveProfile(profile);
+  const base = config.model ?? resolved.model.servedName;
+  const engine = withoutBaseAdapter(embeddedEngineOptions(config.sim), base);
   const ve = new VirtualEngine(clock, {
-    profile: typeof profile === 'object' ? profile : resolveProfile(profile),
+    profile: resolved,
     seed: config.seed,
     ...(engine !== undefined ? { engine } : {}),
   });
-  const sender = virtualSender(ve, config);
+  const sender = virtualSender(ve, config, { base, adapters: new Set(ve.engine.config.loraModules) });
   const server = (): ServerSummary => {
     const c = ve.counters;
     const series = ve.gauges.stats();

@@ -21,6 +21,7 @@ import {
 } from '../flags/index.js';
 import type { EngineConfig, EngineOptions } from './engine-config.js';
 import type { FailureConfig } from './failures.js';
+import { parseLoraModules } from './lora.js';
 import {
   DEFAULT_PROFILE,
   GPU_PROFILES,
@@ -154,6 +155,32 @@ export const ENGINE_OPTIONS = defineOptions({
   },
 });
 
+/** LoRA adapters served beside the base model (vLLM's flags; lora.ts). */
+const LORA_OPTIONS = defineOptions({
+  loraModules: {
+    type: 'string',
+    repeatable: true,
+    valueName: 'NAME[=PATH]',
+    description:
+      'LoRA adapters served beside the base model, as vLLM takes them (name=path, or a name; several per flag, space- or comma-separated); requests name one in "model"',
+    group: E,
+  },
+  maxLoras: {
+    type: 'integer',
+    min: 1,
+    max: 256,
+    description: 'Distinct adapters in a batch; a request whose adapter finds no slot waits [default: 1]',
+    group: E,
+  },
+  maxLoraRank: {
+    type: 'integer',
+    min: 1,
+    max: 512,
+    description: "The adapters' rank, for their cost [default: 16]",
+    group: E,
+  },
+});
+
 const FAILURE_OPTIONS = defineOptions({
   fail429: rate('fail-429', '429 with Retry-After'),
   fail500: rate('fail-500', '500 Internal Server Error'),
@@ -176,6 +203,7 @@ const FAILURE_OPTIONS = defineOptions({
 export const SIM_OPTIONS = defineOptions({
   ...SERVER_OPTIONS,
   ...ENGINE_OPTIONS,
+  ...LORA_OPTIONS,
   ...regroupOptions(REASONING_OPTIONS, () => ({ group: 'Server' })),
   ...FAILURE_OPTIONS,
 });
@@ -202,12 +230,28 @@ export function engineOptionsFromArgs(o: EngineFlags): EngineOptions {
   };
 }
 
+/** The adapters and their slots from parsed options (nothing when none is given). */
+function loraOptionsFromArgs(o: Partial<FlagValues<typeof LORA_OPTIONS>>): EngineOptions {
+  const out: EngineOptions = {};
+  if (o.loraModules && o.loraModules.length > 0) out.loraModules = parseLoraModules(o.loraModules);
+  if (o.maxLoras !== undefined) out.maxLoras = o.maxLoras;
+  if (o.maxLoraRank !== undefined) out.maxLoraRank = o.maxLoraRank;
+  return out;
+}
+
 /** ", speculative decoding eagle k=3 (acceptance 0.7)" for the start-up line; empty without. */
 function specNote(c: EngineConfig): string {
   const s = c.speculative;
   if (!s) return '';
   const p = [...new Set(s.acceptance)];
   return `, speculative decoding ${s.method} k=${s.numSpeculativeTokens} (acceptance ${p.join('/')})`;
+}
+
+/** ", LoRA adapters a, b (max-loras 1)" for the start-up line; empty without. */
+function loraNote(c: EngineConfig): string {
+  return c.loraModules.length === 0
+    ? ''
+    : `, LoRA adapters ${c.loraModules.join(', ')} (max-loras ${c.maxLoras})`;
 }
 
 /** Failure rates from parsed options. */
@@ -263,7 +307,7 @@ export const simCommand = defineCommand({
       apiKey: o.apiKey ?? ctx.env.GOODPUT_SIM_API_KEY,
       slowdown: o.slowdown,
       meanOutputTokens: o.meanOutputTokens,
-      engine: engineOptionsFromArgs(o),
+      engine: { ...engineOptionsFromArgs(o), ...loraOptionsFromArgs(o) },
       failures: failureConfigFromArgs(o),
       ...(o.toolCallFraction !== undefined ? { toolCallFraction: o.toolCallFraction } : {}),
       ...(o.reasoningTokens !== undefined
@@ -280,7 +324,7 @@ export const simCommand = defineCommand({
       `goodput sim: ${sim.url} serving ${sim.model} on ${profile.gpu.name} x${profile.tensorParallel} ` +
         `(${c.numGpuBlocks} KV blocks of ${c.blockSize}, max-num-seqs ${c.maxNumSeqs}, ` +
         `max-num-batched-tokens ${c.maxNumBatchedTokens}, chunked prefill ${c.enableChunkedPrefill ? 'on' : 'off'}, ` +
-        `prefix caching ${c.enablePrefixCaching ? 'on' : 'off'}${specNote(c)})\n`,
+        `prefix caching ${c.enablePrefixCaching ? 'on' : 'off'}${specNote(c)}${loraNote(c)})\n`,
     );
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();

@@ -6,6 +6,7 @@
  */
 
 import { GoodputError } from '../errors.js';
+import { DEFAULT_MAX_LORA_RANK, DEFAULT_MAX_LORAS } from './lora.js';
 import { kvBytesPerToken, type SimProfile } from './profiles.js';
 import { parseSpeculativeConfig, type SpeculativeConfig } from './spec-decode.js';
 
@@ -40,6 +41,15 @@ export interface EngineOptions {
    * `priority`, lower first, then arrival; the lowest-priority running request preempted first).
    */
   schedulingPolicy?: 'fcfs' | 'priority';
+  /**
+   * --lora-modules: names of the LoRA adapters served beside the base model (vLLM's
+   * `--enable-lora --lora-modules name=path …`; the simulator needs no path). See lora.ts.
+   */
+  loraModules?: readonly string[];
+  /** --max-loras: distinct adapters in a batch (1, as vLLM). */
+  maxLoras?: number;
+  /** --max-lora-rank: the adapters' rank, for their cost (16, as vLLM). */
+  maxLoraRank?: number;
 }
 
 /** Resolved engine configuration. */
@@ -58,6 +68,10 @@ export interface EngineConfig {
   /** Speculative decoding, when configured. */
   speculative?: SpeculativeConfig;
   schedulingPolicy: 'fcfs' | 'priority';
+  /** LoRA adapters served beside the base model (none: empty). */
+  loraModules: string[];
+  maxLoras: number;
+  maxLoraRank: number;
 }
 
 const GIB = 1024 ** 3;
@@ -121,8 +135,31 @@ export function resolveEngineConfig(profile: SimProfile, opts: EngineOptions = {
     abortOnDisconnect: opts.abortOnDisconnect ?? true,
     watermarkBlocks: Math.ceil(numGpuBlocks * 0.01),
     schedulingPolicy: opts.schedulingPolicy ?? 'fcfs',
+    ...loraConfig(opts),
   };
   if (opts.speculativeConfig !== undefined)
     config.speculative = parseSpeculativeConfig(opts.speculativeConfig);
   return config;
+}
+
+/** The adapters and their slots, checked as vLLM checks them at start-up. */
+function loraConfig(opts: EngineOptions): Pick<EngineConfig, 'loraModules' | 'maxLoras' | 'maxLoraRank'> {
+  const loraModules = [...(opts.loraModules ?? [])];
+  const seen = new Set<string>();
+  for (const name of loraModules) {
+    if (!/^[\w.:/@+-]{1,128}$/.test(name))
+      throw bad(
+        `LoRA adapter name '${name}' is not a model id (letters, digits and _ . : / @ + -)`,
+        'e.g. --lora-modules sql-lora,chat-lora',
+      );
+    if (seen.has(name)) throw bad(`LoRA adapter ${name} is given twice`, 'give each adapter once');
+    seen.add(name);
+  }
+  const maxLoras = opts.maxLoras ?? DEFAULT_MAX_LORAS;
+  const maxLoraRank = opts.maxLoraRank ?? DEFAULT_MAX_LORA_RANK;
+  if (!(Number.isInteger(maxLoras) && maxLoras >= 1))
+    throw bad(`max-loras ${maxLoras} must be a whole number ≥ 1`, 'use e.g. --max-loras 2');
+  if (!(Number.isInteger(maxLoraRank) && maxLoraRank >= 1 && maxLoraRank <= 512))
+    throw bad(`max-lora-rank ${maxLoraRank} must be a whole number in 1..512`, 'use e.g. --max-lora-rank 16');
+  return { loraModules, maxLoras, maxLoraRank };
 }

@@ -32,6 +32,8 @@ import { imageTokenIds } from './vision.js';
 export interface GenerateContext {
   driver: LiveDriver;
   model: string;
+  /** LoRA adapters served beside `model` (lora.ts): a request naming one runs with it. */
+  adapters?: ReadonlySet<string>;
   seed: number;
   meanOutputTokens: number;
   /** Reasoning mode (chat and Responses): reasoning tokens before each answer. */
@@ -147,11 +149,14 @@ export function generate(
   }
 
   const n = ctx.nextId();
+  // An adapter's name comes back as the response's model, as vLLM answers (the server checked it).
+  const lora = typeof body.model === 'string' && ctx.adapters?.has(body.model) ? body.model : undefined;
+  const model = lora ?? ctx.model;
   const shape: sse.ResponseShape = {
     api,
     id: `${ID_PREFIX[api]}-${n.toString(16).padStart(12, '0')}`,
     created: Math.floor(Date.now() / 1000),
-    model: ctx.model,
+    model,
   };
   const textSeed = hashString(parsed.key, ctx.seed);
   const toolCall =
@@ -170,7 +175,7 @@ export function generate(
   let done = false;
   let text = '';
   let reasoningText = '';
-  const responses = api === 'responses' ? new ResponsesStream(shape.id, ctx.model, shape.created) : undefined;
+  const responses = api === 'responses' ? new ResponsesStream(shape.id, model, shape.created) : undefined;
 
   const sink: RequestSink = {
     onToken(r: EngineRequest, _tMs: number, count: number) {
@@ -244,7 +249,7 @@ export function generate(
       } else if (api === 'responses') {
         const body = responsesBody(
           shape.id,
-          ctx.model,
+          model,
           shape.created,
           reasoningText,
           text,
@@ -292,6 +297,7 @@ export function generate(
           finishReason: out.finishReason,
           sink,
           priority: parsed.priority,
+          ...(lora !== undefined ? { lora } : {}),
         },
         ctx.driver.now(),
       );

@@ -51,7 +51,7 @@ export { hashString } from './rng.js';
 export { attentionPairs, createRoofline, type Roofline, type StepCost, type StepSlice } from './roofline.js';
 export { Engine, type EngineListener, EngineRejection, type StepEntry, type StepPlan } from './scheduler.js';
 export { virtualSelfDescription } from './self-description.js';
-export { type SimOptions, type SimServer, startSim } from './server.js';
+export { type SimOptions, type SimServer, startSim, withoutBaseAdapter } from './server.js';
 export {
   acceptChain,
   createDraftCost,

@@ -6,6 +6,8 @@
  * - `goodput_sim:abandoned_generation_tokens_total`: tokens generated for requests whose client had gone;
  * - `goodput_sim:computed_prefill_tokens_total`: prefill tokens computed, recomputation included;
  * - `goodput_sim:prefix_cache_evictions_total`, `goodput_sim:steps_total`, `goodput_sim:slowdown_factor`.
+ * With LoRA adapters, vLLM's `vllm:lora_requests_info` (labels max_lora, running_lora_adapters,
+ * waiting_lora_adapters: the adapters of the running and waiting requests, comma-separated).
  * With speculative decoding, vLLM's four `vllm:spec_decode_*` counters (SpecDecodingProm in
  * vllm/v1/spec_decode/metrics.py), exposed only then, as vLLM does.
  * Gauges and counters read the engine on each scrape; histograms observe engine events.
@@ -156,6 +158,27 @@ export function createSimMetrics(engine: Engine, modelName: string): PromClient.
       },
     });
   }
+  if (config.loraModules.length > 0)
+    new Gauge({
+      name: 'vllm:lora_requests_info',
+      help: 'Running stats on lora requests.',
+      labelNames: ['max_lora', 'waiting_lora_adapters', 'running_lora_adapters'],
+      registers,
+      // vLLM sets the series of the current label values to the time; readers take the newest.
+      collect() {
+        this.reset();
+        const { running, waiting } = engine.loraUsage();
+        const now = Date.now() / 1000;
+        this.set(
+          {
+            max_lora: String(config.maxLoras),
+            waiting_lora_adapters: waiting.join(','),
+            running_lora_adapters: running.join(','),
+          },
+          now,
+        );
+      },
+    });
   gauge(
     'goodput_sim:slowdown_factor',
     'Multiplier applied to every step time (1 = the roofline).',

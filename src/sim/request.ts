@@ -33,6 +33,8 @@ export interface EngineRequestInput {
   sink: RequestSink;
   /** vLLM's `priority` (lower is served first; 0 when absent). Only the 'priority' scheduling policy takes a non-zero one. */
   priority?: number;
+  /** The LoRA adapter it runs with (one of the engine's loraModules); absent: the base model. */
+  lora?: string;
 }
 
 export interface EngineRequest extends EngineRequestInput {

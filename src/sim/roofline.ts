@@ -23,6 +23,8 @@ export interface StepCost {
   overheadMs: number;
   /** Speculative decoding: the drafter's time, included in totalMs (absent without a drafter). */
   draftMs?: number;
+  /** LoRA adapters: their weights read and applied, and any loaded into a GPU slot (lora.ts); included in totalMs. */
+  loraMs?: number;
   totalMs: number;
 }
 

@@ -14,6 +14,9 @@
  * `priority` (lower first), then arrival, and the preempted one is the running request of the
  * lowest priority (highest value, latest arrival); under 'fcfs' a non-zero priority is refused,
  * as vLLM refuses it.
+ * With LoRA adapters (lora.ts), at most max-loras distinct adapters run at once: a waiting
+ * request whose adapter would be one more is skipped (those behind it may go), and a step
+ * costs its adapters' weights, their tokens and the adapters it loads into a GPU slot.
  * With speculative decoding (spec-decode.ts), a sequence in decode verifies its last token and
  * k drafts in one step and emits the accepted ones plus one.
  * The engine knows no clock: callers pass times in, so it runs live or in virtual time.
@@ -23,6 +26,7 @@
 
 import type { EngineConfig } from './engine-config.js';
 import { KvCache } from './kv-cache.js';
+import { createLoraCost, type LoraCost, LoraSlots } from './lora.js';
 import type { SimProfile } from './profiles.js';
 import type { EngineRequest, EngineRequestInput, FinishReason } from './request.js';
 import { emptyCounters } from './request.js';
@@ -85,6 +89,8 @@ export class Engine {
   /** Speculative decoding: draws of the acceptance chain, and the drafter's time per step. */
   private readonly rng: SimRng;
   private readonly draftCost: DraftCost | undefined;
+  /** LoRA adapters: the GPU slots and the cost of a step's adapters (absent without adapters). */
+  private readonly lora: { slots: LoraSlots; cost: LoraCost } | undefined;
 
   /** `seed` seeds the acceptance draws of speculative decoding (nothing else is random here). */
   constructor(profile: SimProfile, config: EngineConfig, seed = 0) {
@@ -93,6 +99,11 @@ export class Engine {
     this.kv = new KvCache(config.numGpuBlocks, config.blockSize);
     this.roofline = createRoofline(profile);
     this.rng = createSimRng(seed ^ 0x5bec);
+    if (config.loraModules.length > 0)
+      this.lora = {
+        slots: new LoraSlots(config.maxLoras),
+        cost: createLoraCost(profile, config.maxLoraRank),
+      };
     if (config.speculative) {
       this.draftCost = createDraftCost(profile, config.speculative);
       this.counters.specAcceptedByPosition = new Array<number>(config.speculative.numSpeculativeTokens).fill(
@@ -112,6 +123,14 @@ export class Engine {
   }
   get(id: string): EngineRequest | undefined {
     return this.byId.get(id);
+  }
+
+  /** The adapters of the running and of the waiting requests (vLLM's lora_requests_info labels). */
+  loraUsage(): { running: string[]; waiting: string[] } {
+    const of = (list: readonly EngineRequest[]) => [
+      ...new Set(list.flatMap((r) => (r.lora === undefined ? [] : [r.lora]))),
+    ];
+    return { running: of(this.running), waiting: of(this.waiting) };
   }
 
   /**
@@ -158,6 +177,7 @@ export class Engine {
       finishReason: input.finishReason,
       sink: input.sink,
       priority,
+      lora: input.lora,
       seq: this.seq++,
       arrivalMs: nowMs,
       status: 'waiting',
@@ -299,6 +319,17 @@ export class Engine {
 
   private toPlan(entries: StepEntry[], prefillOnly: boolean): StepPlan {
     let cost = this.roofline.cost(entries);
+    if (this.lora) {
+      const adapters = new Set<string>();
+      let tokens = 0;
+      for (const e of entries)
+        if (e.req.lora !== undefined) {
+          adapters.add(e.req.lora);
+          tokens += e.newTokens;
+        }
+      const loraMs = this.lora.cost(adapters.size, tokens, this.lora.slots.use(adapters));
+      if (loraMs > 0) cost = { ...cost, loraMs, totalMs: cost.totalMs + loraMs };
+    }
     if (this.draftCost) {
       // The drafter proposes for every sequence that verifies drafts this step.
       let seqs = 0;
@@ -358,8 +389,18 @@ export class Engine {
   /** Admit waiting requests in order while budget, sequence slots and blocks (above the watermark) allow. */
   private admit(entries: StepEntry[], budget: number, wholeOnly: boolean, nowMs: number): void {
     const { blockSize: bs, maxNumSeqs, enablePrefixCaching, watermarkBlocks } = this.config;
-    while (this.waiting.length > 0 && budget > 0 && this.running.length < maxNumSeqs) {
-      const req = this.waiting[0]!;
+    const adapters = this.lora ? new Set(this.loraUsage().running) : undefined;
+    let at = 0;
+    while (at < this.waiting.length && budget > 0 && this.running.length < maxNumSeqs) {
+      const req = this.waiting[at]!;
+      // Its adapter would be one too many in the batch: it waits for a slot, the next may go.
+      if (adapters && req.lora !== undefined && !adapters.has(req.lora)) {
+        if (adapters.size >= this.config.maxLoras) {
+          at++;
+          continue;
+        }
+        adapters.add(req.lora);
+      }
       const total = req.promptTokens + req.generated;
       const hashes = req.promptBlockHashes;
       // At least one token is always computed, so a full hit leaves the last block to recompute.
@@ -385,7 +426,7 @@ export class Engine {
         req.firstScheduledMs = nowMs;
         req.cachedPromptTokens = start;
       }
-      this.waiting.shift();
+      this.waiting.splice(at, 1);
       req.status = 'running';
       this.running.push(req);
       entries.push({ req, newTokens: n, contextTokens: start, draftTokens: 0 });

@@ -122,15 +122,15 @@ describe('sim server: OpenAI-compatible endpoints', () => {
     expect(c.text).toBe(a.text);
   });
 
-  it('answers 404 in OpenAI shape for an unknown model and 400 for a bad body', async () => {
+  it("answers 404 in vLLM's shape for an unknown model and 400 for a bad body", async () => {
     const res = await fetch(`${sim.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(res.status).toBe(404);
-    const body = (await res.json()) as { error: { message: string; type: string; code: string } };
-    expect(body.error.code).toBe('model_not_found');
+    const body = (await res.json()) as { error: { message: string; type: string; code: number } };
+    expect(body.error).toMatchObject({ type: 'NotFoundError', param: 'model', code: 404 });
     expect(body.error.message).toContain('nope');
     const bad = await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', body: '{not json' });
     expect(bad.status).toBe(400);

@@ -22,6 +22,7 @@ import { createSimMetrics } from './metrics.js';
 import { resolveProfile, type SimProfile } from './profiles.js';
 import type { ReasoningMode } from './reasoning.js';
 import { Engine } from './scheduler.js';
+import { openAiError } from './sse.js';
 import { loadTokenizer } from './text.js';
 
 export interface SimOptions {
@@ -51,6 +52,41 @@ export interface SimOptions {
   reasoning?: ReasoningMode;
   /** Share of requests offering tools (tool_choice auto) answered with a tool call (default 0.5; tools.ts). */
   toolCallFraction?: number;
+}
+
+/** Engine options whose LoRA adapters leave out the base model's name (a class naming it runs on the base model). */
+export function withoutBaseAdapter(
+  engine: EngineOptions | undefined,
+  model: string,
+): EngineOptions | undefined {
+  if (!engine?.loraModules?.includes(model)) return engine;
+  return { ...engine, loraModules: engine.loraModules.filter((a) => a !== model) };
+}
+
+/**
+ * GET /v1/models as vLLM answers it: the base model (`parent: null`), then each LoRA adapter
+ * with `parent` naming the base model (its `root` is the adapter's path in vLLM; here its name).
+ */
+function modelList(model: string, config: EngineConfig, created: number) {
+  const card = (id: string, parent: string | null) => ({
+    id,
+    object: 'model',
+    created,
+    owned_by: 'goodput-sim',
+    root: id,
+    parent,
+    max_model_len: config.maxModelLen,
+  });
+  return { object: 'list', data: [card(model, null), ...config.loraModules.map((a) => card(a, model))] };
+}
+
+/** vLLM's 404 for a model it does not serve (its error shape: type NotFoundError, param model, code 404). */
+function modelNotFound(res: ServerResponse, name: unknown): void {
+  sendJson(
+    res,
+    404,
+    openAiError(`The model \`${String(name)}\` does not exist.`, 'NotFoundError', 404, 'model'),
+  );
 }
 
 /** The endpoints served, by path. */
@@ -88,18 +124,20 @@ export interface SimServer {
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   loadTokenizer(); // before the first request, not inside its latency
   const profile = typeof opts.profile === 'object' ? opts.profile : resolveProfile(opts.profile);
-  const config = resolveEngineConfig(profile, opts.engine);
+  const model = opts.model ?? profile.model.servedName;
+  const config = resolveEngineConfig(profile, withoutBaseAdapter(opts.engine, model));
   const seed = opts.seed ?? 0;
   const engine = new Engine(profile, config, seed);
   engine.slowdown = opts.slowdown ?? 1;
-  const model = opts.model ?? profile.model.servedName;
   const driver = new LiveDriver(engine);
   const failures = new FailureInjector(opts.failures, seed);
   const registry = createSimMetrics(engine, model);
+  const adapters = new Set(config.loraModules);
   let counter = 0;
   const gen: GenerateContext = {
     driver,
     model,
+    adapters,
     seed,
     meanOutputTokens: opts.meanOutputTokens ?? 200,
     nextId: () => ++counter,
@@ -126,19 +164,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     if (path.startsWith('/v1/') && opts.apiKey !== undefined && !hasKey(req, opts.apiKey))
       return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
     if (path === '/v1/models' && method === 'GET')
-      return sendJson(res, 200, {
-        object: 'list',
-        data: [
-          {
-            id: model,
-            object: 'model',
-            created,
-            owned_by: 'goodput-sim',
-            root: model,
-            max_model_len: config.maxModelLen,
-          },
-        ],
-      });
+      return sendJson(res, 200, modelList(model, config, created));
     const api = API_BY_PATH.get(path);
     if (!api || method !== 'POST')
       return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
@@ -161,14 +187,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
       }
       return sendError(res, 400, `invalid JSON body: ${(e as Error).message}`, 'BadRequestError', 400);
     }
-    if (body.model !== undefined && body.model !== model)
-      return sendError(
-        res,
-        404,
-        `The model \`${String(body.model)}\` does not exist.`,
-        'invalid_request_error',
-        'model_not_found',
-      );
+    if (body.model !== undefined && body.model !== model && !adapters.has(body.model as string))
+      return modelNotFound(res, body.model);
     const plan = failures.next();
     const retry = { 'retry-after': String(failures.current.retryAfterS ?? 1) };
     if (plan.http === 429)
@@ -184,14 +204,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
       return sendError(res, 500, 'Internal server error (simulated).', 'InternalServerError', 500);
     if (plan.http === 503)
       return sendError(res, 503, 'Service unavailable (simulated).', 'ServiceUnavailableError', 503, retry);
-    if (plan.http === 404)
-      return sendError(
-        res,
-        404,
-        `The model \`${model}\` does not exist.`,
-        'invalid_request_error',
-        'model_not_found',
-      );
+    if (plan.http === 404) return modelNotFound(res, body.model ?? model);
     if (api === 'embeddings') embed(gen, body, req, res);
     else generate(gen, api, body, plan, req, res);
   };

@@ -234,5 +234,14 @@ export const TARGET_OPTIONS = defineOptions({
   },
   speculativeConfig: SPECULATIVE_CONFIG_OPTION,
   schedulingPolicy: SCHEDULING_POLICY_OPTION,
+  maxLoras: {
+    type: 'integer',
+    min: 1,
+    max: 256,
+    valueName: 'K',
+    group: 'Target',
+    description:
+      "Embedded engine: distinct LoRA adapters in a batch (the classes' model= names are served as adapters); a request whose adapter finds no slot waits, as in vLLM [default: 1]",
+  },
   ...REASONING_OPTIONS,
 });
