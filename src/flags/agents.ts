@@ -12,7 +12,7 @@ import { GoodputError } from '../errors.js';
 import type { BenchmarkConfig } from '../runner/config.js';
 import type { ToolChoice, ToolDefinition } from '../types.js';
 import { readTextFileBounded } from '../util/index.js';
-import { agentWorkload, syntheticTools } from '../workload/index.js';
+import { agentTraceWorkload, agentWorkload, loadAgentTrace, syntheticTools } from '../workload/index.js';
 import type { BenchmarkFlags } from './options/index.js';
 
 type AgentFlagValues = Pick<
@@ -27,6 +27,9 @@ type AgentFlagValues = Pick<
   | 'toolLatency'
   | 'toolResultTokens'
   | 'toolCallFraction'
+  | 'agentTrace'
+  | 'agentTraceFormat'
+  | 'timeScale'
 >;
 
 const AGENT_ONLY = [
@@ -110,6 +113,52 @@ function toolChoiceOf(text: string, names: readonly string[]): ToolChoice {
   return { name: text };
 }
 
+/** Agent runs make their own conversations in one load loop. */
+function checkAgentLoad(config: BenchmarkConfig): void {
+  if (
+    config.load.sessions !== undefined ||
+    config.workload.trace !== undefined ||
+    config.workload.datasetPath !== undefined
+  )
+    throw usage(
+      '--agents and --agent-trace cannot be used with sessions, --trace or --dataset',
+      'agent runs make their own conversations: drop one of them',
+    );
+  if ((config.load.workers ?? 1) > 1 || config.shard !== undefined)
+    throw usage(
+      'agent runs go in one load loop',
+      'drop --workers and --shard (a run of agents keeps whole runs together)',
+    );
+}
+
+/** `--agent-trace FILE`: the recorded runs, read and checked now; every run unless --requests or --duration cut it. */
+async function applyAgentTrace(
+  o: AgentFlagValues,
+  text: string,
+  given: ReadonlySet<string>,
+  config: BenchmarkConfig,
+  cwd: string,
+  read: Awaited<ReturnType<typeof readTools>> | undefined,
+): Promise<void> {
+  for (const key of AGENT_ONLY)
+    if (given.has(key))
+      throw usage(
+        `${kebab(key)} cannot be used with --agent-trace`,
+        'the trace gives every step its latency, lengths and fan-outs; drop the flag',
+      );
+  checkAgentLoad(config);
+  const format = o.agentTraceFormat === 'auto' ? undefined : o.agentTraceFormat;
+  const trace = await loadAgentTrace(resolvePath(cwd, text), format ? { format } : {});
+  const agents = agentTraceWorkload(trace, {
+    concurrency: o.agents ?? 1,
+    ...(read ? { tools: read.definitions.length } : {}),
+    ...(o.toolChoice !== undefined ? { toolChoice: o.toolChoice } : {}),
+    ...(o.timeScale !== undefined ? { timeScale: o.timeScale } : {}),
+  });
+  config.workload.agents = read ? { ...agents, tools: read.definitions } : agents;
+  if (!given.has('requests')) delete config.load.requests;
+}
+
 /** Applies the tool and agent flags to a config whose target and workload are resolved. */
 export async function applyAgentFlags(
   o: AgentFlagValues,
@@ -136,6 +185,13 @@ export async function applyAgentFlags(
       'drop --api, or use --api responses',
     );
   const read = toolsText !== undefined ? await readTools(toolsText, cwd) : undefined;
+  const tracePath = o.agentTrace?.trim() || undefined;
+  if (tracePath !== undefined) return applyAgentTrace(o, tracePath, given, config, cwd, read);
+  if (given.has('agentTraceFormat'))
+    throw usage(
+      '--agent-trace-format needs --agent-trace',
+      'e.g. --agent-trace runs.jsonl --agent-trace-format weka',
+    );
   if (o.agents === undefined) {
     for (const key of AGENT_ONLY)
       if (given.has(key)) throw usage(`${kebab(key)} needs --agents`, 'e.g. --agents 4 --agent-steps 6');
@@ -153,20 +209,7 @@ export async function applyAgentFlags(
     };
     return;
   }
-  if (
-    config.load.sessions !== undefined ||
-    config.workload.trace !== undefined ||
-    config.workload.datasetPath !== undefined
-  )
-    throw usage(
-      '--agents cannot be used with sessions, --trace or --dataset',
-      'agent runs make their own conversations: drop one of them',
-    );
-  if ((config.load.workers ?? 1) > 1 || config.shard !== undefined)
-    throw usage(
-      '--agents runs in one load loop',
-      'drop --workers and --shard (a run of agents keeps whole runs together)',
-    );
+  checkAgentLoad(config);
   const agents = agentWorkload({
     concurrency: o.agents,
     ...(o.agentSteps !== undefined ? { steps: o.agentSteps } : {}),

@@ -64,6 +64,8 @@ export function resolveTraceFlags(
   const path = o.trace === '' ? undefined : o.trace;
   if (path === undefined) {
     for (const key of ['traceColumns', 'traceTimeUnit', 'traceBlockSize', 'timeScale']) {
+      // --time-scale also scales an agent trace's start times (flags/agents.ts).
+      if (key === 'timeScale' && args.given.has('agentTrace')) continue;
       if (args.given.has(key))
         throw usage(`--${flagName(key)} needs --trace`, 'pass --trace FILE to replay a trace');
     }

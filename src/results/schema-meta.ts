@@ -167,7 +167,15 @@ export const RunMetaSchema = z.object({
         fanOut: int,
         fanOutStep: int,
         subSteps: int,
-        trace: z.object({ path: z.string(), sha256: z.string(), runs: int }).optional(),
+        trace: z
+          .object({
+            path: z.string(),
+            format: z.enum(['goodput', 'weka', 'otlp']),
+            sha256: z.string(),
+            runs: int,
+            timeScale: num.optional(),
+          })
+          .optional(),
       })
       .optional(),
     tools: z

@@ -26,7 +26,7 @@ import type {
   TraceSpec,
   TrafficClassSpec,
 } from '../types.js';
-import type { LengthDist, PartSpec } from '../workload/index.js';
+import type { AgentTrace, LengthDist, PartSpec } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -74,6 +74,8 @@ export interface BenchmarkAgents {
   tools?: ToolDefinition[];
   toolLatency: LengthDist;
   toolResultTokens: LengthDist;
+  /** `--agent-trace`: the recorded runs replayed instead of synthetic ones (spec.trace names the file). */
+  trace?: AgentTrace;
 }
 
 /** A trace to replay: the file and how to read and replay it (`--trace*`, `--time-scale`). */
@@ -222,7 +224,9 @@ export function benchmarkConfig(input: BenchmarkConfigInput = {}): BenchmarkConf
   };
   if (open) load.burstiness = l.burstiness ?? 1;
   else load.concurrency = l.concurrency ?? DEFAULT_LOAD.concurrency;
-  if (load.requests === undefined && load.durationMs === undefined) load.requests = DEFAULT_LOAD.requests;
+  // A replayed agent trace runs until its runs end.
+  if (load.requests === undefined && load.durationMs === undefined && !input.workload?.agents?.trace)
+    load.requests = DEFAULT_LOAD.requests;
   return {
     ...input,
     api: input.api ?? 'chat',

@@ -195,6 +195,7 @@ export function createRunWorkload(
             toolLatency: agents.toolLatency,
             toolResultTokens: agents.toolResultTokens,
             ...(agents.tools ? { tools: agents.tools } : {}),
+            ...(agents.trace ? { trace: agents.trace } : {}),
           },
         }
       : {}),

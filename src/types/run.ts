@@ -229,7 +229,14 @@ export interface AgentWorkloadSpec {
   fanOut: number;
   fanOutStep: number;
   subSteps: number;
-  trace?: { path: string; sha256: string; runs: number };
+  /** `--agent-trace`: the file replayed, its form, its runs, and `--time-scale` when not 1. */
+  trace?: {
+    path: string;
+    format: 'goodput' | 'weka' | 'otlp';
+    sha256: string;
+    runs: number;
+    timeScale?: number;
+  };
 }
 
 /** One k6-style stage: the target moves linearly from the previous stage's (0 at first) to `target` over `durationMs`. */

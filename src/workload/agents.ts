@@ -11,8 +11,10 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { AgentWorkloadSpec, ChatMessage, ToolDefinition } from '../types.js';
+import type { AgentWorkloadSpec, ChatMessage, LengthDistSpec, ToolDefinition } from '../types.js';
 import { conversationAffinityId } from './affinity.js';
+import type { AgentTrace } from './agent-trace.js';
+import { type AgentReplaySource, createAgentReplaySource } from './agent-trace-source.js';
 import { drawLength, type LengthDist, lengthDistSpec, parseLengthDist } from './length-dist.js';
 import type { Rng } from './rng.js';
 import { syntheticPrompt } from './synthetic.js';
@@ -37,6 +39,8 @@ export interface AgentSource {
   promptTokens(messages: readonly ChatMessage[]): number;
   /** Run r's session-affinity id (its sub-agents share it, so a router keeps them with its prefix). */
   affinityId(run: number): string;
+  /** `--agent-trace`: the recorded runs to replay instead (agent-trace-source.ts). */
+  readonly replay?: AgentReplaySource;
 }
 
 export interface AgentSourceInput {
@@ -50,6 +54,8 @@ export interface AgentSourceInput {
   systemText: string;
   /** `--tools FILE`: these functions instead of `spec.tools` synthetic ones. */
   tools?: ToolDefinition[];
+  /** `--agent-trace`: the recorded runs to replay (spec.trace names the file). */
+  trace?: AgentTrace;
 }
 
 /** The agent flags as given (`--agents` and the `--agent-*`, `--tool-*` flags), defaults filled in by `agentWorkload`. */
@@ -127,6 +133,80 @@ export function agentWorkload(f: AgentFlags): {
   };
 }
 
+/** A trace's figures as an empirical distribution's spec: its mean, and the trace it came from. */
+function traceDist(trace: AgentTrace, values: number[]): LengthDistSpec {
+  const mean = values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+  return {
+    kind: 'empirical',
+    text: `agent-trace:${trace.format}`,
+    mean,
+    source: { path: trace.path, sha256: trace.sha256, samples: values.length },
+  };
+}
+
+/**
+ * The agent workload of a trace (`--agent-trace`): the spec recorded in the summary says what
+ * the trace holds (the longest run's own model calls, the widest fan-out, a sub-agent's most
+ * calls, the tool latencies and result lengths as empirical distributions of the trace) and
+ * names the file (`trace`). `f.concurrency`: runs at once when the trace has no start times.
+ */
+export function agentTraceWorkload(
+  trace: AgentTrace,
+  f: AgentFlags & { timeScale?: number },
+): { spec: AgentWorkloadSpec; toolLatency: LengthDist; toolResultTokens: LengthDist; trace: AgentTrace } {
+  const choice = f.toolChoice ?? 'required';
+  if (choice !== 'auto' && choice !== 'required')
+    throw agentUsage(`--tool-choice '${choice}' cannot drive an agent`, 'use --tool-choice required or auto');
+  const latencies: number[] = [];
+  const results: number[] = [];
+  let steps = 0;
+  let fanOut = 0;
+  let subSteps = 0;
+  const walk = (list: AgentTrace['runs'][number]['steps'], sub: boolean) => {
+    for (const s of list) {
+      if (s.kind === 'tool') {
+        latencies.push(s.latencyMs);
+        if ('tokens' in s.result) results.push(s.result.tokens);
+      } else if (s.kind === 'fan_out') {
+        fanOut = Math.max(fanOut, s.agents.length);
+        for (const a of s.agents) {
+          subSteps = Math.max(subSteps, a.steps.filter((x) => x.kind === 'model').length);
+          walk(a.steps, true);
+        }
+      }
+    }
+    if (!sub) steps = Math.max(steps, list.filter((x) => x.kind === 'model').length);
+  };
+  for (const run of trace.runs) walk(run.steps, false);
+  const timeScale = f.timeScale ?? 1;
+  const spec: AgentWorkloadSpec = {
+    concurrency: f.concurrency,
+    steps,
+    tools: f.tools ?? AGENT_DEFAULTS.tools,
+    toolChoice: choice,
+    toolLatencyMs: traceDist(trace, latencies),
+    toolResultTokens: traceDist(trace, results),
+    fanOut,
+    fanOutStep: 0,
+    subSteps,
+    trace: {
+      path: trace.path,
+      format: trace.format,
+      sha256: trace.sha256,
+      runs: trace.runs.length,
+      ...(timeScale !== 1 ? { timeScale } : {}),
+    },
+  };
+  // Not drawn from in a replay: each tool step carries its own.
+  const fixed = (v: number) => parseLengthDist(String(Math.max(0, Math.round(v))), 'agent trace');
+  return {
+    spec,
+    toolLatency: fixed(spec.toolLatencyMs.mean),
+    toolResultTokens: fixed(spec.toolResultTokens.mean),
+    trace,
+  };
+}
+
 /** The run's id: "a-000042"; a sub-agent's adds ".k". */
 export function agentRunId(run: number): string {
   return `a-${String(run).padStart(6, '0')}`;
@@ -151,10 +231,24 @@ export function createAgentSource(input: AgentSourceInput): AgentSource {
   const resultRng = root.fork('agent-tool-result');
   const subTaskTokens = Math.max(1, Math.round(input.taskTokens / 4));
   const key = (run: number, agent: number, step: number) => `${run}/${agent}/${step}`;
+  const replay = input.trace
+    ? createAgentReplaySource({
+        trace: input.trace,
+        concurrency: spec.concurrency,
+        timeScale: spec.trace?.timeScale ?? 1,
+        toolChoice: spec.toolChoice,
+        tools,
+        tokenizer,
+        root,
+        systemText: input.systemText,
+        syntheticTools,
+      })
+    : undefined;
   return {
     spec,
     tools,
     maxTokens: input.maxTokens,
+    ...(replay ? { replay } : {}),
     start(run) {
       const task = syntheticPrompt(input.taskTokens, taskRng.fork(run), tokenizer, { unique: run });
       const messages: ChatMessage[] = [];

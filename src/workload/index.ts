@@ -7,10 +7,20 @@
  */
 export { conversationAffinityId } from './affinity.js';
 export {
+  AGENT_TRACE_LIMITS,
+  type AgentTrace,
+  type AgentTraceFormat,
+  type AgentTraceRun,
+  type AgentTraceStep,
+} from './agent-trace.js';
+export { AGENT_TRACE_BOUNDS, loadAgentTrace, parseAgentTrace } from './agent-trace-file.js';
+export type { AgentReplaySource } from './agent-trace-source.js';
+export {
   AGENT_DEFAULTS,
   type AgentFlags,
   type AgentSource,
   agentRunId,
+  agentTraceWorkload,
   agentWorkload,
   syntheticTools,
 } from './agents.js';

@@ -13,6 +13,7 @@
 import { GoodputError } from '../errors.js';
 import type { ChatMessage, LoadStage, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
 import { conversationAffinityId } from './affinity.js';
+import type { AgentTrace } from './agent-trace.js';
 import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
 import { createClassWorkload } from './classes.js';
@@ -72,7 +73,13 @@ export interface WorkloadOptions {
    */
   lengths?: { prompt?: LengthDist; output?: LengthDist };
   /** Agent runs (spec.agents): the tool latency (ms) and tool-result length distributions. */
-  agents?: { toolLatency: LengthDist; toolResultTokens: LengthDist; tools?: ToolDefinition[] };
+  agents?: {
+    toolLatency: LengthDist;
+    toolResultTokens: LengthDist;
+    tools?: ToolDefinition[];
+    /** `--agent-trace`: the recorded runs to replay. */
+    trace?: AgentTrace;
+  };
   /** spec.tools: the functions every single request offers (with spec.tools.choice). */
   tools?: readonly ToolDefinition[];
   /** Required when spec.images.folder is set: the folder's images, read (image-folder.ts). */

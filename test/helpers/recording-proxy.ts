@@ -5,13 +5,15 @@
  * @module
  */
 
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatMessage } from '../../src/types.js';
 
 export interface Proxy {
   url: string;
   bodies: { messages: ChatMessage[] }[];
+  /** Each completion request's headers, in the order of `bodies`. */
+  headers: IncomingHttpHeaders[];
   /** The reply text the client received for each request, in order of completion, by the proxy's own reading. */
   replies: string[];
   close(): Promise<void>;
@@ -20,13 +22,17 @@ export interface Proxy {
 /** A loopback proxy in front of the engine (`target`) that keeps each completion request's body and reply text. */
 export async function recordingProxy(target: string): Promise<Proxy> {
   const bodies: Proxy['bodies'] = [];
+  const headers: IncomingHttpHeaders[] = [];
   const replies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.url?.endsWith('/completions')) bodies.push(JSON.parse(body.toString('utf8')));
+      if (req.url?.endsWith('/completions')) {
+        bodies.push(JSON.parse(body.toString('utf8')));
+        headers.push(req.headers);
+      }
       const up = httpRequest(
         new URL(req.url ?? '/', target),
         { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
@@ -55,6 +61,7 @@ export async function recordingProxy(target: string): Promise<Proxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     bodies,
+    headers,
     replies,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

@@ -66,6 +66,20 @@ export const AGENT_OPTIONS = defineOptions({
     group: 'Workload',
     description: 'Agents: model calls per sub-agent at most [default: 2]',
   },
+  agentTrace: {
+    type: 'string',
+    valueName: 'FILE',
+    group: 'Workload',
+    description:
+      "Replay recorded agent runs: goodput's agent-trace JSONL, WEKA traces or an OTLP JSON export of GenAI spans (docs/agents.md); runs start at their times (--time-scale) or go back to back, --agents at once (default 1)",
+  },
+  agentTraceFormat: {
+    type: 'string',
+    choices: ['auto', 'goodput', 'weka', 'otlp'],
+    default: 'auto',
+    group: 'Workload',
+    description: 'Form of --agent-trace; auto recognises it from the first line',
+  },
   toolLatency: {
     type: 'string',
     valueName: 'DIST',

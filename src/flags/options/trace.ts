@@ -50,6 +50,7 @@ export const TRACE_OPTIONS = defineOptions({
     above: 0,
     valueName: 'F',
     group: 'Trace',
-    description: 'Multiply every trace time by F: 0.1 replays ten times as fast, 2 half as fast [default: 1]',
+    description:
+      'Multiply every trace time by F (--trace send times, --agent-trace run start times): 0.1 replays ten times as fast, 2 half as fast [default: 1]',
   },
 });

@@ -21,25 +21,11 @@
  * @module
  */
 
-import type { ChatMessage, Ms, ToolCallMessage, WorkItem } from '../../types.js';
-import { type AgentSource, agentRunId } from '../../workload/index.js';
+import type { ChatMessage, Ms } from '../../types.js';
+import { agentRunId } from '../../workload/index.js';
+import { type AgentLoopState, agentsStopped, replyToolCall, sendAgentCall } from './agent-call.js';
+import { agentReplayLoop } from './agent-replay.js';
 import type { LoadContext, StrategyResult } from './types.js';
-
-/** The tool call a reply made, as the agent sends it back. */
-export function replyToolCall(
-  reply: string,
-  tools: readonly { name: string }[],
-  id: string,
-): ToolCallMessage {
-  let best: { at: number; name: string } | undefined;
-  for (const t of tools) {
-    const at = reply.indexOf(`${t.name}{`);
-    if (at >= 0 && (best === undefined || at < best.at)) best = { at, name: t.name };
-  }
-  if (best) return { id, name: best.name, arguments: reply.slice(best.at + best.name.length) };
-  const open = reply.indexOf('{');
-  return { id, name: tools[0]?.name ?? 'tool', arguments: open >= 0 ? reply.slice(open) : reply };
-}
 
 interface Agent {
   run: number;
@@ -49,51 +35,22 @@ interface Agent {
   steps: number;
 }
 
-/** What the loop's agents share: the context, the workload's runs, the calls sent. */
-interface Loop {
-  ctx: LoadContext;
-  source: AgentSource;
-  cap: number;
-  sent: number;
-}
-
-const stopped = (l: Loop) => l.ctx.stopped.aborted || l.ctx.clock.now() >= l.ctx.deadline;
+type Loop = AgentLoopState;
+const stopped = agentsStopped;
 const agentIdOf = (a: Agent) => (a.agent === 0 ? agentRunId(a.run) : `${agentRunId(a.run)}.${a.agent}`);
 
-/** One model call; undefined when nothing more may be sent or the call failed. */
-async function callModel(
-  l: Loop,
-  a: Agent,
-  step: number,
-  toolWaitMs: number,
-): Promise<{ toolCalls: number; reply: string } | undefined> {
-  const { ctx, source } = l;
-  while (ctx.inFlight() >= l.cap && !ctx.stopped.aborted) await ctx.slotFreedOr(ctx.stopped);
-  if (stopped(l)) return undefined;
-  const index = ctx.claim();
-  if (index === undefined) return undefined;
-  l.sent++;
-  const item: WorkItem = {
-    index,
-    id: `${agentIdOf(a)}-${step}`,
-    warmup: false,
-    messages: a.messages.slice(),
-    promptTokens: source.promptTokens(a.messages),
-    maxTokens: source.maxTokens,
-    tools: source.tools,
-    toolChoice: step < a.steps ? source.spec.toolChoice : 'none',
-    sessionId: agentIdOf(a),
-    turn: step,
-    agentRun: agentRunId(a.run),
-    affinityId: source.affinityId(a.run),
-  };
-  if (toolWaitMs > 0) item.toolWaitMs = toolWaitMs;
-  let reply = '';
-  const record = await ctx.dispatch(item, ctx.clock.now(), (text) => {
-    reply = text;
+/** One model call of the synthetic loop. */
+function callModel(l: Loop, a: Agent, step: number, toolWaitMs: number) {
+  return sendAgentCall(l, {
+    agentId: agentIdOf(a),
+    run: a.run,
+    step,
+    messages: a.messages,
+    tools: l.source.tools,
+    toolChoice: step < a.steps ? l.source.spec.toolChoice : 'none',
+    maxTokens: l.source.maxTokens,
+    toolWaitMs,
   });
-  if (record.outcome !== 'success') return undefined;
-  return { toolCalls: record.toolCalls ?? 0, reply };
 }
 
 /**
@@ -152,6 +109,7 @@ async function runAgent(l: Loop, a: Agent): Promise<string | undefined> {
 export async function agentLoop(ctx: LoadContext): Promise<StrategyResult> {
   const source = ctx.agents!;
   const l: Loop = { ctx, source, cap: ctx.load.maxConcurrency ?? Number.POSITIVE_INFINITY, sent: 0 };
+  if (source.replay) return agentReplayLoop(l, source.replay);
   let nextRun = 0;
   await Promise.all(
     Array.from({ length: Math.max(1, source.spec.concurrency) }, async () => {
