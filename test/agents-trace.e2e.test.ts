@@ -124,7 +124,9 @@ describe('agent trace replay against the embedded engine', () => {
     expect(spec.trace!.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(spec.fanOut).toBe(3);
     expect(spec.toolLatencyMs).toMatchObject({ kind: 'empirical', mean: (200 + 150 + 3 * 80) / 5 });
-    expect(renderRunTable(summary, { color: false })).toMatch(/Agents[\s\S]*tool wait \(ms\)/);
+    expect(renderRunTable(summary, { color: false })).toMatch(
+      /Agents[\s\S]*tool wait \(ms\)[\s\S]*replayed from\s+trace\.jsonl \(goodput, 2 runs, start times × 0\.5\)/,
+    );
   });
 
   it('replays a WEKA trace: tool_use gaps as tool waits, subagents fanned out and joined', async () => {

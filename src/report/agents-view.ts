@@ -1,10 +1,12 @@
 /**
  * The agent section of a run's report (`--agents`): the summary's `agents` figures (defined in
- * metrics/agents.ts) by step kind and by run, and the agents' time on the model against tools.
+ * metrics/agents.ts) by step kind and by run, the agents' time on the model against tools, and
+ * the trace file a replay (`--agent-trace`) came from.
  *
  * @module
  */
 
+import { basename } from 'node:path';
 import type { LatencyStats, RunSummary } from '../types.js';
 import { fmtInt, fmtMs, fmtNum, fmtPct } from './format.js';
 
@@ -46,5 +48,14 @@ export function agentsView(s: RunSummary): { table: ViewTable; notes: Array<[str
       `${fmtNum(a.modelWaitMs / 1000)} s vs ${fmtNum(a.toolWaitTotalMs / 1000)} s (tools ${fmtPct(a.toolWaitShare)})`,
     ],
   ];
+  // A replay of recorded runs (--agent-trace) names its file (its full path and sha256 are in the summary).
+  const trace = s.meta.workload.agents?.trace;
+  if (trace) {
+    const scale = trace.timeScale !== undefined ? `, start times × ${trace.timeScale}` : '';
+    notes.unshift([
+      'replayed from',
+      `${basename(trace.path)} (${trace.format}, ${fmtInt(trace.runs)} runs${scale})`,
+    ]);
+  }
   return { table, notes };
 }

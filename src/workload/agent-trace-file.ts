@@ -4,7 +4,7 @@
  * checked before the first request is sent. The form is given or recognised from the first
  * line's object: `resourceSpans` is an OTLP JSON export (agent-trace-otel.ts), `requests` with
  * `block_size` or `hash_id_scope` a WEKA trace (agent-trace-weka.ts), `steps` goodput's own
- * (agent-trace.ts). A file whose first line is not a whole JSON value is read as one JSON
+ * (agent-trace.ts). A file whose first line only opens a JSON value is read as one JSON
  * document (a pretty-printed export), an object or a list of them, bounded tighter.
  *
  * @module
@@ -75,10 +75,16 @@ class AgentTraceLines {
     if (o) this.object(o, where, lineNo);
   }
 
-  /** A first line that opens a JSON value it does not close: the file is one document. */
+  /**
+   * A first line that only opens a JSON value (`{`, `[`, or ends opening one, as
+   * `{"resourceSpans": [` does): the file is one pretty-printed document. A first line cut short
+   * (`{"steps": [{"kind"`) stays a line, so its error names line 1.
+   */
   private isDocumentStart(text: string): boolean {
     const t = text.trim();
     if (t === '' || (t[0] !== '{' && t[0] !== '[')) return false;
+    const last = t[t.length - 1];
+    if (t.length > 1 && last !== '{' && last !== '[') return false;
     try {
       JSON.parse(t);
       return false;
