@@ -45,6 +45,18 @@ const lengthDist = z.object({
     .optional(),
 });
 
+const sessionWorkloadSchema = z.object({
+  turns: z.object({ min: int, max: int }).optional(),
+  turnTokens: int.optional(),
+  thinkTime: z.object({ meanMs: num, dist: z.enum(['fixed', 'exponential']) }).optional(),
+});
+
+const toolsSchema = z.object({
+  count: int,
+  choice: z.union([z.enum(['auto', 'required', 'none']), z.object({ name: z.string() })]).optional(),
+  file: z.object({ path: z.string(), sha256: z.string() }).optional(),
+});
+
 /** What a server said of itself (TargetInfo.selfDescription, an experiment configuration's server). */
 export const ServerSelfDescriptionSchema = z.object({
   engine: z.string(),
@@ -113,13 +125,7 @@ export const RunMetaSchema = z.object({
       .optional(),
     cancelAfterMs: num.optional(),
     cancelRate: num.optional(),
-    sessions: z
-      .object({
-        turns: z.object({ min: int, max: int }).optional(),
-        turnTokens: int.optional(),
-        thinkTime: z.object({ meanMs: num, dist: z.enum(['fixed', 'exponential']) }).optional(),
-      })
-      .optional(),
+    sessions: sessionWorkloadSchema.optional(),
     promptTokensDist: lengthDist.optional(),
     maxTokensDist: lengthDist.optional(),
     prefixGroups: z.object({ groups: int, prefixTokens: int, promptsPerGroup: int.optional() }).optional(),
@@ -153,9 +159,12 @@ export const RunMetaSchema = z.object({
           slo: sloSchema.optional(),
           priority: z.number().int().optional(),
           model: z.string().optional(),
+          tools: toolsSchema.optional(),
+          sessions: sessionWorkloadSchema.optional(),
         }),
       )
       .optional(),
+    classShareOf: z.enum(['requests', 'users', 'sessions']).optional(),
     agents: z
       .object({
         concurrency: int,
@@ -178,13 +187,7 @@ export const RunMetaSchema = z.object({
           .optional(),
       })
       .optional(),
-    tools: z
-      .object({
-        count: int,
-        choice: z.union([z.enum(['auto', 'required', 'none']), z.object({ name: z.string() })]).optional(),
-        file: z.object({ path: z.string(), sha256: z.string() }).optional(),
-      })
-      .optional(),
+    tools: toolsSchema.optional(),
   }),
   load: z.object({
     mode: z.enum(['closed', 'open']),

@@ -124,7 +124,10 @@ export interface ImageFolderSpec {
 export interface TrafficClassSpec {
   /** Unique in the run, as records and summaries name it, e.g. "chat". */
   name: string;
-  /** Its share of the requests sent (open loop: of the arrival rate); the shares of a run sum to 1. */
+  /**
+   * Its share of the run, the shares summing to 1: of the requests sent (open loop: of the
+   * arrival rate), of the closed loop's users, or of the sessions started (WorkloadSpec.classShareOf).
+   */
   share: number;
   /** Synthetic prompt length in tokens (the user part), as --prompt-tokens. */
   promptTokens?: number;
@@ -142,6 +145,10 @@ export interface TrafficClassSpec {
   priority?: number;
   /** Sent as the request's `model` (another model or a LoRA adapter the server serves), instead of the run's. */
   model?: string;
+  /** Its requests offer these tools (`tools=N|FILE`, `tool-choice=`), whether or not the run's do. */
+  tools?: ToolsSpec;
+  /** Sessions runs: its own session shape over the run's (`turns=`, `turn-tokens=`, `think-time=`). */
+  sessions?: SessionWorkloadSpec;
 }
 
 export interface WorkloadSpec {
@@ -194,6 +201,12 @@ export interface WorkloadSpec {
   images?: ImagesSpec;
   /** Traffic classes (`--class`): each request belongs to one, drawn by their shares (workload/classes.ts). */
   classes?: TrafficClassSpec[];
+  /**
+   * With classes, what a class's share is a share of: the requests (open loop: the arrivals),
+   * the closed loop's users (each user sends only its class's requests or sessions), or the
+   * sessions started (`--session-rate`). Absent in runs recorded before it: the requests.
+   */
+  classShareOf?: 'requests' | 'users' | 'sessions';
   /** Agent runs (--agents): each run is a loop of model calls and tool waits, maybe fanned out. */
   agents?: AgentWorkloadSpec;
   /** `--tools` on single requests (chat, Responses): the functions each request offers, and its tool_choice. */

@@ -25,7 +25,14 @@ export {
   syntheticTools,
 } from './agents.js';
 export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
-export { CLASS_KEYS, checkClasses, classDealer, parseTrafficClass } from './classes.js';
+export {
+  CLASS_KEYS,
+  type ClassInputs,
+  checkClasses,
+  classToolChoice,
+  parseTrafficClass,
+} from './class-spec.js';
+export { classDealer, dealUsers } from './classes.js';
 export {
   type Conversation,
   type ConversationTurn,

@@ -58,7 +58,8 @@ export interface SessionScript {
 
 /** The sessions of a run: session s for any s ≥ 0 (datasets are cycled in a seeded order). */
 export interface SessionSource {
-  session(s: number): SessionScript;
+  /** `cls`: with traffic classes, the session as one of that class (a closed loop's user's). */
+  session(s: number, cls?: number): SessionScript;
   /** A warmup session (its own ids and prompts, never a measured session's). */
   warmup(w: number): SessionScript;
   /** Open loop over sessions (a session rate): session s starts this long after the measured start, ms. */

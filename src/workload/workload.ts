@@ -11,11 +11,12 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { ChatMessage, LoadStage, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
+import type { ChatMessage, LoadStage, ToolChoice, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
 import { conversationAffinityId } from './affinity.js';
 import type { AgentTrace } from './agent-trace.js';
 import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
+import type { ClassInputs } from './class-spec.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
 import type { ImageFolder } from './image-folder.js';
@@ -24,7 +25,7 @@ import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './lengt
 import { PrefixGroups } from './prefix-groups.js';
 import { fitPromptFrame } from './prompt-frame.js';
 import { createRng, type Rng } from './rng.js';
-import { createSessionSource, type SessionSource } from './sessions.js';
+import { createSessionSource, type SessionScript, type SessionSource } from './sessions.js';
 import { StagedArrivals } from './stages.js';
 import { promptLength, shortestPromptLength, syntheticPrompt } from './synthetic.js';
 import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
@@ -84,6 +85,13 @@ export interface WorkloadOptions {
   tools?: readonly ToolDefinition[];
   /** Required when spec.images.folder is set: the folder's images, read (image-folder.ts). */
   imageFolder?: ImageFolder;
+  /**
+   * Traffic classes in a closed loop: the run's users (`--concurrency`, `--sessions`), of which
+   * each class has its share (classes.ts). Absent: a share is of the requests or sessions.
+   */
+  users?: number;
+  /** Traffic classes: what each class (by index in spec.classes) names in a file, read (class-spec.ts). */
+  classInputs?: readonly (ClassInputs | undefined)[];
 }
 
 export interface Workload {
@@ -93,9 +101,12 @@ export interface Workload {
   readonly total: number | undefined;
   /**
    * The i-th request (0-based, warmup included). With sessions: warmup items are the first
-   * turns of warmup sessions, and the runner asks `sessions` for the measured turns.
+   * turns of warmup sessions, and the runner asks `sessions` for the measured turns. With
+   * traffic classes, `cls` asks for the item as a request of that class (a closed loop's user's).
    */
-  item(i: number): WorkItem;
+  item(i: number, cls?: number): WorkItem;
+  /** Traffic classes in a closed loop: the class (index in spec.classes) of the run's user at `position`. */
+  readonly userClass?: (position: number) => number;
   /** Multi-turn sessions (spec.sessions): the conversations the runner replays turn by turn. */
   readonly sessions?: SessionSource;
   /** Agent runs (spec.agents): what each run sends (agents.ts); the runner runs the loop. */
@@ -186,6 +197,28 @@ function checkOptions(spec: WorkloadSpec, options: WorkloadOptions, cancelRate: 
       'pass e.g. --system-prompt-tokens 4000',
     );
   }
+}
+
+/** Sessions whose every turn offers the run's tools (`--tools`): a reply that calls one is carried on as its text. */
+function withTools(
+  source: SessionSource,
+  tools: { tools: readonly ToolDefinition[]; choice: ToolChoice | undefined } | undefined,
+): SessionSource {
+  if (!tools) return source;
+  const offer = (item: WorkItem): WorkItem => {
+    item.tools = tools.tools;
+    if (tools.choice !== undefined) item.toolChoice = tools.choice;
+    return item;
+  };
+  const script = (s: SessionScript): SessionScript => ({
+    ...s,
+    request: (t, replies, i, warmup) => offer(s.request(t, replies, i, warmup)),
+  });
+  return {
+    ...source,
+    session: (s) => script(source.session(s)),
+    warmup: (w) => script(source.warmup(w)),
+  };
 }
 
 /** Seeded Fisher–Yates permutation of 0..n-1. */
@@ -382,20 +415,23 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const sessions =
     spec.sessions === undefined
       ? undefined
-      : createSessionSource({
-          spec,
-          sessions: spec.sessions,
-          tokenizer,
-          root,
-          systemText,
-          systemTokens,
-          ...(entries ? { entries } : {}),
-          ...(order ? { order } : {}),
-          outputFromDataset: options.outputFromDataset !== false,
-          ...(schedule ? { arrivals: schedule } : {}),
-          ...(frame ? { frame } : {}),
-          ...(options.note ? { note: options.note } : {}),
-        });
+      : withTools(
+          createSessionSource({
+            spec,
+            sessions: spec.sessions,
+            tokenizer,
+            root,
+            systemText,
+            systemTokens,
+            ...(entries ? { entries } : {}),
+            ...(order ? { order } : {}),
+            outputFromDataset: options.outputFromDataset !== false,
+            ...(schedule ? { arrivals: schedule } : {}),
+            ...(frame ? { frame } : {}),
+            ...(options.note ? { note: options.note } : {}),
+          }),
+          options.tools && spec.tools ? { tools: options.tools, choice: spec.tools.choice } : undefined,
+        );
 
   const agents =
     spec.agents && options.agents
