@@ -66,22 +66,26 @@ function toolOf(value: unknown, where: string): ToolDefinition {
   return tool;
 }
 
-/** `--tools`: N synthetic functions, or the definitions of a JSON file (its path and sha256 recorded). */
-async function readTools(
+/**
+ * `--tools`: N synthetic functions, or the definitions of a JSON file (its path and sha256
+ * recorded); `flag` names where it was given in messages (a class's `tools=`).
+ */
+export async function readTools(
   text: string,
   cwd: string,
+  flag = '--tools',
 ): Promise<{ definitions: ToolDefinition[]; file?: { path: string; sha256: string } }> {
   if (/^\d+$/.test(text)) {
     const n = Number(text);
     if (n < 1 || n > MAX_TOOLS)
-      throw usage(`--tools ${text} is not from 1 to ${MAX_TOOLS}`, 'e.g. --tools 4');
+      throw usage(`${flag} ${text} is not from 1 to ${MAX_TOOLS}`, 'e.g. --tools 4');
     return { definitions: syntheticTools(n) };
   }
   const path = resolvePath(cwd, text);
   const read = await readTextFileBounded(path, { maxBytes: MAX_TOOLS_FILE_BYTES });
   if (!read.ok)
     throw usage(
-      `--tools ${text}: ${read.problem}`,
+      `${flag} ${text}: ${read.problem}`,
       'pass a tool count (--tools 4) or a JSON file of tool definitions',
     );
   let parsed: unknown;
@@ -89,17 +93,17 @@ async function readTools(
     parsed = JSON.parse(read.text);
   } catch (e) {
     throw usage(
-      `--tools ${text} is not JSON: ${(e as Error).message}`,
+      `${flag} ${text} is not JSON: ${(e as Error).message}`,
       'write a JSON array of OpenAI tool definitions',
     );
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools;
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_TOOLS)
     throw usage(
-      `--tools ${text} holds no list of 1 to ${MAX_TOOLS} tools`,
+      `${flag} ${text} holds no list of 1 to ${MAX_TOOLS} tools`,
       'write [{"type":"function","function":{"name":"search"}}] or {"tools":[…]}',
     );
-  const definitions = list.map((t, i) => toolOf(t, `--tools ${text}: tool [${i}]`));
+  const definitions = list.map((t, i) => toolOf(t, `${flag} ${text}: tool [${i}]`));
   return { definitions, file: { path, sha256: createHash('sha256').update(read.text).digest('hex') } };
 }
 

@@ -316,7 +316,7 @@ export async function resolveBenchmarkConfig(
   applySessionFlags(o, args.given, config);
   await applyShapeFlags(o, args.given, config, cwd);
   await applyAgentFlags(o, args.given, config, cwd);
-  applyClassFlags(o, target.classes, config);
+  await applyClassFlags(o, target.classes, config, cwd);
   if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
   if (o.force === true) config.force = true;
   const labels = parseLabels(o.label);

@@ -78,6 +78,26 @@ describe('per-class figures', () => {
     expect(classView(s, 'nope')).toBeUndefined();
   });
 
+  it("gives each class its requests' per-user tokens/s, read through its view as the run's are", () => {
+    const s = summarizeRecords(records(), meta());
+    const [chat, batch] = s.classes!;
+    // Per-user tokens/s = (tokens − 1) / (E2EL − TTFT): the fixture ends 1 ms after its last chunk.
+    const tps = (gap: number) => (10 * 1000) / (10 * gap + 1);
+    const chatTps = chat!.perUser!.outputTokensPerS;
+    const batchTps = batch!.perUser!.outputTokensPerS;
+    expect(chatTps.count).toBe(2); // the failure has none
+    expect(chatTps.min).toBeCloseTo(tps(20), 6);
+    expect(chatTps.max).toBeCloseTo(tps(20), 6);
+    expect(batchTps.count).toBe(3);
+    expect(batchTps.min).toBeCloseTo(tps(80), 6);
+    expect(batchTps.max).toBeCloseTo(tps(20), 6);
+    const read = (id: string, name: string) => METRICS.find((m) => m.id === id)!.read(classView(s, name)!);
+    expect(read('user_tps_p50', 'chat')).toBe(chat!.perUser!.outputTokensPerS.p50);
+    expect(read('user_tps_min', 'batch')).toBe(batchTps.min);
+    // The run's figure is over both classes: not a class's.
+    expect(s.perUser!.outputTokensPerS.count).toBe(5);
+  });
+
   it('merges the classes of concurrent runs exactly, as if recorded in one place', () => {
     const all = records();
     const whole = summarizeRecords(all, meta());
@@ -92,6 +112,8 @@ describe('per-class figures', () => {
       expect(c.goodput.goodRequests).toBe(w.goodput.goodRequests);
       expect(c.latency.ttft.max).toBe(w.latency.ttft.max);
       expect(c.latency.ttft.count).toBe(w.latency.ttft.count);
+      expect(c.perUser?.outputTokensPerS.count).toBe(w.perUser?.outputTokensPerS.count);
+      expect(c.perUser?.outputTokensPerS.min).toBe(w.perUser?.outputTokensPerS.min);
     }
     expect(merged.goodput.goodRequests).toBe(whole.goodput.goodRequests);
   });

@@ -29,13 +29,14 @@ export function classSummaryOf(cls: TrafficClassSpec, summary: RunSummary): Clas
     tokens: { input: summary.total_input_tokens, output: summary.total_output_tokens },
     errors: summary.errors,
     histograms: summary.histograms,
+    ...(summary.perUser ? { perUser: summary.perUser } : {}),
   };
 }
 
 /**
- * The run as one of its classes: the class's counts, latencies, throughput, goodput, errors and
- * histograms (and vLLM's flat keys from them) in the run's place; what is not measured per
- * class (the server's metrics, efficiency, per-user rates, buckets, turns) left out, so a
+ * The run as one of its classes: the class's counts, latencies, throughput, goodput, errors,
+ * histograms and per-user rates (and vLLM's flat keys from them) in the run's place; what is
+ * not measured per class (the server's metrics, efficiency, buckets, turns) left out, so a
  * figure read through it is the class's or none. Undefined when the run has no such class.
  *
  * @example
@@ -76,5 +77,6 @@ export function classView(summary: RunSummary, name: string): RunSummary | undef
     goodput: cls.goodput,
     errors: cls.errors,
     histograms: cls.histograms,
+    ...(cls.perUser ? { perUser: cls.perUser } : {}),
   };
 }

@@ -14,7 +14,7 @@ function records(): RequestRecord[] {
   return [
     ofClass(streamed({ index: 0, sentMs: 0, ttft: 100, gap: 10, tokens: 5 }), 'chat'),
     ofClass(streamed({ index: 1, sentMs: 10, ttft: 300, gap: 10, tokens: 5 }), 'chat'),
-    ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 10, tokens: 5 }), 'batch'),
+    ofClass(streamed({ index: 2, sentMs: 20, ttft: 1500, gap: 40, tokens: 5 }), 'batch'),
   ];
 }
 
@@ -50,6 +50,20 @@ describe('reports: the by-class table', () => {
     const md = renderRunMarkdown(s);
     expect(md).toContain('### By traffic class');
     expect(md).toMatch(/\| chat \| 50\.0 % \| 0 \|/);
+    // Per-user tokens/s p50 of each class: about 1000 / TPOT (10 ms for chat, 40 ms for batch).
+    expect(md).toContain('Per-user output tokens/s p50');
+    const cells = (name: string) =>
+      md
+        .split('\n')
+        .find((l) => l.startsWith(`| ${name}`))!
+        .split(' | ');
+    const col = md
+      .split('\n')
+      .find((l) => l.startsWith('| class'))!
+      .split(' | ')
+      .findIndex((h) => h.startsWith('Per-user'));
+    expect(Number.parseFloat(cells('chat')[col]!)).toBeCloseTo(97.56, 1);
+    expect(Number.parseFloat(cells('batch')[col]!)).toBeCloseTo(24.84, 1);
     expect(md).not.toContain(HOSTILE);
     const builder = new RunChartBuilder(s);
     for (const r of records()) builder.addRecord(r);

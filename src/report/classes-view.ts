@@ -24,6 +24,7 @@ const CLASS_COLUMNS = [
   'ttft_p99',
   'tpot_p99',
   'e2el_p99',
+  'user_tps_p50',
   'request_throughput',
   'request_goodput',
   'attainment',

@@ -145,6 +145,8 @@ const errorsSchema = z.array(
   z.object({ code: requestErrorCode, count: int, example: z.string(), httpStatus: int.optional() }),
 );
 
+const perUserSchema = z.object({ outputTokensPerS: rateStats, histogram: z.string().optional() });
+
 /** A traffic class's figures (types/classes.ts). */
 const classSummarySchema = z.object({
   name: z.string(),
@@ -158,6 +160,7 @@ const classSummarySchema = z.object({
   tokens: z.object({ input: num, output: num }),
   errors: errorsSchema,
   histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
+  perUser: perUserSchema.optional(),
 });
 
 /** One diagnosis finding (Finding), also kept in sweep.json. */
@@ -209,7 +212,7 @@ export const RunSummarySchema = z.object({
   reasoning: z
     .object({ requests: int, reasoningTokens: num, answerTokens: num, countedRequests: int })
     .optional(),
-  perUser: z.object({ outputTokensPerS: rateStats, histogram: z.string().optional() }).optional(),
+  perUser: perUserSchema.optional(),
   errors: errorsSchema,
   load: z.object({
     dispatchLag: latencyStats,

@@ -26,7 +26,7 @@ import type {
   TraceSpec,
   TrafficClassSpec,
 } from '../types.js';
-import type { AgentTrace, LengthDist, PartSpec } from '../workload/index.js';
+import type { AgentTrace, ClassInputs, LengthDist, PartSpec } from '../workload/index.js';
 
 /** What the workload generates (the runner turns it into a WorkloadSpec once the tokenizer is known). */
 export interface BenchmarkWorkload {
@@ -61,6 +61,8 @@ export interface BenchmarkWorkload {
   images?: ImagesSpec;
   /** `--class`: traffic classes, each request one of them (workload/classes.ts). */
   classes?: TrafficClassSpec[];
+  /** What each class names in a file (`tools=FILE`, `empirical:FILE`), read; by index in `classes`. */
+  classInputs?: (ClassInputs | undefined)[];
   /** `--agents`: agent runs (workload/agents.ts, strategies/agents.ts), with their distributions. */
   agents?: BenchmarkAgents;
   /** `--tools`, `--tool-choice` on single requests: the spec recorded and the definitions sent. */

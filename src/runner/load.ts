@@ -62,8 +62,11 @@ export interface LoadPeers {
 
 export interface RunLoadOptions {
   load: LoadSpec;
-  /** The i-th item, warmup first (WorkItem.warmup); open-loop items carry scheduledMs offsets from the measured start. */
-  workItem(index: number): WorkItem;
+  /**
+   * The i-th item, warmup first (WorkItem.warmup); open-loop items carry scheduledMs offsets
+   * from the measured start. `cls`: as a request of that traffic class (`userClass`).
+   */
+  workItem(index: number, cls?: number): WorkItem;
   send: SendFn;
   /** Live time: a RunClock. Virtual time: the engine's VirtualClock (the same loop, simulated time). */
   clock: LoadClock;
@@ -88,6 +91,11 @@ export interface RunLoadOptions {
    * stages. Default: every user (`Part.whole`).
    */
   stageUsers?: Part;
+  /**
+   * Traffic classes in a closed loop (Workload.userClass): the class of the run's user at a
+   * position; this loop's user u is the run's `stageUsers.position(u)`.
+   */
+  userClass?: (position: number) => number;
   /** Load workers sharing this load; default: this loop alone. */
   peers?: LoadPeers;
 }
@@ -244,7 +252,7 @@ function measuredContext(
     measuredStartMs,
     deadline,
     limit,
-    workItem: (i) => opts.workItem(i),
+    workItem: (i, cls) => opts.workItem(i, cls),
     claim: peers ? () => peers.claim('measured') : () => (next < limit ? next++ : undefined),
     dispatch: dispatcher.dispatch,
     inFlight: () => dispatcher.inFlight,
@@ -254,10 +262,16 @@ function measuredContext(
     dispatchLag: new LatencyHistogram(),
     timerLag: new LatencyHistogram(),
     stageUsers: opts.stageUsers ?? Part.whole,
+    ...(opts.userClass ? { userClass: localUserClass(opts.userClass, opts.stageUsers ?? Part.whole) } : {}),
     sessions: opts.sessions,
     ...(opts.agents ? { agents: opts.agents } : {}),
     exhausted: peers?.exhausted,
   };
+}
+
+/** This loop's user u's class: the class of the run's user at u's position. */
+function localUserClass(userClass: (position: number) => number, users: Part): (user: number) => number {
+  return (user) => userClass(users.position(user));
 }
 
 /** Why the load generator itself limited the load (every sign found, joined), or undefined. */

@@ -72,10 +72,11 @@ export function ownConfig(plan: LoadPlan): BenchmarkConfig {
 /** What a load loop on this thread sends of the plan: its items, sessions and stage users. */
 export function localLoad(plan: LoadPlan): {
   load: LoadSpec;
-  workItem: (i: number) => WorkItem;
+  workItem: (i: number, cls?: number) => WorkItem;
   sessions?: SessionSource;
   agents?: AgentSource;
   stageUsers?: Part;
+  userClass?: (position: number) => number;
 } {
   const { workload, shard } = plan;
   const warmup = plan.config.load.warmup;
@@ -84,9 +85,10 @@ export function localLoad(plan: LoadPlan): {
     workload.sessions && (part ? shardSessions(workload.sessions, warmup, part) : workload.sessions);
   return {
     load: plan.load,
-    workItem: part ? shardItem(workload, warmup, part) : (i) => workload.item(i),
+    workItem: part ? shardItem(workload, warmup, part) : (i, cls) => workload.item(i, cls),
     ...(sessions ? { sessions } : {}),
     ...(workload.agents ? { agents: workload.agents } : {}),
     ...(part ? { stageUsers: part } : {}),
+    ...(workload.userClass ? { userClass: workload.userClass } : {}),
   };
 }

@@ -21,6 +21,7 @@ import {
   type Tokenizer,
   type Trace,
   type Workload,
+  type WorkloadOptions,
 } from '../workload/index.js';
 import type { BenchmarkConfig, BenchmarkWorkload } from './config.js';
 import type { BenchmarkIo } from './io.js';
@@ -200,10 +201,29 @@ export function createRunWorkload(
         }
       : {}),
     ...(tools ? { tools: tools.definitions } : {}),
+    ...classOptions(config),
     ...(prompt || output
       ? { lengths: { ...(prompt ? { prompt } : {}), ...(output ? { output } : {}) } }
       : {}),
   });
+}
+
+/**
+ * Traffic classes: what the classes name in files, and in a closed loop (`--concurrency N`,
+ * `--sessions N`; not stages) its users, of which each class has its share.
+ */
+function classOptions(config: WorkloadConfig): Pick<WorkloadOptions, 'users' | 'classInputs'> {
+  if (!config.workload.classes) return {};
+  const { load, workload } = config;
+  const users = load.sessions
+    ? load.sessions.concurrency
+    : load.mode === 'closed' && !(load.stages && load.stagesOf !== 'rate')
+      ? Math.max(1, load.concurrency ?? 1)
+      : undefined;
+  return {
+    ...(users !== undefined ? { users } : {}),
+    ...(workload.classInputs ? { classInputs: workload.classInputs } : {}),
+  };
 }
 
 /**

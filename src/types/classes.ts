@@ -10,6 +10,7 @@
 import type {
   ErrorCount,
   GoodputSummary,
+  PerUserSummary,
   RunSummary,
   SummaryLatencies,
   SummaryLatencyName,
@@ -35,4 +36,6 @@ export interface ClassSummary {
   errors: ErrorCount[];
   /** Its latencies as mergeable histograms (as RunSummary.histograms). */
   histograms: Partial<Record<SummaryLatencyName, string>>;
+  /** Its requests' per-user output tokens/s (as RunSummary.perUser); absent in runs recorded before it. */
+  perUser?: PerUserSummary;
 }

@@ -229,7 +229,8 @@ export async function runRound(target: ProbeTarget, opts: RoundOptions): Promise
   const onRecord = opts.onRecord;
   const result = await runPipeline({
     load: target.load,
-    workItem: (i) => workload.item(i),
+    workItem: (i, cls) => workload.item(i, cls),
+    ...(workload.userClass ? { userClass: workload.userClass } : {}),
     ...(workload.sessions ? { sessions: workload.sessions } : {}),
     send: (item, o) => target.client.send(item, o),
     clock: target.clock,

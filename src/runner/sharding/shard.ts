@@ -97,7 +97,7 @@ export function shardSessions(source: SessionSource, warmup: number, spec: PartS
   const whole = (s: number) => part.position(s);
   const start = source.startMs;
   return {
-    session: (s) => renumberSession(source.session(whole(s)), (i) => part.itemIndex(i, warmup)),
+    session: (s, cls) => renumberSession(source.session(whole(s), cls), (i) => part.itemIndex(i, warmup)),
     warmup: (w) => source.warmup(w),
     ...(start ? { startMs: (s: number) => start(whole(s)) } : {}),
   };
@@ -129,9 +129,9 @@ export function shardItem(
   workload: Pick<Workload, 'item'>,
   warmup: number,
   spec: PartSpec,
-): (local: number) => WorkItem {
+): (local: number, cls?: number) => WorkItem {
   const part = Part.of(spec);
-  return (local) => workload.item(part.itemIndex(local, warmup));
+  return (local, cls) => workload.item(part.itemIndex(local, warmup), cls);
 }
 
 /** Whether the whole workload's item `index` (warmup included) belongs to the shard. */

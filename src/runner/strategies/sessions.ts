@@ -3,7 +3,7 @@
  * virtual time alike; `runLoad` calls it for its measured phase when the load has sessions).
  *
  * - `--sessions N`: a closed loop over sessions: N sessions at once, each user starts a new
- *   session when the last one ends.
+ *   session when the last one ends (with traffic classes, always one of its class: `userClass`).
  * - `--session-rate R`: an open loop over sessions: new sessions arrive R per second
  *   (gamma gaps, --burstiness), however many are running.
  * - Within a session, turn t+1 is sent a think time after the reply to turn t arrived; with
@@ -46,6 +46,8 @@ export interface SessionLoopOptions {
   claim?: () => number | undefined;
   /** Aborts when another load worker took the run's last turn: sessions stop waiting to send more. */
   exhausted?: AbortSignal;
+  /** Traffic classes, `--sessions N`: the class of this loop's user u, whose sessions are all of it. */
+  userClass?: (user: number) => number;
   /** Waits for a free --max-concurrency slot, or until `until` aborts; resolves true when it had to wait. */
   waitForSlot(until: AbortSignal): Promise<boolean>;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
@@ -125,8 +127,9 @@ async function arriveOpen(
 async function userLoops(turns: SessionTurns, o: SessionLoopOptions, users: number): Promise<void> {
   let next = 0;
   await Promise.all(
-    Array.from({ length: users }, async () => {
-      while (!turns.stopped) await turns.runSession(o.source.session(next++), o.clock.now(), false);
+    Array.from({ length: users }, async (_, user) => {
+      const cls = o.userClass?.(user);
+      while (!turns.stopped) await turns.runSession(o.source.session(next++, cls), o.clock.now(), false);
     }),
   );
 }
@@ -238,6 +241,7 @@ export async function sessionLoop(ctx: LoadContext): Promise<StrategyResult> {
     limit: ctx.limit - load.warmup,
     claim: ctx.claim,
     ...(ctx.exhausted ? { exhausted: ctx.exhausted } : {}),
+    ...(ctx.userClass ? { userClass: ctx.userClass } : {}),
     async waitForSlot(until) {
       let waited = false;
       while (ctx.inFlight() >= cap && !until.aborted) {

@@ -21,8 +21,8 @@ export interface LoadContext {
   deadline: Ms;
   /** Item index past the last measured one (`warmup + requests`; Infinity without --requests). */
   limit: number;
-  /** The i-th item, warmup first. */
-  workItem(index: number): WorkItem;
+  /** The i-th item, warmup first; `cls`: as a request of that traffic class (a user's, `userClass`). */
+  workItem(index: number, cls?: number): WorkItem;
   /** The next measured item index (shared with other load workers), or undefined when none is left. */
   claim(): number | undefined;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
@@ -41,6 +41,8 @@ export interface LoadContext {
   timerLag: LatencyHistogram;
   /** This loop's part of the run's closed-loop stage users. */
   stageUsers: Part;
+  /** Traffic classes in a closed loop: the class of this loop's user u (its requests and sessions are its class's). */
+  userClass?: (user: number) => number;
   /** Multi-turn sessions to replay. */
   sessions: SessionSource | undefined;
   /** Agent runs to run (strategies/agents.ts). */

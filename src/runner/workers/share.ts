@@ -67,7 +67,7 @@ export function shareSessions(
   if (worker.count === 1) return source;
   const rate = load.sessions?.rate;
   const start = source.startMs;
-  if (rate === undefined || !start) return { ...source, session: () => source.session(next()) };
+  if (rate === undefined || !start) return { ...source, session: (_, cls) => source.session(next(), cls) };
   const own = (j: number) => worker.position(j);
   const at =
     split === 'round-robin' || openLoopSplit(rate, load.burstiness ?? 1) === 'round-robin'
@@ -137,8 +137,8 @@ export function shareWorkItem(
   seed: number,
   worker: Part,
   split: 'independent' | 'round-robin' = loadSplit(load),
-): (i: number) => WorkItem {
-  if (load.mode !== 'open' || worker.count === 1) return (i) => workload.item(i);
+): (i: number, cls?: number) => WorkItem {
+  if (load.mode !== 'open' || worker.count === 1) return (i, cls) => workload.item(i, cls);
   const measured = (j: number) => workload.item(load.warmup + worker.position(j));
   if (split === 'round-robin') return (i) => (i < load.warmup ? workload.item(i) : measured(i - load.warmup));
   const offset = shareArrivals(load, seed, worker);

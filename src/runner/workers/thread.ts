@@ -107,6 +107,7 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
       backpressure: messages.paused,
       ...(sessions ? { sessions } : {}),
       stageUsers: (data.shard ? Part.of(data.shard) : Part.whole).sub(k, n),
+      ...(workload.userClass ? { userClass: workload.userClass } : {}),
       peers: {
         claim: sharedClaim(counters, data.load),
         beforeMeasured: release.wait,
@@ -140,7 +141,7 @@ function workerShare(
   data: LoadWorkerData,
   worker: Part,
   counters: Int32Array,
-): { workItem: (i: number) => WorkItem; sessions: SessionSource | undefined } {
+): { workItem: (i: number, cls?: number) => WorkItem; sessions: SessionSource | undefined } {
   const { config, shard, load: whole } = data;
   const source = shard ? { item: shardItem(workload, config.load.warmup, shard) } : workload;
   const workItem =
