@@ -20,7 +20,7 @@ export const WORKLOAD_OPTIONS = defineOptions({
     valueName: 'K=V,…',
     group: 'Workload',
     description:
-      "A traffic class (repeatable): name=, share= (of the requests; open loop: of the arrival rate; shares add up to 1), and any of prompt-tokens=, prompt-tokens-dist=, max-tokens=, max-tokens-dist=, system-prompt-tokens=, slo-ttft=, slo-tpot=, slo-e2el=, slo-user-tps= (over the run's), priority= (sent as vLLM's priority field: lower first), model= (another model or LoRA adapter), e.g. --class name=chat,share=0.7,prompt-tokens=200,slo-ttft=500,priority=0",
+      "A traffic class (repeatable): name=, share= (open loop: of the requests and arrival rate; closed loop: of the users; --session-rate: of the sessions started; shares add up to 1), and any of prompt-tokens=, prompt-tokens-dist= (empirical:FILE too), max-tokens=, max-tokens-dist=, system-prompt-tokens=, tools=N|FILE, tool-choice=, turns=, turn-tokens=, think-time= (sessions runs), slo-ttft=, slo-tpot=, slo-e2el=, slo-user-tps= (over the run's), priority= (sent as vLLM's priority field: lower first), model= (another model or LoRA adapter), e.g. --class name=chat,share=0.7,prompt-tokens=200,slo-ttft=500,priority=0",
   },
   promptTokens: {
     type: 'integer',
