@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTinyServer, type TinyServer } from '../../test/helpers/sse-server.js';
 import { type Client, type ClientConfig, createClient } from '../client/index.js';
 import type { LoadSpec, RequestRecord } from '../types.js';
-import { createWorkload } from '../workload/index.js';
-import { CLIENT_BOUND_QUEUE_WAIT_MS, type LoadResult, runLoad } from './load.js';
+import { type AgentSource, createWorkload, type SessionSource } from '../workload/index.js';
+import { CLIENT_BOUND_QUEUE_WAIT_MS, type LoadResult, runLoad, waitsOnClock } from './load.js';
 import { RunClock, sleepUntil } from './timer.js';
 
 let server: TinyServer | undefined;
@@ -206,5 +206,35 @@ describe('sleepUntil', () => {
     const t = clock.now();
     expect(await sleepUntil(clock, t + 5_000, ac.signal)).toBe(false);
     expect(clock.now() - t).toBeLessThan(1_000);
+  });
+});
+
+describe('waitsOnClock (a live run boots the pacer thread ahead only when its load waits)', () => {
+  // Only their presence picks the strategy.
+  const sessions = {} as SessionSource;
+  const agents = {} as AgentSource;
+  const sessionLoad: LoadSpec = { ...base, sessions: { concurrency: 2 } };
+
+  it('is false for the plain closed loop only', () => {
+    expect(
+      waitsOnClock({ ...base, concurrency: 1000, requests: 2000 }, undefined, undefined, undefined),
+    ).toBe(false);
+    expect(
+      waitsOnClock({ ...base, concurrency: 4, durationMs: 60_000 }, undefined, undefined, undefined),
+    ).toBe(false);
+  });
+
+  it('is true for a rate, stages, sessions, agents and a shared start', () => {
+    expect(waitsOnClock({ ...base, mode: 'open', rate: 5 }, undefined, undefined, undefined)).toBe(true);
+    const stages = [{ durationMs: 1000, target: 4 }];
+    expect(waitsOnClock({ ...base, stages, stagesOf: 'concurrency' }, undefined, undefined, undefined)).toBe(
+      true,
+    );
+    expect(
+      waitsOnClock({ ...base, mode: 'open', stages, stagesOf: 'rate' }, undefined, undefined, undefined),
+    ).toBe(true);
+    expect(waitsOnClock(sessionLoad, sessions, undefined, undefined)).toBe(true);
+    expect(waitsOnClock(base, undefined, agents, undefined)).toBe(true);
+    expect(waitsOnClock(base, undefined, undefined, 1_000)).toBe(true);
   });
 });

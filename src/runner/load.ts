@@ -145,6 +145,19 @@ export function strategyFor(
   return openLoop;
 }
 
+/**
+ * Whether the measured phase waits on the clock (a rate, a trace, stages, think times,
+ * agents, a shared start): all but the plain closed loop, which only sends as records end.
+ */
+export function waitsOnClock(
+  load: LoadSpec,
+  sessions: SessionSource | undefined,
+  agents: AgentSource | undefined,
+  startAtMs: number | undefined,
+): boolean {
+  return startAtMs !== undefined || strategyFor(load, sessions, agents) !== closedLoop;
+}
+
 /** Runs warmup then the measured load; resolves when every request sent has a record. */
 export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
   const { load, clock, peers } = opts;

@@ -14,6 +14,7 @@ import {
   planConnections,
   warmConnections,
 } from '../live-client.js';
+import { waitsOnClock } from '../load.js';
 import { runPipeline } from '../pipeline.js';
 import { type LoadPlan, localLoad, ownConfig } from '../plan.js';
 import type { PreparedTarget } from '../target.js';
@@ -28,7 +29,10 @@ export async function openLiveTransport(
   note: (text: string) => void,
 ): Promise<Transport> {
   const config = ownConfig(plan);
-  const clock = new RunClock();
+  const { load, workload } = plan;
+  const clock = new RunClock({
+    bootPacer: waitsOnClock(load, workload.sessions, workload.agents, config.startAtMs),
+  });
   const connectionPlan = planConnections(config.load, config.sampling.maxTokens);
   const limitsNote = describeLocalLimits(
     connectionPlan.limit ?? connectionPlan.warm,
