@@ -122,7 +122,9 @@ async function goodputRun(rep) {
     clockOffset = Math.min(clockOffset, performance.now() - r.endMs);
   };
   const switches0 = involuntarySwitches();
+  const cpu0 = cpuNow();
   const { summary, dir } = await runBenchmark(config, { cwd, quiet: true, onRecord });
+  const cpu = cpuNow().since(cpu0);
   const switches = involuntarySwitches() - switches0;
   const lag = summary.load.dispatchLag;
   // Sent and scheduled times of every measured request, from the run's own records.
@@ -138,6 +140,7 @@ async function goodputRun(rep) {
     p99: lag.p99,
     max: lag.max,
     switches,
+    cpu,
     selfCheck: `${summary.load.clientBound ? `client-bound (${summary.load.clientBoundReason ?? ''})` : 'not client-bound'}${gcOf(summary.load.gcPauses)}`,
   };
 }
@@ -166,6 +169,8 @@ async function minimalRun(rep) {
     }),
   );
   errors = 0;
+  const switches0 = involuntarySwitches();
+  const cpu0 = cpuNow();
   // Poisson arrivals at RATE for SECONDS, seeded.
   const random = mulberry32(1000 + rep);
   const schedule = [];
@@ -203,6 +208,8 @@ async function minimalRun(rep) {
   };
   setTimeout(tick, 5);
   await finished;
+  const cpu = cpuNow().since(cpu0);
+  const switches = involuntarySwitches() - switches0;
   await reader.close();
   const sends = schedule.map((at, k) => ({ scheduledMs: t0 + at, sentMs: sentAt[k] }));
   const lags = sends.map((s) => s.sentMs - s.scheduledMs).sort((a, b) => a - b);
@@ -211,6 +218,8 @@ async function minimalRun(rep) {
     p50: percentile(lags, 0.5),
     p99: percentile(lags, 0.99),
     max: lags[lags.length - 1],
+    switches,
+    cpu,
   };
 }
 
@@ -225,6 +234,7 @@ function measure(sends, errors) {
   const duringGc = late.filter((s) =>
     inPhase.some((p) => s.scheduledMs >= p.startMs - LATE_MS && s.scheduledMs <= p.startMs + p.durationMs),
   ).length;
+  if (process.env.GOODPUT_BENCH_WINDOWS) printWindows(sends, first, inPhase);
   return {
     requests: sends.length,
     errors,
@@ -239,8 +249,28 @@ function measure(sends, errors) {
   };
 }
 
+/** Diagnosis (GOODPUT_BENCH_WINDOWS=1): lag p99/max and GC per 100 ms window of the measured phase. */
+function printWindows(sends, first, inPhase) {
+  const windows = new Map();
+  for (const s of sends) {
+    const w = Math.floor((s.scheduledMs - first) / 100);
+    if (!windows.has(w)) windows.set(w, []);
+    windows.get(w).push(s.sentMs - s.scheduledMs);
+  }
+  const rows = [];
+  for (const [w, lags] of [...windows].sort((a, b) => a[0] - b[0])) {
+    lags.sort((a, b) => a - b);
+    const from = first + w * 100;
+    const gc = inPhase.filter((p) => p.startMs < from + 100 && p.startMs + p.durationMs >= from);
+    rows.push(
+      `${w}:${percentile(lags, 0.99).toFixed(1)}/${lags[lags.length - 1].toFixed(1)}${gc.length ? `[gc${gc.length}:${gc.reduce((a, p) => a + p.durationMs, 0).toFixed(0)}]` : ''}`,
+    );
+  }
+  console.log(`    windows (100 ms: p99/max ms [gc count:ms]): ${rows.join(' ')}`);
+}
+
 function describe(r) {
-  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / RATE).toFixed(4)}; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms${r.switches === undefined ? '' : `; preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
+  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / RATE).toFixed(4)}; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms; process CPU ${(100 * r.cpu).toFixed(0)} %${r.switches === undefined ? '' : `; main thread preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
 }
 
 /** The run's own GC figures (summary.load.gcPauses, the client self-check), when it has them. */
@@ -267,6 +297,18 @@ function mulberry32(seed) {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** This process's CPU time and the wall clock now; `since(earlier)` is the CPU share between them (1 = one core). */
+function cpuNow() {
+  const at = { cpu: process.cpuUsage(), wall: performance.now() };
+  return {
+    ...at,
+    since: (from) => {
+      const used = process.cpuUsage(from.cpu);
+      return (used.user + used.system) / 1000 / (at.wall - from.wall);
+    },
   };
 }
 

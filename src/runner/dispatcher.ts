@@ -10,6 +10,7 @@
 import { LatencyHistogram } from '../metrics/index.js';
 import type { LoadClock, Ms, RequestRecord, WorkItem } from '../types.js';
 import type { StageTally } from '../workload/index.js';
+import { RecordQueue } from './record-queue.js';
 
 /** Sends one request and resolves with its record; must not throw (a failure is a record). */
 export type SendFn = (
@@ -23,6 +24,8 @@ export class Dispatcher {
   measuredEndMs = 0;
   /** Measured requests: first send − the moment they were handed to the sender (ms). */
   readonly clientQueueWait = new LatencyHistogram();
+  /** Where records go: to the sinks at once, or held while the open loop has a send due (record-queue.ts). */
+  readonly records: RecordQueue;
   private readonly slotWaiters: Array<() => void> = [];
   /** The measured phase's start, the stage tally's zero. */
   private stageZero = 0;
@@ -32,9 +35,11 @@ export class Dispatcher {
     private readonly clock: LoadClock,
     /** Aborts every request in flight (the deadline, the signal). */
     private readonly signal: () => AbortSignal,
-    private readonly onRecord: (record: RequestRecord) => void,
+    onRecord: (record: RequestRecord) => void,
     private readonly tally: StageTally | undefined,
-  ) {}
+  ) {
+    this.records = new RecordQueue(onRecord, () => clock.now());
+  }
 
   /** The measured phase starts now. */
   startMeasured(measuredStartMs: Ms): void {
@@ -42,7 +47,10 @@ export class Dispatcher {
     this.measuredEndMs = measuredStartMs;
   }
 
-  /** Sends `item`; resolves with its record once the sinks have it. */
+  /**
+   * Sends `item`; resolves with its record once the sinks have it (or, while the open loop
+   * holds records back, once it waits for them in `records`).
+   */
   readonly dispatch = async (
     item: WorkItem,
     scheduledMs: Ms,
@@ -69,7 +77,7 @@ export class Dispatcher {
     }
     if (!item.warmup && record.endMs > this.measuredEndMs) this.measuredEndMs = record.endMs;
     this.slotWaiters.shift()?.();
-    this.onRecord(record);
+    this.records.push(record);
     return record;
   };
 

@@ -187,6 +187,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     counted = await strategyFor(load, opts.sessions, opts.agents)(ctx);
     stop.finished();
   } finally {
+    dispatcher.records.release();
     stop.dispose();
     loopDelay?.disable();
   }
@@ -268,6 +269,7 @@ function measuredContext(
     workItem: (i, cls) => opts.workItem(i, cls),
     claim: peers ? () => peers.claim('measured') : () => (next < limit ? next++ : undefined),
     dispatch: dispatcher.dispatch,
+    records: dispatcher.records,
     inFlight: () => dispatcher.inFlight,
     slotFreed: () => dispatcher.slotFreed(),
     slotFreedOr: (until) => dispatcher.slotFreedOr(until),

@@ -2,7 +2,9 @@
  * The open loop (`--rate R`, a trace replay, stages of rate): each request at its scheduled
  * time whatever the latency, capped by `--max-concurrency` (a due request waits for a slot).
  * Every send's lag behind its schedule is measured; requests that were due but never sent
- * (stopped while waiting for a slot) are counted as dropped.
+ * (stopped while waiting for a slot) are counted as dropped. In live time, the records of
+ * requests that end while a send is due wait for the gap after it (record-queue.ts): the
+ * sinks' work never sits in front of a send.
  *
  * @module
  */
@@ -37,6 +39,8 @@ export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
         break;
       }
     }
+    // The records that ended since the last send go to the sinks in the gap before this one.
+    if (clock.realTime) ctx.records.deliverUntil(scheduledMs);
     const waits = scheduledMs > clock.now();
     if (!(await clock.sleepUntil(scheduledMs, stopped))) break;
     if (waits) turnStartMs = clock.now();
@@ -58,6 +62,8 @@ export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
     pending.add(p);
     void p.then(() => pending.delete(p));
   }
+  // Nothing more to send: the records of the requests still in flight go on as they end.
+  ctx.records.release();
   await Promise.all(pending);
   return { sent, dropped, lateSends };
 }

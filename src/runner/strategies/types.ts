@@ -10,6 +10,7 @@
 import type { LatencyHistogram } from '../../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../../types.js';
 import type { AgentSource, Part, SessionSource } from '../../workload/index.js';
+import type { RecordQueue } from '../record-queue.js';
 
 export interface LoadContext {
   load: LoadSpec;
@@ -27,6 +28,8 @@ export interface LoadContext {
   claim(): number | undefined;
   /** Sends one request; resolves with its record once it has been handed to the sinks. */
   dispatch(item: WorkItem, scheduledMs: Ms, onReply?: (text: string) => void): Promise<RequestRecord>;
+  /** Finished records on their way to the sinks: the open loop holds them back while a send is due. */
+  records: Pick<RecordQueue, 'deliverUntil' | 'release'>;
   /** Requests in flight now. */
   inFlight(): number;
   /** Resolves when a request in flight ends (or the load stops). */
