@@ -6,7 +6,7 @@
  * takes CPU from both) and feeds the garbage collector. The pacer is one small thread that
  * sleeps on a futex (`Atomics.wait`, microsecond timeouts) until the earliest instant asked
  * for, then posts a message, which wakes the event loop like any I/O. (RunClock asks to be
- * woken half a millisecond early and turns the loop over for the rest: timer.ts.)
+ * woken a tenth of a millisecond early and turns the loop over for the rest: timer.ts.)
  *
  * The thread starts on first use; until it is online (or if it cannot start) waits fall back
  * to setTimeout plus setImmediate turns, so nothing waits for it.

@@ -54,11 +54,12 @@ export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
       break;
     }
     const lag = clock.now() - scheduledMs;
+    const p = ctx.dispatch({ ...item, scheduledMs }, scheduledMs).then(() => undefined);
+    // Counted once the request is on its way: the histograms' work is not in front of the send.
     ctx.dispatchLag.record(lag);
     if (!waitedForSlot) ctx.timerLag.record(lag);
     if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
     sent++;
-    const p = ctx.dispatch({ ...item, scheduledMs }, scheduledMs).then(() => undefined);
     pending.add(p);
     void p.then(() => pending.delete(p));
   }
