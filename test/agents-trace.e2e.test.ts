@@ -214,6 +214,31 @@ describe('agent trace replay against the embedded engine', () => {
       expect(ids.get('beta')!.size).toBe(1);
       expect([...ids.get('alpha')!][0]).not.toBe([...ids.get('beta')!][0]);
 
+      // --requests cuts the replay: a run due an hour later is not waited for.
+      const sent = proxy.bodies.length;
+      const late = [
+        line({ start_ms: 0, steps: [model(20, 4), tool(5, 8), model(5, 4)] }),
+        line({ start_ms: 3_600_000, steps: [model(20, 4)] }),
+      ];
+      writeFileSync(path, late.join('\n'));
+      const cut = await runCliInProcess(
+        [
+          'run',
+          '--url',
+          proxy.url,
+          '--agent-trace',
+          path,
+          '--requests',
+          '2',
+          '--out',
+          join(dir, 'cut'),
+          '--quiet',
+        ],
+        { cwd: dir },
+      );
+      expect(cut.code, cut.stderr).toBe(ExitCode.OK);
+      expect(proxy.bodies.length - sent).toBe(2);
+
       writeFileSync(
         path,
         `${run('x')}\n${line({ steps: [model(1, 1), { kind: 'tool', latency_ms: 'slow' }] })}`,

@@ -31,11 +31,13 @@ export interface AgentLoopState {
   source: AgentSource;
   cap: number;
   sent: number;
+  /** Aborted once `--requests` calls are sent (a replay stops waiting for later runs' start times). */
+  exhausted?: AbortController;
 }
 
-/** Nothing more may be sent: the load stopped or `--duration` is over. */
+/** Nothing more may be sent: the load stopped, `--duration` is over or `--requests` calls were sent. */
 export const agentsStopped = (l: AgentLoopState) =>
-  l.ctx.stopped.aborted || l.ctx.clock.now() >= l.ctx.deadline;
+  l.ctx.stopped.aborted || l.ctx.clock.now() >= l.ctx.deadline || l.sent >= l.ctx.limit - l.ctx.load.warmup;
 
 /** One model call of an agent, as the synthetic loop and the trace replay send it. */
 export interface AgentCall {
@@ -62,6 +64,7 @@ export async function sendAgentCall(
   const index = ctx.claim();
   if (index === undefined) return undefined;
   l.sent++;
+  if (l.sent >= ctx.limit - ctx.load.warmup) l.exhausted?.abort();
   const item: WorkItem = {
     index,
     id: `${call.agentId}-${call.step}`,

@@ -137,9 +137,12 @@ export async function agentReplayLoop(l: AgentLoopState, rp: AgentReplaySource):
   const runs = rp.trace.runs;
   if (runs[0]?.startMs !== undefined) {
     const started: Promise<void>[] = [];
+    // The wait for a later run's start ends too once --requests calls are sent.
+    l.exhausted = new AbortController();
+    const until = AbortSignal.any([ctx.stopped, l.exhausted.signal]);
     for (let r = 0; r < runs.length && !agentsStopped(l); r++) {
       const at: Ms = ctx.measuredStartMs + runs[r]!.startMs! * rp.timeScale;
-      if (!(await ctx.clock.sleepUntil(at, ctx.stopped)) || agentsStopped(l)) break;
+      if (!(await ctx.clock.sleepUntil(at, until)) || agentsStopped(l)) break;
       started.push(replayRun(l, rp, r));
     }
     await Promise.all(started);
