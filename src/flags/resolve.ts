@@ -29,6 +29,7 @@ import type { ConnectionSetting, EfficiencyInputs, LoadSpec } from '../types.js'
 import { readTextFileBounded } from '../util/index.js';
 import { applyAgentFlags } from './agents.js';
 import { applyClassFlags } from './classes.js';
+import { applyEmbeddedEngineFlags, applyReasoningFlags } from './embedded.js';
 import { applyMetricsSources } from './metrics-sources.js';
 import { type BenchmarkFlags, MAX_FLAG_CONCURRENCY } from './options/index.js';
 import { applySessionFlags } from './sessions.js';
@@ -207,31 +208,17 @@ function resolveLoad(o: BenchmarkFlags, target: TargetConfig): LoadSpec {
   return load;
 }
 
-/**
- * Turns parsed flags (from BENCHMARK_OPTIONS), the environment and the optional config
- * file into a BenchmarkConfig. Throws E_USAGE / E_CONFIG / E_KEY naming the flag or the
- * config field at fault.
- */
-export async function resolveBenchmarkConfig(
-  args: ParsedArgs<BenchmarkFlags>,
-  env: Env,
-  cwd: string,
-): Promise<BenchmarkConfig> {
-  const o = args.options;
-  // URL, model, key, SLO, timeout and retries: the config module's precedence (flag > env > file).
-  const target = await resolveTarget({
-    flags: {
-      url: text(o.url),
-      model: text(o.model),
-      apiKeyFile: text(o.apiKeyFile),
-      config: text(o.config),
-      slo: text(o.slo),
-    },
-    env,
-    cwd,
-  });
-  refuseUnusableKey(target);
+/** The workload flags checked before the config is built: what the prompts come from, and the cancels. */
+interface WorkloadChoice {
+  trace: BenchmarkConfig['workload']['trace'];
+  dataset: string | undefined;
+  promptTokens: number;
+  cancelAfterMs: number | undefined;
+  cancelRate: number | undefined;
+}
 
+function workloadChoice(args: ParsedArgs<BenchmarkFlags>, cwd: string): WorkloadChoice {
+  const o = args.options;
   const trace = resolveTraceFlags(args, cwd);
   const dataset = text(o.dataset);
   if (dataset !== undefined && args.given.has('promptTokens')) {
@@ -246,29 +233,21 @@ export async function resolveBenchmarkConfig(
     throw usage('--cancel-rate needs --cancel-after-ms', 'e.g. --cancel-after-ms 2000 --cancel-rate 0.1');
   }
   if (cancelAfterMs !== undefined && cancelRate === undefined) cancelRate = 1;
-  const range = o.promptTokensRange;
   const promptTokens = o.promptTokens ?? DEFAULT_WORKLOAD.promptTokens;
   if (promptTokens === 0 && dataset === undefined) {
     throw usage('--prompt-tokens must be at least 1', 'e.g. --prompt-tokens 2048');
   }
-  const maxTokens = o.maxTokens ?? DEFAULT_WORKLOAD.maxTokens;
-  const seed = o.seed ?? DEFAULT_SEED;
-  const outDir = text(o.out);
+  return { trace, dataset, promptTokens, cancelAfterMs, cancelRate };
+}
 
-  const config: BenchmarkConfig = {
-    api: o.api ?? 'chat',
-    sampling: {
-      temperature: o.temperature ?? 0,
-      maxTokens,
-      ignoreEos: o.ignoreEos === true,
-      seed,
-    },
-    workload: { promptTokens },
-    load: applyStageFlags(resolveLoad(o, target), args),
-    slo: target.slo ?? {},
-    seed,
-    serverMetrics: { enabled: o.serverMetrics !== false },
-  };
+/** The target's URL, model and key, the extra headers and body fields, and the target's warnings. */
+async function applyTargetFlags(
+  o: BenchmarkFlags,
+  env: Env,
+  cwd: string,
+  target: Awaited<ReturnType<typeof resolveTarget>>,
+  config: BenchmarkConfig,
+): Promise<void> {
   if (target.baseUrl !== undefined) config.url = target.baseUrl;
   if (target.model !== undefined) config.model = target.model;
   if (target.apiKey !== undefined) config.apiKey = target.apiKey;
@@ -282,7 +261,18 @@ export async function resolveBenchmarkConfig(
   if (target.warnings.length > 0 || target.keyProblems.length > 0) {
     config.warnings = [...target.warnings, ...target.keyProblems.map((p) => `API key: ${p}`)];
   }
-  if (o.topP !== undefined) config.sampling.topP = o.topP;
+}
+
+/** Prompt lengths, a dataset or a trace (whose schedule is the load), the tokenizer and the cancels. */
+function applyWorkloadFlags(
+  args: ParsedArgs<BenchmarkFlags>,
+  cwd: string,
+  choice: WorkloadChoice,
+  config: BenchmarkConfig,
+): void {
+  const o = args.options;
+  const { trace, dataset, cancelAfterMs, cancelRate } = choice;
+  const range = o.promptTokensRange;
   if (range !== undefined) config.workload.promptTokensRange = range;
   const sys = o.systemPromptTokens;
   if (sys !== undefined && sys > 0) config.workload.systemPromptTokens = sys;
@@ -313,15 +303,16 @@ export async function resolveBenchmarkConfig(
     config.workload.cancelAfterMs = cancelAfterMs;
     config.workload.cancelRate = cancelRate!;
   }
-  applySessionFlags(o, args.given, config);
-  await applyShapeFlags(o, args.given, config, cwd);
-  await applyAgentFlags(o, args.given, config, cwd);
-  await applyClassFlags(o, target.classes, config, cwd);
-  if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
-  if (o.force === true) config.force = true;
-  const labels = parseLabels(o.label);
-  if (labels) config.labels = labels;
-  applyMetricsSources(o, env, config, target.metricsUrls);
+}
+
+/** The server's metrics and GPU exporter, and what the efficiency figures take (power, GPUs, price). */
+function applyServerFlags(
+  o: BenchmarkFlags,
+  env: Env,
+  metricsUrls: Awaited<ReturnType<typeof resolveTarget>>['metricsUrls'],
+  config: BenchmarkConfig,
+): void {
+  applyMetricsSources(o, env, config, metricsUrls);
   const gpuMetricsUrl = text(o.gpuMetricsUrl);
   if (gpuMetricsUrl !== undefined) {
     const gpu = normalizeMetricsUrl(gpuMetricsUrl, '--gpu-metrics-url', 'http://gpu-node:9400/metrics');
@@ -330,95 +321,68 @@ export async function resolveBenchmarkConfig(
   }
   const efficiency = efficiencyInputs(o.gpuPowerWatts, o.gpuCount, o.costPerHour, o.costPer);
   if (efficiency) config.efficiency = efficiency;
-  const simProfile = text(o.simProfile);
-  if (simProfile !== undefined) {
-    if (config.url !== undefined) {
-      throw usage(
-        '--sim-profile applies to the embedded engine only',
-        'drop --url to run the embedded engine, or drop --sim-profile',
-      );
-    }
-    try {
-      (await import('../sim/index.js')).resolveProfile(simProfile);
-    } catch (e) {
-      const err = e as GoodputError;
-      throw usage(`--sim-profile: ${err.message}`, err.hint.replace('--profile', '--sim-profile'));
-    }
-    config.sim = { ...config.sim, profile: simProfile };
-  }
-  const simProfileFile = text(o.simProfileFile);
-  if (simProfileFile !== undefined) {
-    if (config.url !== undefined)
-      throw usage(
-        '--sim-profile-file applies to the embedded engine only',
-        'drop --url to run the embedded engine, or drop --sim-profile-file',
-      );
-    const { loadProfileFile } = await import('../sim/index.js');
-    const profile = await loadProfileFile(resolvePath(cwd, simProfileFile)).catch((e: GoodputError) => {
-      throw usage(`--sim-profile-file: ${e.message}`, e.hint.replace('--profile-file', '--sim-profile-file'));
-    });
-    config.sim = { ...config.sim, resolvedProfile: profile };
-  }
-  if (o.time === 'virtual') {
-    if (config.url !== undefined) {
-      throw usage(
-        '--time virtual applies to the embedded engine only',
-        'drop --url to simulate, or drop --time virtual to measure the server',
-      );
-    }
-    if (config.serverMetrics.prometheus !== undefined || config.serverMetrics.replicas !== undefined) {
-      throw usage(
-        `${config.serverMetrics.prometheus ? '--metrics-prometheus' : '--metrics-url for several replicas'} with --time virtual: the simulated engine's own counters are the server block`,
-        'drop it, or run in live time against the servers it names',
-      );
-    }
-    if (config.gpuMetricsUrl !== undefined) {
-      throw usage(
-        '--gpu-metrics-url with --time virtual: a simulated clock has no GPU to read',
-        'drop --gpu-metrics-url, or run in live time against the server on that GPU',
-      );
-    }
-    config.sim = { ...config.sim, timeMode: 'virtual' };
-  }
-  const speculativeConfig = text(o.speculativeConfig);
-  if (speculativeConfig !== undefined) {
-    if (config.url !== undefined) {
-      throw usage(
-        '--speculative-config applies to the embedded engine only',
-        "drop --url to simulate it; a server that runs speculative decoding reports it in its own metrics (the run's server block)",
-      );
-    }
-    (await import('../sim/index.js')).parseSpeculativeConfig(speculativeConfig); // E_SIM (exit 2) naming the fix
-    config.sim = { ...config.sim, speculativeConfig };
-  }
+}
+
+/**
+ * Turns parsed flags (from BENCHMARK_OPTIONS), the environment and the optional config
+ * file into a BenchmarkConfig. Throws E_USAGE / E_CONFIG / E_KEY naming the flag or the
+ * config field at fault.
+ */
+export async function resolveBenchmarkConfig(
+  args: ParsedArgs<BenchmarkFlags>,
+  env: Env,
+  cwd: string,
+): Promise<BenchmarkConfig> {
+  const o = args.options;
+  // URL, model, key, SLO, timeout and retries: the config module's precedence (flag > env > file).
+  const target = await resolveTarget({
+    flags: {
+      url: text(o.url),
+      model: text(o.model),
+      apiKeyFile: text(o.apiKeyFile),
+      config: text(o.config),
+      slo: text(o.slo),
+    },
+    env,
+    cwd,
+  });
+  refuseUnusableKey(target);
+
+  const workload = workloadChoice(args, cwd);
+  const seed = o.seed ?? DEFAULT_SEED;
+  const config: BenchmarkConfig = {
+    api: o.api ?? 'chat',
+    sampling: {
+      temperature: o.temperature ?? 0,
+      maxTokens: o.maxTokens ?? DEFAULT_WORKLOAD.maxTokens,
+      ignoreEos: o.ignoreEos === true,
+      seed,
+    },
+    workload: { promptTokens: workload.promptTokens },
+    load: applyStageFlags(resolveLoad(o, target), args),
+    slo: target.slo ?? {},
+    seed,
+    serverMetrics: { enabled: o.serverMetrics !== false },
+  };
+  await applyTargetFlags(o, env, cwd, target, config);
+  if (o.topP !== undefined) config.sampling.topP = o.topP;
+  applyWorkloadFlags(args, cwd, workload, config);
+  applySessionFlags(o, args.given, config);
+  await applyShapeFlags(o, args.given, config, cwd);
+  await applyAgentFlags(o, args.given, config, cwd);
+  await applyClassFlags(o, target.classes, config, cwd);
+  const outDir = text(o.out);
+  if (outDir !== undefined) config.outDir = resolvePath(cwd, outDir);
+  if (o.force === true) config.force = true;
+  const labels = parseLabels(o.label);
+  if (labels) config.labels = labels;
+  applyServerFlags(o, env, target.metricsUrls, config);
+  await applyEmbeddedEngineFlags(o, config, cwd);
   const shard = text(o.shard);
   if (shard !== undefined) config.shard = parseShard(shard);
   const startAt = text(o.startAt);
   if (startAt !== undefined) config.startAtMs = parseStartAt(startAt, Date.now());
-  const reasoningTokens = text(o.reasoningTokens);
-  const reasoningField = o.reasoningField;
-  if (reasoningTokens !== undefined || reasoningField !== undefined) {
-    if (config.url !== undefined) {
-      throw usage(
-        '--reasoning-tokens and --reasoning-field apply to the embedded engine only',
-        'drop --url to run the embedded engine in reasoning mode, or drop them to measure the server',
-      );
-    }
-    if (reasoningTokens === undefined) {
-      throw usage(
-        '--reasoning-field needs --reasoning-tokens',
-        'e.g. --reasoning-tokens 200 --reasoning-field reasoning',
-      );
-    }
-    const { parseReasoningField, parseReasoningLength } = await import('../sim/index.js');
-    config.sim = {
-      ...config.sim,
-      reasoning: {
-        length: parseReasoningLength(reasoningTokens),
-        field: parseReasoningField(reasoningField ?? 'reasoning_content'),
-      },
-    };
-  }
+  await applyReasoningFlags(o, config);
   const buckets = parseBuckets(o.buckets);
   if (buckets !== undefined) config.promptBuckets = buckets;
   if (o.scrapeInterval !== undefined) config.serverMetrics.intervalMs = o.scrapeInterval;
