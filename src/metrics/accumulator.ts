@@ -26,8 +26,14 @@
 import type { RequestRecord, RunMeta, RunSummary, Slo, SloName, TrafficClassSpec } from '../types.js';
 import { AgentStats } from './agents.js';
 import { classSlo, classSummaryOf } from './classes.js';
-import { type PromptBucketing, PromptBuckets } from './prompt-buckets.js';
-import { requestMetrics, sloOutcomes, tokenCount, userTokensPerS } from './request-metrics.js';
+import { type PromptBucketing, type PromptBucketState, PromptBuckets } from './prompt-buckets.js';
+import {
+  type RequestMetrics,
+  requestMetrics,
+  sloOutcomes,
+  tokenCount,
+  userTokensPerS,
+} from './request-metrics.js';
 import {
   buildSummary,
   DEFAULT_LATE_SEND_TOLERANCE_MS,
@@ -119,13 +125,37 @@ export class RunAccumulator {
       s.counts.warmup++;
       return;
     }
+    const outputTokens = tokenCount(record.outputTokens);
+    const promptTokens = tokenCount(record.promptTokens);
+    const m = requestMetrics(record);
+    this.countMeasured(record, m, outputTokens, promptTokens);
+    const bucket = s.buckets?.enter(record.promptTokens);
+    if (record.outcome === 'cancelled') {
+      this.countCancelled(record, outputTokens);
+      return;
+    }
+    if (record.outcome === 'error') {
+      this.countError(record);
+      return;
+    }
+    this.countSuccess(record, m, outputTokens, promptTokens, cls?.slo ?? s.slo);
+    this.recordLatencies(record, m, bucket);
+    this.recordPerSecond(record, m, outputTokens);
+  }
+
+  /** Every measured request, whatever its outcome: counts, span, tokens received, turns, dispatch lag. */
+  private countMeasured(
+    record: RequestRecord,
+    m: RequestMetrics,
+    outputTokens: number,
+    promptTokens: number,
+  ): void {
+    const s = this.state;
     s.counts.attempted++;
     s.counts.retries += Math.max(0, record.attempts - 1);
     const firstSent = record.firstSentMs ?? record.sentMs;
     if (firstSent < s.firstSentMs) s.firstSentMs = firstSent;
     if (record.endMs > s.lastEndMs) s.lastEndMs = record.endMs;
-    const outputTokens = tokenCount(record.outputTokens);
-    const promptTokens = tokenCount(record.promptTokens);
     s.receivedOutputTokens += outputTokens;
     if (
       record.serverPromptTokens !== undefined &&
@@ -133,7 +163,6 @@ export class RunAccumulator {
     ) {
       s.counts.promptTokenMismatch++;
     }
-    const m = requestMetrics(record);
     if (record.agentRun !== undefined) {
       s.agents ??= new AgentStats();
       s.agents.add(record);
@@ -146,33 +175,44 @@ export class RunAccumulator {
       s.dispatchLag.record(m.queueWaitMs);
       if (m.queueWaitMs > this.lateToleranceMs) s.lateSends++;
     }
-    const bucket = s.buckets?.enter(record.promptTokens);
+  }
 
-    if (record.outcome === 'cancelled') {
-      // The run was stopped with this request in flight: not the server's miss nor the user's.
-      if (record.error?.code === 'INTERRUPTED') {
-        s.counts.interrupted = (s.counts.interrupted ?? 0) + 1;
-        s.interruptedOutputTokens += outputTokens;
-      } else s.counts.cancelled++;
-      return;
-    }
-    if (record.outcome === 'error') {
-      s.counts.failed++;
-      const code = record.error?.code ?? 'UNKNOWN';
-      const seen = s.errors.get(code);
-      if (seen) seen.count++;
-      else {
-        const status = record.error?.httpStatus ?? record.httpStatus;
-        s.errors.set(code, {
-          code,
-          count: 1,
-          example: record.error?.message ?? '',
-          ...(status !== undefined ? { httpStatus: status } : {}),
-        });
-      }
-      return;
-    }
+  private countCancelled(record: RequestRecord, outputTokens: number): void {
+    const s = this.state;
+    // The run was stopped with this request in flight: not the server's miss nor the user's.
+    if (record.error?.code === 'INTERRUPTED') {
+      s.counts.interrupted = (s.counts.interrupted ?? 0) + 1;
+      s.interruptedOutputTokens += outputTokens;
+    } else s.counts.cancelled++;
+  }
 
+  /** A failed request: counted by error code, with the first one's message as the example. */
+  private countError(record: RequestRecord): void {
+    const s = this.state;
+    s.counts.failed++;
+    const code = record.error?.code ?? 'UNKNOWN';
+    const seen = s.errors.get(code);
+    if (seen) seen.count++;
+    else {
+      const status = record.error?.httpStatus ?? record.httpStatus;
+      s.errors.set(code, {
+        code,
+        count: 1,
+        example: record.error?.message ?? '',
+        ...(status !== undefined ? { httpStatus: status } : {}),
+      });
+    }
+  }
+
+  /** A successful request: its tokens (client's and server's counts), its SLOs met, the user's token rate. */
+  private countSuccess(
+    record: RequestRecord,
+    m: RequestMetrics,
+    outputTokens: number,
+    promptTokens: number,
+    slo: Slo,
+  ): void {
+    const s = this.state;
     s.counts.completed++;
     if (record.outputTokensSource === 'counted') s.counts.usageMissing++;
     // Servers differ: some ignore max_completion_tokens, or ignore_eos (DESIGN, "Real servers differ").
@@ -196,7 +236,7 @@ export class RunAccumulator {
       t.cachedTokens += tokenCount(record.serverTimings.cachedTokens);
     }
     s.usefulOutputTokens += outputTokens;
-    const outcomes = sloOutcomes(record, m, cls?.slo ?? s.slo);
+    const outcomes = sloOutcomes(record, m, slo);
     let good = true;
     for (const [name, met] of Object.entries(outcomes) as Array<[SloName, boolean]>) {
       if (met) s.sloGood[name] = (s.sloGood[name] ?? 0) + 1;
@@ -209,7 +249,15 @@ export class RunAccumulator {
     }
     const rate = userTokensPerS(m);
     if (rate !== undefined) s.userRates.record(rate);
+  }
 
+  /** A successful request's latencies, its reasoning and answer phases, and its prompt bucket's. */
+  private recordLatencies(
+    record: RequestRecord,
+    m: RequestMetrics,
+    bucket: PromptBucketState | undefined,
+  ): void {
+    const s = this.state;
     const L = s.latency;
     if (m.ttftMs !== undefined) L.ttft.record(m.ttftMs);
     if (m.tpotMs !== undefined) L.tpot.record(m.tpotMs);
@@ -237,7 +285,10 @@ export class RunAccumulator {
       if (m.ttftMs !== undefined) bucket.ttft.record(m.ttftMs);
       bucket.e2el.record(m.e2elMs);
     }
+  }
 
+  /** A successful request's tokens in the second they arrived, and the seconds it was in flight. */
+  private recordPerSecond(record: RequestRecord, m: RequestMetrics, outputTokens: number): void {
     if (record.chunkMs.length > 0) {
       // chunks arrive in time order: add one sum per second rather than one per chunk
       let second = Math.floor((record.chunkMs[0] as number) / 1000);
