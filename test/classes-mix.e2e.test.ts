@@ -88,6 +88,7 @@ describe('a mix of classes: tools, sessions and users per class (virtual time)',
     const report = await runCliInProcess(['report', dir, '--format', 'markdown'], { cwd: dir });
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('Per-user output tokens/s p50');
+    expect(report.stdout).toContain('chat 70 %, agent 30 % of the users');
   });
 
   it('reads a class tools file and an empirical length histogram, and deals a closed loop by users', async () => {

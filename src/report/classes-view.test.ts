@@ -36,7 +36,7 @@ describe('reports: the by-class table', () => {
     const text = renderRunTable(s);
     expect(text).toContain('By traffic class (each against its own SLO)');
     expect(text).toMatch(
-      /workload\s+2 traffic classes \(chat 50 %, batch 50 %\), each its own lengths over prompt/,
+      /workload\s+2 traffic classes \(chat 50 %, batch 50 % of the requests\), each its own lengths over prompt/,
     );
     const chat = text.split('\n').find((l) => /^\s+chat\s/.test(l))!;
     expect(chat).toContain('50.0 %'); // 1 of 2 under 150 ms

@@ -131,7 +131,7 @@ function describeWorkload(s: RunSummary): string {
           (w.systemPromptTokens ? ` + shared system prompt ${w.systemPromptTokens}` : '');
   // With traffic classes, each class has its own lengths (the by-class table): the run's are defaults.
   if (w.classes && w.classes.length > 0)
-    return `${w.classes.length} traffic classes (${w.classes.map((c) => `${c.name} ${Math.round(c.share * 100)} %`).join(', ')}), each its own lengths over ${prompt} · ${outputLimitText(w)} · ${w.api} API`;
+    return `${w.classes.length} traffic classes (${w.classes.map((c) => `${c.name} ${Math.round(c.share * 100)} %`).join(', ')} of the ${w.classShareOf ?? 'requests'}), each its own lengths over ${prompt} · ${outputLimitText(w)} · ${w.api} API`;
   return `${prompt} · ${outputLimitText(w)} · ${w.api} API`;
 }
 
