@@ -3,7 +3,7 @@ import { GoodputError } from '../errors.js';
 import type { TrafficClassSpec, WorkloadSpec } from '../types.js';
 import { syntheticTools } from './agents.js';
 import { checkClasses, parseTrafficClass } from './class-spec.js';
-import { CLASS_BLOCK, classDealer, dealUsers } from './classes.js';
+import { CLASS_BLOCK, classDealer, dealUsers, fewestUsers } from './classes.js';
 import { parseLengthDist } from './length-dist.js';
 import { parseHistogramCsv } from './length-dist-file.js';
 import { createWorkload } from './workload.js';
@@ -310,8 +310,26 @@ describe('the closed loop: each class its share of the users', () => {
         4,
       );
     } catch (e) {
-      expect((e as GoodputError).hint).toMatch(/at least 10/);
+      expect((e as GoodputError).hint).toMatch(/at least 6/); // 5.4 / 0.6: the small class's remainder wins
     }
+    expect(fewestUsers([0.9, 0.1])).toBe(6);
+    expect(fewestUsers([0.5, 0.5])).toBe(2);
+    expect(fewestUsers([0.7, 0.3])).toBe(2);
+  });
+
+  it('deals the requests, saying so, when the users are too few to give every class one', () => {
+    const notes: string[] = [];
+    const wl = createWorkload(
+      { ...base, classes: two },
+      { seed: 3, warmup: 0, requests: 100, users: 1, note: (t) => notes.push(t) },
+    );
+    expect(wl.userClass).toBeUndefined();
+    expect(wl.spec.classShareOf).toBe('requests');
+    expect(notes).toEqual([
+      '1 user(s) cannot give each of the 2 classes one: their shares are of the requests in this run (of the users from 2 users on)',
+    ]);
+    const chat = Array.from({ length: 100 }, (_, i) => wl.item(i)).filter((it) => it.class === 'chat');
+    expect(chat.length).toBe(70);
   });
 
   it("builds a user's items as its class's, whatever the index", () => {

@@ -92,25 +92,41 @@ export function classDealer(
   };
 }
 
+/** The fewest users that give every class at least one (by largest remainder). */
+export function fewestUsers(shares: readonly number[]): number {
+  for (let n = shares.length; ; n++) if (!largestRemainder(shares, n).includes(0)) return n;
+}
+
 /**
  * The class of each of a closed loop's `users` (by the user's position in the run): exactly
  * round(users × share) by largest remainder, in a seeded order. Throws E_USAGE when a class
  * would have no user.
  */
 export function dealUsers(seed: number, classes: readonly TrafficClassSpec[], users: number): Uint8Array {
-  const counts = largestRemainder(
-    classes.map((c) => c.share),
-    users,
-  );
+  const shares = classes.map((c) => c.share);
+  const counts = largestRemainder(shares, users);
   const empty = counts.indexOf(0);
-  if (empty >= 0) {
-    const least = Math.min(...classes.map((c) => c.share));
+  if (empty >= 0)
     throw usage(
       `${users} user(s) leave class ${classes[empty]!.name} (share ${classes[empty]!.share}) without a user: in a closed loop each class has its share of the users`,
-      `raise --concurrency (or --sessions) to at least ${Math.ceil(1 / least - 1e-9)}, or use an open loop (--rate), where a share is of the arrivals`,
+      `raise --concurrency (or --sessions) to at least ${fewestUsers(shares)}, or use an open loop (--rate), where a share is of the arrivals`,
     );
-  }
   return deal(counts, createRng(seed).fork('class-users'));
+}
+
+/**
+ * The closed loop's users dealt to the classes, or undefined when there are too few to give
+ * every class one (a sweep's first points): then, said in a note, the shares are of the requests.
+ */
+function usersOf(classes: readonly TrafficClassSpec[], options: WorkloadOptions): Uint8Array | undefined {
+  const users = options.users;
+  if (users === undefined) return undefined;
+  const fewest = fewestUsers(classes.map((c) => c.share));
+  if (users >= fewest) return dealUsers(options.seed, classes, users);
+  options.note?.(
+    `${users} user(s) cannot give each of the ${classes.length} classes one: their shares are of the requests in this run (of the users from ${fewest} users on)`,
+  );
+  return undefined;
 }
 
 /** A class's own seed: classes share no prompt text, system prompt included. */
@@ -122,8 +138,8 @@ function classSeed(seed: number, k: number): number {
 }
 
 /** What a class's share is of, for a run of these options (see the module comment). */
-function shareOf(spec: WorkloadSpec, options: WorkloadOptions): NonNullable<WorkloadSpec['classShareOf']> {
-  if (options.users !== undefined) return 'users';
+function shareOf(spec: WorkloadSpec, byUsers: boolean): NonNullable<WorkloadSpec['classShareOf']> {
+  if (byUsers) return 'users';
   return spec.sessions !== undefined ? 'sessions' : 'requests';
 }
 
@@ -257,7 +273,7 @@ export function createClassWorkload(
       : new ArrivalSchedule(rate, options.burstiness ?? 1, root.fork('arrivals'));
   const shares = classes.map((c) => c.share);
   const classOf = classDealer(options.seed, shares);
-  const users = options.users === undefined ? undefined : dealUsers(options.seed, classes, options.users);
+  const users = usersOf(classes, options);
   const sessions =
     spec.sessions === undefined ? undefined : classSessions(classes, workloads, options, schedule);
   const first = workloads[0]!.spec;
@@ -270,7 +286,7 @@ export function createClassWorkload(
     ...(first.cancelAfterMs !== undefined ? { cancelAfterMs: first.cancelAfterMs } : {}),
     ...(lengths?.prompt ? { promptTokensDist: lengthDistSpec(lengths.prompt) } : {}),
     ...(lengths?.output ? { maxTokensDist: lengthDistSpec(lengths.output) } : {}),
-    classShareOf: shareOf(spec, options),
+    classShareOf: shareOf(spec, users !== undefined),
   };
   return {
     spec: resolved,
