@@ -6,7 +6,9 @@
  *
  * Gate limits, with headroom h (default 0.1): latency p99 limits = the upper bound of the
  * winner's 95 % interval across runs × (1 + h), rounded up; request goodput minimum = the lower
- * bound ÷ (1 + h); SLO attainment minimum (with an SLO) = the lower bound × (1 − h/4). With one
+ * bound ÷ (1 + h); SLO attainment minimum (with an SLO) = the lower bound × (1 − h/4); with traffic
+ * classes, the same TTFT p99 and attainment limits per class from the winner's class intervals
+ * (`gate.thresholds`, `{class=NAME}`). With one
  * run there is no interval and the mean stands in. Rollback: TTFT p99 above 1.5 × its gate
  * limit for 5 minutes.
  *
@@ -66,7 +68,27 @@ export function experimentGate(winner: ConfigurationAnalysis, headroom: number, 
   const attainment = bound(winner.cells.attainment, 'lower');
   if (sloSet && attainment !== undefined)
     gate.attainment_min = roundDownRatio(attainment * (1 - headroom / 4));
+  const perClass = classThresholds(winner, headroom);
+  if (perClass.length > 0) gate.thresholds = perClass;
   return gate;
+}
+
+/**
+ * Traffic classes: each class's TTFT p99 limit and, when its SLO sets anything, its attainment
+ * minimum, from the winner's class intervals as the run's limits are from its own
+ * (`p99(ttft){class=chat}<=…`, `attainment{class=chat}>=…`, the gate's class selector).
+ */
+function classThresholds(winner: ConfigurationAnalysis, headroom: number): string[] {
+  return (winner.classes ?? []).flatMap((c) => {
+    const out: string[] = [];
+    const ttft = bound(c.cells.ttft_p99, 'upper');
+    if (ttft !== undefined && ttft > 0)
+      out.push(`p99(ttft){class=${c.name}}<=${roundUpMs(ttft * (1 + headroom))}`);
+    const attainment = bound(c.cells.attainment, 'lower');
+    if (c.sloSet && attainment !== undefined)
+      out.push(`attainment{class=${c.name}}>=${roundDownRatio(attainment * (1 - headroom / 4))}`);
+    return out;
+  });
 }
 
 /** A configuration's flags: its serving argv or engine flags, else its params written as flags. */

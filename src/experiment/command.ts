@@ -21,6 +21,7 @@ import {
   resolveBenchmarkConfig,
 } from '../flags/index.js';
 import { readTextFileBounded, toolVersion } from '../util/index.js';
+import { applyClassParams } from './class-params.js';
 import { runExperiment } from './execute.js';
 import { type PlanOverrides, parsePlanText, planExperiment } from './plan.js';
 import {
@@ -267,6 +268,9 @@ export const experimentCommand = defineCommand({
     const runArgs = mergedRunArgs(runArgv, ctx.args);
     if (spec.virtual) runArgs.options.time = 'virtual';
     const measurement = await resolveBenchmarkConfig(runArgs, ctx.env, ctx.cwd);
+    // A configuration's class.NAME.KEY parameters name the run's classes: refused now, not after runs.
+    for (const c of spec.configurations)
+      applyClassParams(measurement.workload.classes, c.params, `configuration ${c.name}`);
     const quiet = o.quiet === true;
     if (!quiet) for (const w of measurement.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
     if (o.search !== undefined) return runSearchExperiment(ctx, o.search, spec, measurement, quiet);

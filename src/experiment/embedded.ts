@@ -10,12 +10,15 @@ import { GoodputError } from '../errors.js';
 import { type EngineOptions, resolveProfile } from '../sim/index.js';
 import type { ServeParamValue } from '../types.js';
 import { closestName } from '../util/index.js';
+import { isClassParam } from './class-params.js';
 import type { ConfigurationSpec } from './types.js';
 
 type Kind = 'integer' | 'number' | 'boolean' | 'string';
 
-/** The engine parameters a configuration may set, by vLLM flag name. */
-export const ENGINE_PARAMS: Readonly<Record<string, { key: keyof EngineOptions; kind: Kind }>> = {
+/** The engine parameters a configuration may set, by vLLM flag name (`choices`: the values a string takes). */
+export const ENGINE_PARAMS: Readonly<
+  Record<string, { key: keyof EngineOptions; kind: Kind; choices?: readonly string[] }>
+> = {
   'max-num-seqs': { key: 'maxNumSeqs', kind: 'integer' },
   'max-num-batched-tokens': { key: 'maxNumBatchedTokens', kind: 'integer' },
   'enable-chunked-prefill': { key: 'enableChunkedPrefill', kind: 'boolean' },
@@ -25,6 +28,8 @@ export const ENGINE_PARAMS: Readonly<Record<string, { key: keyof EngineOptions; 
   'max-model-len': { key: 'maxModelLen', kind: 'integer' },
   'num-gpu-blocks-override': { key: 'numGpuBlocksOverride', kind: 'integer' },
   'speculative-config': { key: 'speculativeConfig', kind: 'string' },
+  'scheduling-policy': { key: 'schedulingPolicy', kind: 'string', choices: ['fcfs', 'priority'] },
+  'max-loras': { key: 'maxLoras', kind: 'integer' },
 };
 
 /** Parameter names that are not engine flags but choose the simulated hardware and model. */
@@ -77,16 +82,24 @@ export function embeddedConfiguration(
       profile = String(raw);
       continue;
     }
+    // A traffic class's field (class-params.ts): the load's, not the engine's.
+    if (isClassParam(param)) continue;
     const spec = ENGINE_PARAMS[param];
     if (!spec) {
       const guess = closestName(param, [...Object.keys(ENGINE_PARAMS), PROFILE_PARAM]);
       throw bad(
         at,
         'not a flag of the embedded engine',
-        `${guess ? `did you mean ${guess}? ` : ''}the embedded engine takes ${Object.keys(ENGINE_PARAMS).join(', ')} and profile; give the configuration a serve: command or a url: to test other parameters`,
+        `${guess ? `did you mean ${guess}? ` : ''}the embedded engine takes ${Object.keys(ENGINE_PARAMS).join(', ')}, profile and class.NAME.KEY (a traffic class's field); give the configuration a serve: command or a url: to test other parameters`,
       );
     }
     const value = coerce(at, raw, spec.kind);
+    if (spec.choices && !spec.choices.includes(value as string))
+      throw bad(
+        at,
+        `expected one of ${spec.choices.join(', ')}, got ${JSON.stringify(raw)}`,
+        `e.g. ${param}: ${spec.choices.at(-1)}`,
+      );
     (engine as Record<string, unknown>)[spec.key] = value;
     if (spec.kind === 'boolean') engineArgs.push(value ? `--${param}` : `--no-${param}`);
     else engineArgs.push(`--${param}`, String(value));

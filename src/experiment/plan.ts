@@ -160,14 +160,18 @@ export function gridPoints(grid: Record<string, ServeParamValue[]>): Array<Recor
   return points;
 }
 
-/** The run flags as argv: a string (split as a shell would), a list of such strings, or flag → value. */
+/**
+ * The run flags as argv: a string (split as a shell would), a list of such strings, or flag →
+ * value. In the last form `classes:` is a config file's list of traffic classes (each a
+ * `--class` value), given as `--class` flags.
+ */
 export function runFlagsArgv(run: Plan['run']): string[] {
   if (run === undefined) return [];
   if (typeof run === 'string') return run.trim() === '' ? [] : splitCommand(run, 'run');
   if (Array.isArray(run)) return run.flatMap((s, i) => (s.trim() === '' ? [] : splitCommand(s, `run[${i}]`)));
   const argv: string[] = [];
   for (const [key, value] of Object.entries(run)) {
-    const flag = key.startsWith('-') ? key : `--${key}`;
+    const flag = key === 'classes' ? '--class' : key.startsWith('-') ? key : `--${key}`;
     for (const v of Array.isArray(value) ? value : [value]) {
       if (v === true) argv.push(flag);
       else if (v === false) argv.push(`--no-${flag.replace(/^-+/, '')}`);

@@ -1,6 +1,7 @@
 /**
  * What one run of a configuration is given and what it records of its target: the run's
- * measurement (the experiment's, with the configuration's target and the repeat's seed), the
+ * measurement (the experiment's, with the configuration's target, its `class.*` parameters
+ * applied to the run's traffic classes, and the repeat's seed), the
  * embedded engine described as servers describe themselves.
  *
  * @module
@@ -8,6 +9,7 @@
 
 import type { BenchmarkConfig } from '../runner/index.js';
 import type { ServerSelfDescription } from '../types.js';
+import { applyClassParams } from './class-params.js';
 import type { ConfigurationSpec, ExperimentSpec } from './types.js';
 
 /**
@@ -25,11 +27,14 @@ export function runConfig(
   const m = spec.measurement;
   const seed = m.seed + repeat;
   const config: BenchmarkConfig = { ...m, seed, sampling: { ...m.sampling, seed }, outDir, force: false };
+  const classes = applyClassParams(m.workload.classes, c.params, `configuration ${c.name}`);
+  if (classes) config.workload = { ...m.workload, classes };
   if (c.target.kind === 'embedded') {
     delete config.url;
     const sim = {
       ...m.sim,
-      engine: c.target.engine,
+      // The run's own engine flags (--scheduling-policy, the classes' adapters) under the configuration's.
+      engine: { ...m.sim?.engine, ...c.target.engine },
       timeMode: spec.virtual ? ('virtual' as const) : ('live' as const),
     };
     if (c.target.profile !== undefined) sim.profile = c.target.profile;

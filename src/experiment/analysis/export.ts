@@ -1,6 +1,6 @@
 /**
  * The analysis as JSON (the analysis object itself, schemaVersion 1) and as CSV: one line per
- * configuration and metric, RFC 4180 (util/csv.ts), text fields neutralised against formula
+ * configuration and metric (a traffic class's as `metric{class=NAME}`), RFC 4180 (util/csv.ts), text fields neutralised against formula
  * injection. Renderers return strings.
  *
  * @module
@@ -57,13 +57,19 @@ export function renderExperimentCsv(a: ExperimentAnalysis): string {
       ]);
       continue;
     }
-    for (const m of a.metrics) {
-      const c = r.cells[m.id];
+    // The run's metrics, then each traffic class's as `metric{class=NAME}` (the gate's selector).
+    const cells = [
+      ...a.metrics.map((m) => [m, m.id, r.cells[m.id]] as const),
+      ...(r.classes ?? []).flatMap((k) =>
+        (a.classMetrics ?? []).map((m) => [m, `${m.id}{class=${k.name}}`, k.cells[m.id]] as const),
+      ),
+    ];
+    for (const [m, id, c] of cells) {
       if (!c) continue;
       const d = c.vsBaseline;
       out += csvLine([
         ...head,
-        m.id,
+        id,
         m.unit,
         c.spread.n,
         c.spread.mean,

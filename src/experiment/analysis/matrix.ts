@@ -9,6 +9,7 @@
 import { metric } from '../../metrics/index.js';
 import type { ExperimentConfiguration, ExperimentFile, Finding } from '../../types.js';
 import { type AnalysedRun, matrixCells, WITHIN_RUN_RESAMPLES, withinRunTallies } from './cells.js';
+import { classAnalyses, classMetrics } from './classes.js';
 import { MATRIX_IDS, matrixMetric, readMetric } from './metrics.js';
 import { readConfiguration } from './reading.js';
 import type { ConfigurationAnalysis, ExperimentAnalysis, FindingTally } from './types.js';
@@ -97,6 +98,8 @@ export function buildAnalysis(input: AnalysisInput): ExperimentAnalysis {
     (id) =>
       (reasoned || !metric(id).reasoning) && allRuns.some((r) => readMetric(id, r.summary) !== undefined),
   );
+  const classMetricList = classMetrics(allRuns);
+  const classIds = classMetricList.map((m) => m.id);
   const baselineFindings = tallyFindings(baselineRuns);
   const notes: string[] = [];
   const rows = experiment.configurations.map((c, i): ConfigurationAnalysis => {
@@ -137,6 +140,10 @@ export function buildAnalysis(input: AnalysisInput): ExperimentAnalysis {
       ? withinRunTallies(compareWith, runs, { resamples: input.resamples })
       : undefined;
     row.cells = matrixCells(measured, runs, compareWith);
+    if (classIds.length > 0) {
+      const classes = classAnalyses(runs, compareWith, classIds);
+      if (classes.length > 0) row.classes = classes;
+    }
     for (const [id, cell] of Object.entries(row.cells)) {
       const w = within?.get(id);
       if (w) cell.withinRun = w;
@@ -170,6 +177,7 @@ export function buildAnalysis(input: AnalysisInput): ExperimentAnalysis {
     objective,
     withinRunResamples: input.resamples ?? WITHIN_RUN_RESAMPLES,
     metrics: measured.map(matrixMetric),
+    ...(classMetricList.length > 0 ? { classMetrics: classMetricList } : {}),
     configurations: rows,
     winner,
     notes,

@@ -10,7 +10,7 @@
 
 import { labelWithUnit, metric } from '../../metrics/index.js';
 import { markdownCell, markdownText } from '../../util/index.js';
-import { formatDifference, formatSpread, formatValue } from './format.js';
+import { describeChange, formatDifference, formatSpread, formatValue } from './format.js';
 import { HEADLINE_MATRIX_IDS } from './metrics.js';
 import type { ConfigurationAnalysis, ExperimentAnalysis, MatrixCell, WithinRunTally } from './types.js';
 
@@ -35,6 +35,39 @@ function mainTable(a: ExperimentAnalysis): { header: string[]; rows: string[][] 
   ]);
   return { header, rows };
 }
+
+/**
+ * One row per configuration and traffic class: the class's figures across runs (against its
+ * own SLO) and its significant changes from the baseline's same class. Empty without classes.
+ */
+function classTable(a: ExperimentAnalysis): { header: string[]; rows: string[][] } {
+  const metrics = a.classMetrics ?? [];
+  const header = [
+    'Configuration',
+    'Class',
+    ...metrics.map((m) => labelWithUnit(metric(m.id))),
+    'vs baseline',
+  ];
+  const rows = a.configurations.flatMap((r) =>
+    (r.classes ?? []).map((c) => {
+      const changes = metrics
+        .filter((m) => {
+          const v = c.cells[m.id]?.vsBaseline?.verdict;
+          return v === 'better' || v === 'worse';
+        })
+        .map((m) => `${c.cells[m.id]!.vsBaseline!.verdict}: ${describeChange(m, c.cells[m.id]!)}`);
+      return [
+        rowName(a, r),
+        c.name,
+        ...metrics.map((m) => formatSpread(c.cells[m.id], m.unit)),
+        r.baseline ? 'baseline' : changes.length > 0 ? changes.join('; ') : 'no significant change',
+      ];
+    }),
+  );
+  return { header, rows };
+}
+
+const CLASS_TITLE = "Per traffic class (each class's requests, against its own SLO):";
 
 function footnote(a: ExperimentAnalysis): string {
   return (
@@ -61,25 +94,26 @@ function winnerLine(a: ExperimentAnalysis): string {
   return row ? `Winner: ${rowName(a, row)}: ${a.winner.reason}.` : `Winner: ${a.winner.reason}.`;
 }
 
-/** The matrix as a terminal table, the reading, the winner and the notes. */
-export function renderExperimentTable(a: ExperimentAnalysis): string {
-  const { header, rows } = mainTable(a);
+/** A terminal table: text columns (the first `left`, and the last) left-aligned, figures right-aligned. */
+function terminalTable(header: string[], rows: string[][], left: number): string[] {
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => (r[col] ?? '').length)));
   const last = header.length - 1;
   const line = (cells: string[]) =>
     cells
       .map((c, col) =>
-        col === 0 || col === last ? c.padEnd(widths[col] ?? 0) : c.padStart(widths[col] ?? 0),
+        col < left || col === last ? c.padEnd(widths[col] ?? 0) : c.padStart(widths[col] ?? 0),
       )
       .join('  ')
       .trimEnd();
-  const out = [
-    `Experiment ${a.name}`,
-    '',
-    line(header),
-    widths.map((w) => '─'.repeat(w)).join('  '),
-    ...rows.map(line),
-  ];
+  return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+/** The matrix as a terminal table, the reading, the winner and the notes. */
+export function renderExperimentTable(a: ExperimentAnalysis): string {
+  const { header, rows } = mainTable(a);
+  const out = [`Experiment ${a.name}`, '', ...terminalTable(header, rows, 1)];
+  const classes = classTable(a);
+  if (classes.rows.length > 0) out.push('', CLASS_TITLE, ...terminalTable(classes.header, classes.rows, 2));
   const reading = readingLines(a);
   if (reading.length > 0)
     out.push('', 'Reading (from significant changes only):', ...reading.map((l) => `  ${l}`));
@@ -153,6 +187,12 @@ export function renderExperimentMarkdown(a: ExperimentAnalysis, options: { detai
   const { header, rows } = mainTable(a);
   const last = header.length - 1;
   const out = markdownTable(header, rows, (i) => (i === 0 || i === last ? '---' : '---:'));
+  const classes = classTable(a);
+  if (classes.rows.length > 0) {
+    const end = classes.header.length - 1;
+    out.push('', CLASS_TITLE, '');
+    out.push(...markdownTable(classes.header, classes.rows, (i) => (i < 2 || i === end ? '---' : '---:')));
+  }
   const reading = readingLines(a);
   if (reading.length > 0)
     out.push(

@@ -97,6 +97,15 @@ export type RowVerdict =
   | 'untested'
   | 'failed';
 
+/** One traffic class of a configuration: its figures across runs, read through the class view (classes.ts). */
+export interface ClassAnalysis {
+  name: string;
+  /** The class's SLO sets an objective (its attainment then judges something). */
+  sloSet: boolean;
+  /** Per class metric (ExperimentAnalysis.classMetrics), against the baseline's same class. */
+  cells: Record<string, MatrixCell>;
+}
+
 /** One configuration's row. */
 export interface ConfigurationAnalysis {
   name: string;
@@ -112,6 +121,8 @@ export interface ConfigurationAnalysis {
   failure?: string;
   runs: { ok: number; failed: number; total: number; dirs: string[] };
   cells: Record<string, MatrixCell>;
+  /** Its runs' traffic classes, in their order (absent: the runs had none). */
+  classes?: ClassAnalysis[];
   verdict: RowVerdict;
   hypotheses: Hypothesis[];
   findings: FindingTally[];
@@ -151,6 +162,8 @@ export interface ExperimentAnalysis {
   withinRunResamples: number;
   /** The matrix's metrics that some configuration measured, in display order. */
   metrics: MatrixMetric[];
+  /** The metrics of each traffic class's cells (absent: no run had classes). */
+  classMetrics?: MatrixMetric[];
   configurations: ConfigurationAnalysis[];
   winner: Winner;
   notes: string[];

@@ -17,6 +17,7 @@ import { type BenchmarkConfig, runBenchmark } from '../../runner/index.js';
 import type { SimProfile } from '../../sim/index.js';
 import { doublingConcurrencies, runSweep } from '../../sweep/index.js';
 import type { RunSummary, ServeParamValue } from '../../types.js';
+import { applyClassParams } from '../class-params.js';
 import { embeddedConfiguration } from '../embedded.js';
 import { slugify } from '../state.js';
 import { pointLabel, pointParams, type SearchSpace } from './space.js';
@@ -120,11 +121,13 @@ export function createVirtualEvaluator(opts: EvaluatorOptions): {
       sim: {
         ...m.sim,
         ...(c.target.profile !== undefined ? { profile: c.target.profile } : {}),
-        engine: c.target.engine,
+        engine: { ...m.sim?.engine, ...c.target.engine },
         timeMode: 'virtual',
         ...(opts.profile ? { resolvedProfile: opts.profile } : {}),
       },
     };
+    const classes = applyClassParams(m.workload.classes, params, `search point ${c.name}`);
+    if (classes) config.workload = { ...m.workload, classes };
     delete config.url;
     if (c.target.engine.speculativeConfig !== undefined) delete config.sim!.speculativeConfig;
     return config;
