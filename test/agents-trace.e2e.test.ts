@@ -213,6 +213,13 @@ describe('agent trace replay against the embedded engine', () => {
       expect(ids.get('alpha')!.size).toBe(1);
       expect(ids.get('beta')!.size).toBe(1);
       expect([...ids.get('alpha')!][0]).not.toBe([...ids.get('beta')!][0]);
+      // The sub-agents' calls and the run's answer start with the run's conversation at the
+      // fan-out, message for message: its task, its tool call, the tool's result.
+      const alpha = proxy.bodies.filter((b) => JSON.stringify(b.messages).includes('Alpha task.'));
+      const later = alpha.filter((b) => b.messages.length >= 4);
+      expect(later).toHaveLength(3);
+      for (const b of later) expect(b.messages.slice(0, 3)).toEqual(later[0]!.messages.slice(0, 3));
+      expect(later[0]!.messages.map((m) => m.role).slice(0, 3)).toEqual(['user', 'assistant', 'tool']);
 
       // --requests cuts the replay: a run due an hour later is not waited for.
       const sent = proxy.bodies.length;
