@@ -63,6 +63,7 @@ export type GoodputErrorCode =
   | 'E_ADR'
   | 'E_STORE'
   | 'E_SIM'
+  | 'E_FD_LIMIT'
   | 'E_INTERNAL';
 
 const DEFAULT_EXIT: Record<GoodputErrorCode, ExitCode> = {
@@ -80,6 +81,7 @@ const DEFAULT_EXIT: Record<GoodputErrorCode, ExitCode> = {
   E_ADR: ExitCode.ADR_VIOLATION,
   E_STORE: ExitCode.ERROR,
   E_SIM: ExitCode.USAGE,
+  E_FD_LIMIT: ExitCode.USAGE,
   E_INTERNAL: ExitCode.ERROR,
 };
 
@@ -105,6 +107,34 @@ export class GoodputError extends Error {
 
 export function isGoodputError(e: unknown): e is GoodputError {
   return e instanceof GoodputError;
+}
+
+/**
+ * The process ran out of file descriptors (EMFILE, ENFILE) where it did not expect to: E_FD_LIMIT,
+ * naming the limit (`ulimit -n`) and the load that needs more, never "this is a bug". Exit 2 (the
+ * limit and the load are the user's to match) unless `exitCode` says otherwise (7 when results
+ * could not be written).
+ */
+export function outOfFilesError(opts: {
+  /** What could not be opened, e.g. `opening DIR/requests.jsonl` (the cause's message otherwise). */
+  what: string;
+  /** The soft limit, when known. */
+  openFiles?: number;
+  /** The load that needs the descriptors, e.g. `--concurrency 400` (default: the load in general). */
+  load?: string;
+  /** Said after the fix: where what was measured is. */
+  saved?: string;
+  cause?: unknown;
+  exitCode?: ExitCode;
+}): GoodputError {
+  const limit = opts.openFiles !== undefined ? ` (its limit, ulimit -n, is ${opts.openFiles})` : '';
+  const load = opts.load ?? 'the load (--concurrency, --rate, --connections pooled:N)';
+  return new GoodputError(
+    'E_FD_LIMIT',
+    `this process ran out of file descriptors${limit}: ${opts.what}`,
+    `raise the open-file limit in the shell that starts goodput (ulimit -n 4096, up to ulimit -Hn) or lower ${load}: every connection takes one${opts.saved ? `; ${opts.saved}` : ''}`,
+    { cause: opts.cause, ...(opts.exitCode !== undefined ? { exitCode: opts.exitCode } : {}) },
+  );
 }
 
 export interface RequestErrorInfo {

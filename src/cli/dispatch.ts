@@ -5,9 +5,9 @@
  * @module
  */
 
-import { ExitCode, GoodputError, isGoodputError } from '../errors.js';
+import { ExitCode, GoodputError, isGoodputError, outOfFilesError } from '../errors.js';
 import type { AnyCommandSpec as AnySpec, CommandContext, CommandEntry } from '../flags/spec.js';
-import { closestName, terminalSafeStream } from '../util/index.js';
+import { closestName, outOfFilesCode, readOpenFilesLimit, terminalSafeStream } from '../util/index.js';
 import { toolVersion } from '../util/version.js';
 import { renderCommandHelp, renderRootHelp } from './help.js';
 
@@ -115,7 +115,9 @@ export async function runCli(
       return ExitCode.OK;
     }
     return await leaf.spec.run({ ...io, args, argv: ['goodput', ...argv] });
-  } catch (e) {
+  } catch (caught) {
+    // Out of file descriptors anywhere (loading a module, opening a file): the limit, not a bug.
+    const e = !isGoodputError(caught) && outOfFilesCode(caught) ? await outOfFiles(caught) : caught;
     if (isGoodputError(e)) {
       io.stderr.write(formatError(e));
       return e.exitCode;
@@ -127,4 +129,15 @@ export async function runCli(
     if (io.env.GOODPUT_DEBUG) io.stderr.write(`${err.stack ?? ''}\n`);
     return ExitCode.ERROR;
   }
+}
+
+async function outOfFiles(e: unknown): Promise<GoodputError> {
+  // The limit is read from a file: let the reads in flight (a module graph loading) end first.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const openFiles = readOpenFilesLimit();
+  return outOfFilesError({
+    what: e instanceof Error ? e.message : String(e),
+    ...(openFiles !== undefined ? { openFiles } : {}),
+    cause: e,
+  });
 }

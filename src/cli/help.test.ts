@@ -101,6 +101,29 @@ describe('help', () => {
     expect(a.stderr.text).not.toMatch(/\n\s+at /);
   });
 
+  it('out of file descriptors anywhere (a module, a file) is E_FD_LIMIT naming ulimit -n, not a bug', async () => {
+    const emfile = Object.assign(new Error("EMFILE: too many open files, open '/x/results.js'"), {
+      code: 'EMFILE',
+    });
+    const boom: CommandSpec = {
+      name: 'boom',
+      summary: '',
+      options: {},
+      run: async () => {
+        throw new Error('import failed', { cause: emfile });
+      },
+    };
+    const a = io();
+    expect(await runCli(['boom'], a, [boom])).toBe(ExitCode.USAGE);
+    expect(a.stderr.text).toMatch(
+      /^error\[E_FD_LIMIT\]: this process ran out of file descriptors.*: import failed\n/,
+    );
+    expect(a.stderr.text).toContain(
+      'hint: raise the open-file limit in the shell that starts goodput (ulimit -n',
+    );
+    expect(a.stderr.text).not.toContain('bug');
+  });
+
   it('root help names every command', () => {
     const text = renderRootHelp([runCommand], '1.2.3');
     expect(text).toContain('goodput 1.2.3');

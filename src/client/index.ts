@@ -27,6 +27,7 @@ export { type ListModelsOptions, listModels } from './models.js';
 export { proxyLabel, resolveProxy } from './proxy.js';
 export { endpointUrl, modelsUrl, requestBody } from './request.js';
 export {
+  connectionsWithinFiles,
   describeLocalLimits,
   type LocalLimits,
   readLocalLimits,

@@ -12,6 +12,7 @@ import { REQUEST_ERRORS } from '../errors.js';
 import type { Clock, Sampling, WorkItem } from '../types.js';
 import { classifyNetworkError, createClient } from './index.js';
 import {
+  connectionsWithinFiles,
   describeLocalLimits,
   LOOPBACK_SOURCE_ADDRESSES,
   RESERVED_FILES,
@@ -142,6 +143,26 @@ describe('source plans and local limits', () => {
     expect(describeLocalLimits(40_000, many, undefined)).toMatch(/--source-addresses.*ip_local_port_range/);
     expect(describeLocalLimits(40_000, many, sourcePlan('127.0.0.1', undefined, 'linux'))).toBeUndefined();
     expect(describeLocalLimits(40_000, {}, undefined)).toBeUndefined();
+  });
+
+  it.each<[number | undefined, number, number | undefined]>([
+    [1024, 1, 1024 - RESERVED_FILES],
+    [1024, 2, (1024 - RESERVED_FILES) / 2],
+    [161, 2, 48],
+    [RESERVED_FILES, 1, 1],
+    [undefined, 1, undefined],
+  ])('ulimit -n %j, %i file(s) a connection: room for %j connections', (openFiles, per, room) => {
+    expect(connectionsWithinFiles(openFiles, per)).toBe(room);
+  });
+
+  it('says the pool is held within the file limit when it is, with the files the load needs', () => {
+    const note = describeLocalLimits(400, { openFiles: 128 }, undefined, {
+      filesCap: 32,
+      filesPerConnection: 2,
+    });
+    expect(note).toBe(
+      "connections: 400 connections at once need about 864 open files, over this process's limit of 128: the client holds at most 32 and the other requests wait in it for one (the server sees at most 32 at once); raise it with ulimit -n 864 (or more) in the shell that starts goodput, or lower the load",
+    );
   });
 
   it.each(['EADDRNOTAVAIL', 'EADDRINUSE', 'EMFILE', 'ENFILE'])(

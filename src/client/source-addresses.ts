@@ -24,6 +24,7 @@
 import { readFileSync } from 'node:fs';
 import { isIPv4 } from 'node:net';
 import type { buildConnector } from 'undici';
+import { readOpenFilesLimit } from '../util/index.js';
 
 /** Loopback source addresses a loopback target may spread over, the default one included. */
 export const LOOPBACK_SOURCE_ADDRESSES = 16;
@@ -107,15 +108,11 @@ export interface LocalLimits {
   ports?: number;
 }
 
-/** Reads the limits from /proc (Linux); elsewhere, or when unreadable, they are unknown. */
+/** Reads the limits: open files where they can be read (util/open-files.ts), ports from /proc (Linux); else unknown. */
 export function readLocalLimits(): LocalLimits {
   const limits: LocalLimits = {};
-  try {
-    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
-    if (m) limits.openFiles = Number(m[1]);
-  } catch {
-    // not Linux
-  }
+  const openFiles = readOpenFilesLimit();
+  if (openFiles !== undefined) limits.openFiles = openFiles;
   try {
     const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
     const ports = Number(high) - Number(low) + 1;
@@ -126,23 +123,53 @@ export function readLocalLimits(): LocalLimits {
   return limits;
 }
 
-/** File descriptors a process needs besides its connections (stdio, the event loop, files, threads). */
+/**
+ * File descriptors a process keeps besides its connections: stdio and the event loop (about 20
+ * at start), the result files, server-metrics scrapes, a pacer thread, modules and tables loaded
+ * on first use, the summary written at the end.
+ */
 export const RESERVED_FILES = 64;
+
+/**
+ * The most connections that fit under an open-file limit, `filesPerConnection` each (2 when the
+ * server's end of each connection is in this process too: the embedded engine), RESERVED_FILES
+ * kept; at least 1. Undefined when the limit is unknown.
+ *
+ * @example
+ * connectionsWithinFiles(1024, 1); // → 960
+ * connectionsWithinFiles(1024, 2); // → 480
+ */
+export function connectionsWithinFiles(
+  openFiles: number | undefined,
+  filesPerConnection: number,
+): number | undefined {
+  if (openFiles === undefined) return undefined;
+  return Math.max(1, Math.floor((openFiles - RESERVED_FILES) / filesPerConnection));
+}
 
 /**
  * A note when `connections` at once will not fit this machine's limits, naming the fix; else
  * undefined. The soft file limit cannot be raised from inside Node: it is raised in the shell
- * that starts goodput (`ulimit -n`), up to the hard limit.
+ * that starts goodput (`ulimit -n`), up to the hard limit. `filesCap`: the pool was capped to
+ * that many connections to fit the limit (the note says so instead of predicting failures);
+ * `filesPerConnection` as in connectionsWithinFiles (default 1).
  */
 export function describeLocalLimits(
   connections: number,
   limits: LocalLimits,
   plan: SourcePlan | undefined,
+  opts: { filesCap?: number; filesPerConnection?: number } = {},
 ): string | undefined {
   const notes: string[] = [];
-  if (limits.openFiles !== undefined && connections + RESERVED_FILES > limits.openFiles) {
+  const { filesCap } = opts;
+  const files = connections * (opts.filesPerConnection ?? 1) + RESERVED_FILES;
+  if (limits.openFiles !== undefined && filesCap !== undefined && filesCap < connections) {
     notes.push(
-      `${connections} connections at once need about ${connections + RESERVED_FILES} open files, over this process's limit of ${limits.openFiles}: raise it with ulimit -n ${connections + RESERVED_FILES} (or more) in the shell that starts goodput, or lower the load`,
+      `${connections} connections at once need about ${files} open files, over this process's limit of ${limits.openFiles}: the client holds at most ${filesCap} and the other requests wait in it for one (the server sees at most ${filesCap} at once); raise it with ulimit -n ${files} (or more) in the shell that starts goodput, or lower the load`,
+    );
+  } else if (limits.openFiles !== undefined && files > limits.openFiles) {
+    notes.push(
+      `${connections} connections at once need about ${files} open files, over this process's limit of ${limits.openFiles}: raise it with ulimit -n ${files} (or more) in the shell that starts goodput, or lower the load`,
     );
   }
   const sources = plan?.addresses.length ?? 1;

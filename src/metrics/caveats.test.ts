@@ -51,6 +51,27 @@ describe('runCaveats', () => {
       /the server served 4 connections at once while 8 requests were in flight: requests waited for a connection, not for the GPU/,
     ],
     [
+      'the open-file limit held the pool below the load',
+      (s) => {
+        Object.assign(s.load, { peakInFlight: 300 });
+        s.load.connections = {
+          mode: 'pooled',
+          limit: 64,
+          warmed: 64,
+          sizing:
+            "64 opened first for concurrency 300, at most 300; at most 64 within this process's open-file limit (ulimit -n 128)",
+          peakOpen: 64,
+          peakServed: 64,
+          waited: 0,
+          longestWaitMs: 0,
+          serverLimited: false,
+          openFilesLimit: 128,
+        };
+      },
+      'open-files-limit',
+      /at most 64 connections: this process's open-file limit \(ulimit -n 128\) left room for no more; .*the server saw at most 64 at once/,
+    ],
+    [
       'dropped sends',
       (s) => Object.assign(s.load, { dropped: 3 }),
       'dropped-sends',

@@ -90,6 +90,21 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
         : undefined,
   },
   {
+    id: 'open-files-limit',
+    severity: 'warn',
+    point: "held below its load by the client's open-file limit",
+    detect: (s) => {
+      const c = s.load.connections;
+      if (c?.openFilesLimit === undefined || c.limit === undefined) return undefined;
+      return (
+        `the client held at most ${plural(c.limit, 'connection')}: this process's open-file limit ` +
+        `(ulimit -n ${c.openFilesLimit}) left room for no more; requests beyond them waited in the client for one, ` +
+        `so the server saw at most ${c.limit} at once and the load asked was not the load sent: raise the limit ` +
+        'in the shell that starts goodput (ulimit -n) and run again'
+      );
+    },
+  },
+  {
     id: 'gc-pauses',
     severity: 'warn',
     point: 'whose client paused for garbage collection',

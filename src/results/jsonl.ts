@@ -21,6 +21,11 @@ export interface JsonlWriterOptions {
    * the stream meets it: a run stops its load there instead of measuring into the void.
    */
   onError?: (error: Error) => void;
+  /**
+   * The file, already opened for writing (truncated) by the caller, e.g. before a load takes
+   * every file descriptor; closed with the writer. Default: `path` is opened here.
+   */
+  fd?: number;
 }
 
 /** Lines are handed to the file at least this often while records arrive… */
@@ -47,7 +52,11 @@ export class JsonlWriter<T> {
   constructor(path: string, header: JsonlHeader, opts: JsonlWriterOptions = {}) {
     this.path = path;
     // Room for a few flushes in flight: backpressure means the disk is behind, not that one flush is.
-    this.stream = createWriteStream(path, { flags: 'w', highWaterMark: STREAM_BUFFER_BYTES });
+    this.stream = createWriteStream(path, {
+      flags: 'w',
+      highWaterMark: STREAM_BUFFER_BYTES,
+      ...(opts.fd !== undefined ? { fd: opts.fd } : {}),
+    });
     this.stream.on('error', (e) => {
       if (this.error) return;
       this.error = e;

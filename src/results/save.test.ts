@@ -76,7 +76,7 @@ describe('saveSummary', () => {
     expect(e.hint).toContain(join(dir, 'requests.jsonl'));
   });
 
-  it('a file the process had no descriptor left to open: the hint names ulimit -n, not the folder', () => {
+  it('a file the process had no descriptor left to open: E_FD_LIMIT (exit 7), the hint names ulimit -n, not the folder', () => {
     const emfile = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
     const e = writeFailedError({
       dir: '/r',
@@ -85,7 +85,11 @@ describe('saveSummary', () => {
       measured: 600,
       stopped: true,
     });
-    expect(e.hint).toMatch(/^raise the open-file limit \(ulimit -n\) or lower the load/);
+    expect(e.code).toBe('E_FD_LIMIT');
+    expect(e.exitCode).toBe(ExitCode.WRITE_FAILED);
+    expect(e.hint).toMatch(
+      /^raise the open-file limit in the shell that starts goodput \(ulimit -n\) or lower the load/,
+    );
     expect(e.hint).not.toMatch(/permissions/);
   });
 });

@@ -10,8 +10,9 @@
 import { mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GoodputError } from '../errors.js';
+import { ExitCode, GoodputError } from '../errors.js';
 import type { ImportedSummary, RunSummary } from '../types.js';
+import { outOfFilesCode } from '../util/index.js';
 import { RESULT_FILES } from './files.js';
 import { describeFsError } from './fs-error.js';
 
@@ -92,17 +93,15 @@ export function writeFailedError(opts: {
 }): GoodputError {
   const what = opts.failures.map((f) => `${f.path} (${describeFsError(f.error)})`).join(', ');
   const stopped = opts.stopped ? '; the load was stopped there' : '';
-  // Out of file descriptors (the connections took them all): no folder is at fault.
-  const outOfFiles = opts.failures.some((f) =>
-    /^(EMFILE|ENFILE)$/.test(String((f.error as { code?: unknown })?.code)),
-  );
+  // Out of file descriptors (the connections took them all): no folder is at fault, the limit is.
+  const outOfFiles = opts.failures.some((f) => outOfFilesCode(f.error) !== undefined);
   const fix = outOfFiles
-    ? 'raise the open-file limit (ulimit -n) or lower the load (every connection takes a file descriptor)'
+    ? 'raise the open-file limit in the shell that starts goodput (ulimit -n) or lower the load (every connection takes a file descriptor)'
     : `free space or fix the permissions of ${opts.dir}`;
   return new GoodputError(
-    'E_IO',
+    outOfFiles ? 'E_FD_LIMIT' : 'E_IO',
     `could not write ${what}${stopped}. What was measured (${opts.measured} requests) is summarised in ${opts.summaryPath}`,
     `${fix} and run again; the records written before the failure are in ${join(opts.dir, RESULT_FILES.requests)}`,
-    { cause: opts.failures[0]?.error },
+    { cause: opts.failures[0]?.error, exitCode: ExitCode.WRITE_FAILED },
   );
 }

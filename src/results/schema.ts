@@ -258,6 +258,7 @@ export const RunSummarySchema = z.object({
         waited: int,
         longestWaitMs: num,
         serverLimited: z.boolean(),
+        openFilesLimit: int.optional(),
       })
       .optional(),
     startSkewMs: num.optional(),

@@ -7,21 +7,30 @@
  * sample, progress) → summarise and diagnose → summary.json. Returns the summary and the
  * result directory.
  *
+ * File descriptors: requests.jsonl is opened before the connections and the connections are
+ * closed before summary.json is written, so a load that takes every descriptor costs neither
+ * (the live transport also holds its pool within the limit); a run that still runs out fails
+ * with E_FD_LIMIT naming `ulimit -n` and the load, never as a bug.
+ *
  * @module
  */
 
 import { randomBytes } from 'node:crypto';
+import { closeSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { redactCommandLine, redactUrl } from '../config/index.js';
-import { GoodputError } from '../errors.js';
+import { GoodputError, isGoodputError, outOfFilesError } from '../errors.js';
+import { RESULT_FILES } from '../results/index.js';
 import { chooseMetricsUrl } from '../server-metrics/index.js';
-import type { LoadClock } from '../types.js';
+import type { LoadClock, LoadSpec } from '../types.js';
+import { outOfFilesCode, readOpenFilesLimit } from '../util/index.js';
 import type { BenchmarkConfig } from './config.js';
 import { describeRunTarget } from './describe.js';
 import { type BenchmarkIo, type BenchmarkResult, noter } from './io.js';
 import { RunOutput } from './output.js';
 import { buildRunMeta } from './pipeline.js';
 import { buildPlan, type LoadPlan } from './plan.js';
-import { type MetricsProbe, Recording } from './recording.js';
+import { type MetricsProbe, openRecordsFile, Recording } from './recording.js';
 import { prepareRunDir } from './run-workload.js';
 import { checkShard } from './sharding/shard.js';
 import { checkServedModel, type PreparedTarget, prepareTarget } from './target.js';
@@ -54,6 +63,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
   });
   let transport: Transport | undefined;
   let recording: Recording | undefined;
+  let recordsFd: number | undefined;
   try {
     const plan = await buildPlan(config, target.virtualProfile !== undefined, io.signal, note);
     // What the server says of itself, before the clock starts (after the workload: building it
@@ -66,6 +76,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       ? {}
       : await chooseMetricsUrl({ ...config.serverMetrics, shown: redactUrl }, target.baseUrl);
     if (metrics.note) note(metrics.note);
+    recordsFd = openRecordsFile(dir);
     transport = await openTransport(plan, target, io.signal, note);
     const modelProblem = await modelCheck;
     if (modelProblem) throw modelProblem;
@@ -83,6 +94,7 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
       baseUrl: target.baseUrl,
       virtual: !!target.virtualProfile,
       io,
+      recordsFd,
     });
     const startAtMs = startInstant(config, clock, note);
     const result = await transport.run(plan, {
@@ -93,13 +105,44 @@ export async function runBenchmark(config: BenchmarkConfig, io: BenchmarkIo): Pr
     });
     const summary = await recording.summarise(result, note);
     await recording.close(output);
+    // Every connection closed before summary.json takes a file descriptor.
+    await transport.close();
+    transport = undefined;
     await output.finish(summary);
     return { summary, dir };
+  } catch (e) {
+    throw outOfFiles(e, config.load, dir) ?? e;
   } finally {
+    if (recordsFd !== undefined && !recording) dropRecordsFile(recordsFd, dir);
     await recording?.abandon();
     await transport?.close();
     await target.close().catch(() => undefined);
   }
+}
+
+/** Failed before the load (a refused --model): no empty records file is left behind. */
+function dropRecordsFile(fd: number, dir: string): void {
+  closeSync(fd);
+  rmSync(join(dir, RESULT_FILES.requests), { force: true });
+}
+
+/** E_FD_LIMIT for a run that ran out of file descriptors where nothing classified it; else undefined. */
+function outOfFiles(e: unknown, load: LoadSpec, dir: string): GoodputError | undefined {
+  if (isGoodputError(e) || !outOfFilesCode(e)) return undefined;
+  const openFiles = readOpenFilesLimit();
+  const flag =
+    load.mode === 'closed' && load.concurrency !== undefined
+      ? `--concurrency ${load.concurrency}`
+      : load.rate !== undefined && Number.isFinite(load.rate)
+        ? `--rate ${load.rate}`
+        : undefined;
+  return outOfFilesError({
+    what: e instanceof Error ? e.message : String(e),
+    ...(openFiles !== undefined ? { openFiles } : {}),
+    ...(flag ? { load: flag } : {}),
+    saved: `what was measured is in ${join(dir, RESULT_FILES.requests)} (goodput summarize ${dir} rebuilds its summary)`,
+    cause: e,
+  });
 }
 
 /** `--workers`, `--shard` and `--start-at` refused before anything starts when they cannot work. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConnectionStats } from '../client/index.js';
 import type { ConnectionWarmup, LoadSpec } from '../types.js';
 import { connectionUse, describeServerConnections, HeadersTally } from './connection-use.js';
-import { planConnections } from './live-client.js';
+import { planConnections, poolLimit } from './live-client.js';
 
 const base: LoadSpec = { mode: 'closed', warmup: 0, timeoutMs: 60_000, maxRetries: 1 };
 
@@ -58,6 +58,81 @@ describe('planConnections', () => {
 
   it('never opens more than 256 first', () => {
     expect(planConnections({ ...base, concurrency: 5000 }, 128).warm).toBe(256);
+  });
+});
+
+describe('planConnections within the open-file limit', () => {
+  const files = { openFiles: 160, connections: 96 };
+  it.each<[string, Partial<LoadSpec>, { limit?: number; warm: number; held?: number; said: boolean }]>([
+    [
+      'a closed loop wider than the room: held at 96, said',
+      { concurrency: 200 },
+      { limit: 200, warm: 96, held: 96, said: true },
+    ],
+    ['a closed loop that fits: untouched', { concurrency: 64 }, { limit: 64, warm: 64, said: false }],
+    ['exactly the room: untouched', { concurrency: 96 }, { limit: 96, warm: 96, said: false }],
+    // An open loop opens more as it needs them: the cap holds it, said only if it reaches it (connectionUse).
+    [
+      'an open loop: held at 96, not said up front',
+      { mode: 'open', rate: 3 },
+      { warm: 9, held: 96, said: false },
+    ],
+    [
+      'per-request under pooled limits alike',
+      { concurrency: 200, connections: { mode: 'per-request' } },
+      { limit: 200, warm: 0, held: 96, said: true },
+    ],
+  ])('%s', (_name, load, expected) => {
+    const plan = planConnections({ ...base, ...load }, 128, files);
+    expect(plan.limit).toBe(expected.limit);
+    expect(plan.warm).toBe(expected.warm);
+    expect(plan.filesCap?.connections).toBe(expected.held);
+    expect(poolLimit(plan)).toBe(expected.held ?? expected.limit);
+    expect(plan.sizing.includes("within this process's open-file limit (ulimit -n 160)")).toBe(expected.said);
+  });
+});
+
+describe('connectionUse with the pool held by the client', () => {
+  const headers = { early: 50, of: 50 };
+  it('the open-file cap is reported as the limit, and the server is not blamed for the client holding 96 of 200', () => {
+    const held = planConnections({ ...base, concurrency: 200 }, 16, { openFiles: 160, connections: 96 });
+    const use = connectionUse({
+      plan: held,
+      stats: stats({ opened: 96, peakOpen: 96, peakServed: 96, waited: 3, longestWaitMs: 400 }),
+      peakInFlight: 200,
+      headers,
+    });
+    expect(use).toMatchObject({ limit: 96, openFilesLimit: 160, serverLimited: false });
+  });
+
+  it('--connections pooled:4 under concurrency 8 is the client holding them, not the server', () => {
+    const pooled = planConnections(
+      { ...base, concurrency: 8, connections: { mode: 'pooled', limit: 4 } },
+      16,
+    );
+    const use = connectionUse({
+      plan: pooled,
+      stats: stats({ opened: 4, peakOpen: 4, peakServed: 4, waited: 4, longestWaitMs: 900 }),
+      peakInFlight: 8,
+      headers,
+    });
+    expect(use.serverLimited).toBe(false);
+    expect(use.openFilesLimit).toBeUndefined();
+  });
+
+  it.each([
+    ['reached the cap: said', 96, 160],
+    ['stayed below it: nothing to say', 40, undefined],
+  ])('an open loop %s', (_name, peakOpen, said) => {
+    const open = planConnections({ ...base, mode: 'open', rate: 3 }, 16, { openFiles: 160, connections: 96 });
+    const use = connectionUse({
+      plan: open,
+      stats: stats({ opened: peakOpen, peakOpen, peakServed: peakOpen }),
+      peakInFlight: peakOpen,
+      headers,
+    });
+    expect(use.openFilesLimit).toBe(said);
+    expect(use.limit).toBe(said === undefined ? undefined : 96);
   });
 });
 

@@ -16,7 +16,7 @@
 
 import type { ConnectionStats } from '../client/index.js';
 import type { ConnectionUse, ConnectionWarmup, RequestRecord } from '../types.js';
-import type { ConnectionPlan } from './live-client.js';
+import { type ConnectionPlan, poolLimit } from './live-client.js';
 
 /** Counts, over answered requests, of those whose headers came well before their first token. */
 export class HeadersTally {
@@ -55,8 +55,13 @@ function warmupShort(w: ConnectionWarmup | undefined): boolean {
 export function connectionUse(input: ConnectionUseInput): ConnectionUse {
   const { plan, stats, warmup, peakInFlight, headers } = input;
   const headersEarly = headers.of === 0 || headers.early * 2 >= headers.of;
+  // The client's own cap (--connections pooled:N, the open-file limit) is no server's doing.
+  const held = poolLimit(plan) ?? Number.POSITIVE_INFINITY;
   const loadWaited =
-    stats.waited > 0 && stats.peakServed >= 1 && stats.peakServed < peakInFlight && headersEarly;
+    stats.waited > 0 &&
+    stats.peakServed >= 1 &&
+    stats.peakServed < Math.min(peakInFlight, held) &&
+    headersEarly;
   const use: ConnectionUse = {
     mode: plan.mode,
     warmed: plan.warm,
@@ -68,6 +73,11 @@ export function connectionUse(input: ConnectionUseInput): ConnectionUse {
     serverLimited: loadWaited || warmupShort(warmup),
   };
   if (plan.limit !== undefined) use.limit = plan.limit;
+  const files = plan.filesCap;
+  if (files && (plan.limit !== undefined || stats.peakOpen >= files.connections)) {
+    use.limit = files.connections;
+    use.openFilesLimit = files.openFiles;
+  }
   return use;
 }
 

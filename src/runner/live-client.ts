@@ -29,6 +29,24 @@ export interface ConnectionPlan {
   /** Connections opened before the clock. */
   warm: number;
   sizing: string;
+  /**
+   * This process's open-file limit holds the pool below `limit` (or below an open loop's "as
+   * many as it needs"): the client holds at most `connections` (`openFiles` is `ulimit -n`).
+   */
+  filesCap?: FilesCap;
+}
+
+/** The most connections an open-file limit leaves room for (connectionsWithinFiles), and the limit. */
+export interface FilesCap {
+  openFiles: number;
+  connections: number;
+}
+
+/** The most connections the client holds at once: the plan's limit within its files cap; undefined: no cap. */
+export function poolLimit(plan: ConnectionPlan): number | undefined {
+  const cap = plan.filesCap?.connections;
+  if (cap === undefined) return plan.limit;
+  return plan.limit === undefined ? cap : Math.min(plan.limit, cap);
 }
 
 /** Requests a closed loop keeps in flight: its concurrency, or its highest stage. */
@@ -83,32 +101,47 @@ function openInFlight(load: LoadSpec, maxTokens: number): { n: number; why: stri
  * keep in flight (see openInFlight) and more only as the load needs them, within
  * --max-concurrency; `pooled:N` caps either at N. Idle connections close after
  * IDLE_CONNECTION_MS. `per-request` opens none before the clock.
+ *
+ * `files`: the most connections this process's open-file limit leaves room for
+ * (connectionsWithinFiles); below the load's limit, the pool holds no more (`filesCap`) and
+ * the requests beyond wait in the client for a connection, where they would otherwise fail
+ * for want of a file descriptor.
  */
-export function planConnections(load: LoadSpec, maxTokens: number): ConnectionPlan {
+export function planConnections(load: LoadSpec, maxTokens: number, files?: FilesCap): ConnectionPlan {
   const setting = load.connections ?? { mode: 'pooled' };
   const loadCap = load.mode === 'closed' && !load.sessions ? closedWidth(load) : load.maxConcurrency;
   const limit =
     setting.limit === undefined ? loadCap : Math.min(setting.limit, loadCap ?? Number.POSITIVE_INFINITY);
+  const filesCap =
+    files && files.connections < (limit ?? Number.POSITIVE_INFINITY) ? { filesCap: files } : {};
+  // Said only when the load asked for more: an open loop's "as many as it needs" says nothing of it.
+  const within =
+    filesCap.filesCap && limit !== undefined
+      ? `; at most ${files!.connections} within this process's open-file limit (ulimit -n ${files!.openFiles})`
+      : '';
   const cap = limit === undefined ? '' : `, at most ${limit}`;
   if (setting.mode === 'per-request') {
     return {
       mode: 'per-request',
       ...(limit !== undefined ? { limit } : {}),
       warm: 0,
-      sizing: `a new connection per request${cap}`,
+      sizing: `a new connection per request${cap}${within}`,
+      ...filesCap,
     };
   }
   const expected =
     load.mode === 'closed' && !load.sessions
       ? { n: closedWidth(load), why: `concurrency ${closedWidth(load)}` }
       : openInFlight(load, maxTokens);
-  const warm = Math.min(expected.n, limit ?? Number.POSITIVE_INFINITY, MAX_WARM_CONNECTIONS);
+  const held = Math.min(limit ?? Number.POSITIVE_INFINITY, files?.connections ?? Number.POSITIVE_INFINITY);
+  const warm = Math.min(expected.n, held, MAX_WARM_CONNECTIONS);
   const given = setting.limit !== undefined ? ` (--connections pooled:${setting.limit})` : '';
   return {
     mode: 'pooled',
     ...(limit !== undefined ? { limit } : {}),
     warm,
-    sizing: `${warm} opened first for ${expected.why}${limit === undefined ? ', more as the load needs them' : cap}${given}`,
+    sizing: `${warm} opened first for ${expected.why}${limit === undefined ? ', more as the load needs them' : cap}${given}${within}`,
+    ...filesCap,
   };
 }
 
@@ -125,8 +158,8 @@ export function createRunClient(
   load: LoadSpec,
   tokenizer: Tokenizer,
   clock: LoadClock,
+  plan: ConnectionPlan = planConnections(load, config.sampling.maxTokens),
 ): Client {
-  const plan = planConnections(load, config.sampling.maxTokens);
   return createClient(
     {
       baseUrl: target.baseUrl,
@@ -136,7 +169,7 @@ export function createRunClient(
       timeoutMs: load.timeoutMs,
       ttftTimeoutMs: load.ttftTimeoutMs,
       maxRetries: load.maxRetries,
-      connections: plan.limit,
+      connections: poolLimit(plan),
       connectionMode: plan.mode,
       ...(load.connections?.sourceAddresses ? { sourceAddresses: load.connections.sourceAddresses } : {}),
       sampling: config.sampling,

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactUrl } from '../config/index.js';
 import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
@@ -60,6 +61,16 @@ export interface RecordingOptions {
   /** Virtual time: no GPU exporter to scrape. */
   virtual: boolean;
   io: BenchmarkIo;
+  /** requests.jsonl, opened before the connections (openRecordsFile). */
+  recordsFd?: number;
+}
+
+/**
+ * Opens DIR/requests.jsonl for the records. A run opens it before its connections: a load
+ * that takes every file descriptor then cannot cost it the records.
+ */
+export function openRecordsFile(dir: string): number {
+  return openSync(join(dir, RESULT_FILES.requests), 'w');
 }
 
 export class Recording {
@@ -88,7 +99,10 @@ export class Recording {
         startedAt: meta.startedAt,
         run: rebuildInfo(meta, run, metricsUrl ? redactUrl(metricsUrl) : undefined),
       },
-      { onError: output.onWriteError(requestsPath) },
+      {
+        onError: output.onWriteError(requestsPath),
+        ...(o.recordsFd !== undefined ? { fd: o.recordsFd } : {}),
+      },
     );
     const common = {
       dir,

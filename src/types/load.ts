@@ -41,6 +41,12 @@ export interface ConnectionUse {
   longestWaitMs: number;
   /** The server served fewer connections at once than the load asked for: requests waited for a connection. */
   serverLimited: boolean;
+  /**
+   * This process's open-file limit (`ulimit -n`), when it held the pool below what the load asked
+   * for (or an open loop's pool reached it): `limit` is then the connections it left room for,
+   * and the requests beyond waited in the client (the `open-files-limit` caveat).
+   */
+  openFilesLimit?: number;
 }
 
 /** Garbage-collection pauses of the load thread(s) during the measured load (live runs; ms). */

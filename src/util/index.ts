@@ -11,6 +11,7 @@ export { type CsvValue, csvField, csvLine } from './csv.js';
 export { type ImageHeader, type ImageMime, imageHeader } from './image-header.js';
 export { inputStopSignal, openForReading, stopInputReads } from './input-file.js';
 export { MAX_TOKENS } from './limits.js';
+export { outOfFilesCode, parseLimit, readOpenFilesLimit } from './open-files.js';
 export { seededRandom } from './random.js';
 export {
   MIN_SECRET_FRAGMENT,

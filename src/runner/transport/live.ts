@@ -1,11 +1,18 @@
 /**
  * The live transport: a client of the target on this thread, its connections opened before
- * the clock starts (bounded, see live-client.ts), the load run through the run pipeline.
+ * the clock starts (bounded, see live-client.ts), the load run through the run pipeline. The
+ * pool is held within this process's open-file limit (a connection that cannot get a file
+ * descriptor would fail, and so would the files and modules the run opens after it).
  *
  * @module
  */
 
-import { describeLocalLimits, readLocalLimits, sourcePlan } from '../../client/index.js';
+import {
+  connectionsWithinFiles,
+  describeLocalLimits,
+  readLocalLimits,
+  sourcePlan,
+} from '../../client/index.js';
 import type { ConnectionWarmup } from '../../types.js';
 import { connectionUse, HeadersTally } from '../connection-use.js';
 import {
@@ -33,14 +40,26 @@ export async function openLiveTransport(
   const clock = new RunClock({
     bootPacer: waitsOnClock(load, workload.sessions, workload.agents, config.startAtMs),
   });
-  const connectionPlan = planConnections(config.load, config.sampling.maxTokens);
+  const limits = readLocalLimits();
+  // The embedded engine serves from this process: each connection takes a descriptor at both ends.
+  const filesPerConnection = target.info.embedded ? 2 : 1;
+  const withinFiles = connectionsWithinFiles(limits.openFiles, filesPerConnection);
+  const connectionPlan = planConnections(
+    config.load,
+    config.sampling.maxTokens,
+    withinFiles !== undefined ? { openFiles: limits.openFiles!, connections: withinFiles } : undefined,
+  );
   const limitsNote = describeLocalLimits(
     connectionPlan.limit ?? connectionPlan.warm,
-    readLocalLimits(),
+    limits,
     sourcePlan(new URL(target.baseUrl).hostname, config.load.connections?.sourceAddresses),
+    {
+      filesPerConnection,
+      ...(connectionPlan.filesCap ? { filesCap: connectionPlan.filesCap.connections } : {}),
+    },
   );
   if (limitsNote) note(limitsNote);
-  const client = createRunClient(config, target, config.load, plan.tokenizer, clock);
+  const client = createRunClient(config, target, config.load, plan.tokenizer, clock, connectionPlan);
   let connectionWarmup: ConnectionWarmup;
   try {
     connectionWarmup = await warmConnections(client, connectionPlan, config.load, signal);
