@@ -123,6 +123,34 @@ describe('LatencyHistogram', () => {
     expect(mine.encode()).toBe(encodeIntoCompressedBase64(lib));
   });
 
+  test('values held back before the counts array is built give the same histogram as recording at once', () => {
+    // Read after every value (built at once) against read only at the end, for runs below and
+    // above the 4,096 values held back, with weighted values among them.
+    for (const n of [1, 300, 4_096, 4_097, 9_000]) {
+      const values = randomLatencies(n, n);
+      const eager = new LatencyHistogram();
+      const held = new LatencyHistogram();
+      const heldToMerge = new LatencyHistogram();
+      eager.stats();
+      values.forEach((v, i) => {
+        const weight = i % 1_000 === 999 ? 3 : 1;
+        eager.record(v, weight);
+        held.record(v, weight);
+        heldToMerge.record(v, weight);
+      });
+      expect(held.encode(), String(n)).toBe(eager.encode());
+      expect(held.stats(), String(n)).toEqual(eager.stats());
+      const merged = new LatencyHistogram();
+      merged.record(7);
+      merged.merge(heldToMerge);
+      const mergedEager = new LatencyHistogram();
+      mergedEager.record(7);
+      mergedEager.stats();
+      mergedEager.merge(eager);
+      expect(merged.encode(), String(n)).toBe(mergedEager.encode());
+    }
+  });
+
   test('empty gives zeros; negative and NaN values do not poison it', () => {
     expect(new LatencyHistogram().stats()).toEqual(referenceStats([]));
     const h = new LatencyHistogram();

@@ -10,7 +10,9 @@
  * 1/32768 (0.003 %) of the value. bench/metrics-histogram.bench.mjs measures it.
  *
  * Memory: the counts array grows with the largest value recorded (about 64 KB per doubling of
- * range, ≈ 0.7 MB for a histogram spanning 1 µs to 10 s), never with the number of values.
+ * range, ≈ 0.7 MB for a histogram spanning 1 µs to 10 s), never with the number of values; it
+ * is built only once a histogram is read or holds more than 4,096 values (until then they are
+ * kept as they came, 8 bytes each).
  *
  * Percentiles follow the nearest-rank definition (the smallest value such that p % of the
  * values are ≤ it), as HdrHistogram does; numpy's default interpolates between neighbours
@@ -26,6 +28,8 @@ import { RunningStats } from './running-stats.js';
 
 /** Significant decimal digits kept by every latency histogram. */
 export const HISTOGRAM_SIGNIFICANT_DIGITS = 4;
+/** Values held back before a histogram builds its counts array (32 KB of them at most). */
+const HELD_MAX = 4096;
 /** Values are clamped to this many microseconds (about 12.7 days) so a clock bug cannot allocate without bound. */
 const MAX_MICROS = 2 ** 40;
 
@@ -87,11 +91,21 @@ function newHdr(): JsHistogram {
  * h.stats().p50; // 12.5
  */
 export class LatencyHistogram {
-  private readonly hdr: JsHistogram;
+  /** The HdrHistogram, once built (see `held`). */
+  private built: JsHistogram | undefined;
+  /**
+   * Values (µs, each of weight 1) held back until the histogram is first read or they pass
+   * HELD_MAX: a counts array takes 128 KB at least and grows by 64 KB per doubling of range, so
+   * the dozens of histograms of a run whose requests are few would hold megabytes for a few
+   * thousand values. Replayed in order into the histogram when it is built, so every count,
+   * percentile and encoding is what recording them at once gives.
+   */
+  private held: Float64Array | undefined;
+  private heldCount = 0;
   private readonly exact: RunningStats;
 
-  constructor(hdr: JsHistogram = newHdr(), exact: RunningStats = new RunningStats()) {
-    this.hdr = hdr;
+  constructor(hdr?: JsHistogram, exact: RunningStats = new RunningStats()) {
+    this.built = hdr;
     this.exact = exact;
   }
 
@@ -100,7 +114,38 @@ export class LatencyHistogram {
     if (weight <= 0 || Number.isNaN(ms)) return;
     const value = Math.max(ms, 0);
     this.exact.add(value, weight);
-    recordMicros(this.hdr, toMicros(value), weight);
+    const micros = toMicros(value);
+    if (this.built === undefined && weight === 1 && this.hold(micros)) return;
+    recordMicros(this.hdr(), micros, weight);
+  }
+
+  /** Holds a value back; false when HELD_MAX are held (the histogram is then built). */
+  private hold(micros: number): boolean {
+    let held = this.held;
+    if (held === undefined) {
+      held = new Float64Array(16);
+      this.held = held;
+    } else if (this.heldCount === held.length) {
+      if (held.length >= HELD_MAX) return false;
+      const grown = new Float64Array(held.length * 2);
+      grown.set(held);
+      held = grown;
+      this.held = grown;
+    }
+    held[this.heldCount++] = micros;
+    return true;
+  }
+
+  /** The HdrHistogram, built on first need from the values held back. */
+  private hdr(): JsHistogram {
+    if (this.built === undefined) {
+      const h = newHdr();
+      for (let i = 0; i < this.heldCount; i++) recordMicros(h, this.held![i]!, 1);
+      this.built = h;
+      this.held = undefined;
+      this.heldCount = 0;
+    }
+    return this.built;
   }
 
   /** Number of values recorded (weights included). */
@@ -114,8 +159,9 @@ export class LatencyHistogram {
    */
   percentile(p: number): number {
     if (this.exact.count === 0) return 0;
-    const upper = this.hdr.getValueAtPercentile(p);
-    const middle = this.hdr.medianEquivalentValue(upper) / 1000;
+    const hdr = this.hdr();
+    const upper = hdr.getValueAtPercentile(p);
+    const middle = hdr.medianEquivalentValue(upper) / 1000;
     const clamped = Math.min(this.exact.max, Math.max(this.exact.min, middle));
     // whole microseconds, without float noise (144.116, not 144.11599999999999)
     return Math.round(clamped * 1000) / 1000;
@@ -137,18 +183,21 @@ export class LatencyHistogram {
 
   /** Adds everything `other` recorded, exactly as if its values had been recorded here. */
   merge(other: LatencyHistogram): void {
-    this.hdr.add(other.hdr);
+    this.hdr().add(other.hdr());
     this.exact.merge(other.exact);
   }
 
   /** Compressed base64 (HdrHistogram V2 encoding), as stored in `RunSummary.histograms`. */
   encode(): string {
-    return encodeHistogram(this.hdr);
+    return encodeHistogram(this.hdr());
   }
 
-  /** Estimated bytes held by the counts array (fixed by the value range, not by the number of values). */
+  /**
+   * Estimated bytes of the counts array the values need (fixed by the value range, not by the
+   * number of values); builds it.
+   */
   get footprintBytes(): number {
-    return this.hdr.estimatedFootprintInBytes;
+    return this.hdr().estimatedFootprintInBytes;
   }
 
   /**
