@@ -11,8 +11,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { ExitCode, GoodputError } from '../errors.js';
+import { inputStopSignal, openForReading } from '../util/index.js';
 import {
   type AgentTrace,
   type AgentTraceFormat,
@@ -167,32 +167,40 @@ function tooLong(path: string, lineNo: number): GoodputError {
   );
 }
 
-/** Reads and checks an agent trace file (see the module comment); errors are E_DATASET (exit 2). */
+function stoppedError(path: string): GoodputError {
+  return new GoodputError(
+    'E_DATASET',
+    `reading agent trace ${path} was stopped`,
+    'nothing was sent; run again',
+    {
+      exitCode: ExitCode.INTERRUPTED,
+    },
+  );
+}
+
+/**
+ * Reads and checks an agent trace file (see the module comment); errors are E_DATASET (exit 2).
+ * Opened as every input file is (util's openForReading: a FIFO nobody writes to cannot hold the
+ * command), stopped by `signal` or, without one, by the CLI's Ctrl-C and SIGTERM.
+ */
 export async function loadAgentTrace(
   path: string,
   options: { format?: AgentTraceFormat; signal?: AbortSignal } = {},
 ): Promise<AgentTrace> {
   const lines = new AgentTraceLines(path, options.format);
   const hash = createHash('sha256');
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
-  const onAbort = () =>
-    stream.destroy(
-      new GoodputError(
-        'E_DATASET',
-        `reading agent trace ${path} was stopped`,
-        'nothing was sent; run again',
-        {
-          exitCode: ExitCode.INTERRUPTED,
-        },
-      ),
-    );
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const signal = options.signal ?? inputStopSignal;
+  if (signal.aborted) throw stoppedError(path);
+  let input: ReturnType<typeof openForReading> | undefined;
+  const onAbort = () => input?.close();
+  signal.addEventListener('abort', onAbort, { once: true });
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let total = 0;
   let lineNo = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    input = openForReading(path, 1024 * 1024);
+    for await (const chunk of input.chunks) {
       total += chunk.length;
       if (total > AGENT_TRACE_BOUNDS.bytes)
         throw agentTraceError(
@@ -216,16 +224,19 @@ export async function loadAgentTrace(
         if (pendingBytes > AGENT_TRACE_BOUNDS.lineBytes) throw tooLong(path, lineNo + 1);
       }
     }
+    if (signal.aborted) throw stoppedError(path);
     if (pending.length > 0) lines.line(Buffer.concat(pending).toString('utf8'), ++lineNo);
   } catch (e) {
     if (e instanceof GoodputError) throw e;
+    if (signal.aborted) throw stoppedError(path);
     throw new GoodputError(
       'E_USAGE',
       `cannot read --agent-trace ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
       'pass the path of an agent trace file (docs/agents.md)',
     );
   } finally {
-    options.signal?.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
+    input?.close();
   }
   return lines.finish(hash.digest('hex'));
 }

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GoodputError } from '../errors.js';
+import { ExitCode, GoodputError } from '../errors.js';
 import type { AgentTraceStep } from './agent-trace.js';
 import { loadAgentTrace, parseAgentTrace } from './agent-trace-file.js';
 
@@ -161,5 +162,17 @@ describe("goodput's agent-trace JSONL", () => {
     expect(trace.runs).toHaveLength(2);
     expect(trace.sha256).toBe(parseAgentTrace(text, path).sha256);
     await expect(loadAgentTrace(join(dir, 'none.jsonl'))).rejects.toMatchObject({ code: 'E_USAGE' });
+  });
+
+  it('a FIFO nobody writes to: the read stops when told to (exit 130)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'goodput-agent-trace-'));
+    const fifo = join(dir, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    await expect(loadAgentTrace(fifo, { signal: stop.signal })).rejects.toMatchObject({
+      code: 'E_DATASET',
+      exitCode: ExitCode.INTERRUPTED,
+    });
   });
 });
