@@ -113,6 +113,26 @@ describe('an experiment plan with traffic classes (virtual time)', () => {
     expect(lint.code).toBe(0);
   });
 
+  it("gate --adr reruns the winner's classes and passes; the baseline's chat class fails its limit", async () => {
+    const rerun = await cli(['gate', '--adr', adrPath, '--time', 'virtual', '-q', '--out', 'rerun']);
+    expect(rerun.stdout).toMatch(/gate passed/);
+    expect(rerun.stdout).not.toMatch(/no traffic class/);
+    expect(rerun.code).toBe(0);
+    const rerunSummary = JSON.parse(
+      await readFile(join(work, 'rerun', 'summary.json'), 'utf8'),
+    ) as RunSummary;
+    expect(rerunSummary.meta.target.simSchedulingPolicy).toBe('priority');
+    expect(rerunSummary.classes?.map((c) => c.name)).toEqual(['chat', 'batch']);
+    const fcfs = join('exp', 'runs', 'fcfs', 'run-1');
+    // The baseline sent batch at priority 0: not the ADR's workload, unless the gate is told.
+    const refused = await cli(['gate', '--adr', adrPath, '--from', fcfs]);
+    expect(refused.stderr).toMatch(/not measured under .*workload:\n +workload\.classes:/);
+    expect(refused.code).toBe(2);
+    const base = await cli(['gate', '--adr', adrPath, '--from', fcfs, '--allow-different']);
+    expect(base.stdout).toMatch(/\[GATE FAIL\] p99\(ttft\)\{class=chat\}/);
+    expect(base.code).toBe(4);
+  });
+
   it('refuses a class parameter naming a class the run lacks, before any run', async () => {
     await writeFile(join(work, 'bad.yaml'), PLAN.replace('class.batch.priority', 'class.bulk.priority'));
     const bad = await cli(['experiment', 'bad.yaml', '--out', 'bad', '-q']);

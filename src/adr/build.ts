@@ -164,6 +164,8 @@ export function workloadOf(meta: RunMeta): AdrWorkload {
   if (meta.target.simProfile !== undefined) target.simProfile = meta.target.simProfile;
   if (meta.target.simSpeculativeConfig !== undefined)
     target.simSpeculativeConfig = meta.target.simSpeculativeConfig;
+  if (meta.target.simSchedulingPolicy !== undefined)
+    target.simSchedulingPolicy = meta.target.simSchedulingPolicy;
   w.target = target;
   return JSON.parse(JSON.stringify(w)) as AdrWorkload; // drop undefined fields: YAML writes no nulls
 }

@@ -66,6 +66,8 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
     workload.cancelAfterMs = spec.cancelAfterMs;
     workload.cancelRate = spec.cancelRate ?? 1;
   }
+  // Traffic classes: the same classes, so the ADR's per-class thresholds find their figures.
+  if (spec.classes) workload.classes = spec.classes.map((c) => ({ ...c }));
   const next: BenchmarkConfig = {
     ...config,
     api: spec.api,
@@ -87,5 +89,19 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
   if (config.url === undefined && typeof w.target?.simSpeculativeConfig === 'string') {
     next.sim = { ...next.sim, speculativeConfig: w.target.simSpeculativeConfig };
   }
+  if (config.url === undefined) embeddedClassEngine(next, w);
   return next;
+}
+
+/**
+ * The embedded engine of a rerun with classes, as the recorded run's: priority scheduling when
+ * it had it, and the models the classes name served as LoRA adapters (as `--class` gives them).
+ */
+function embeddedClassEngine(next: BenchmarkConfig, w: AdrWorkload): void {
+  const engine: EngineOptions = { ...next.sim?.engine };
+  if (w.target?.simSchedulingPolicy === 'priority') engine.schedulingPolicy ??= 'priority';
+  const models = [...new Set((w.workload.classes ?? []).flatMap((c) => c.model ?? []))];
+  const given = engine.loraModules ?? [];
+  if (models.some((m) => !given.includes(m))) engine.loraModules = [...new Set([...given, ...models])];
+  if (Object.keys(engine).length > 0) next.sim = { ...next.sim, engine };
 }
