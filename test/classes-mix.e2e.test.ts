@@ -71,7 +71,13 @@ describe('a mix of classes: tools, sessions and users per class (virtual time)',
     expect(a!.perUser!.outputTokensPerS.count).toBe(rated(agent));
     expect(summary.perUser!.outputTokensPerS.count).toBe(rated(records));
 
-    // The gate and the report read the class's per-user figure.
+    // Turn figures per class: the agent class's four turns, the chat class's one.
+    expect(a!.turns?.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
+    expect(c!.turns?.map((t) => t.turn)).toEqual([1]);
+    expect(c!.laterTurns).toBeUndefined();
+    expect(a!.laterTurns?.requests).toBe(agent.filter((r) => (r.turn ?? 1) > 1).length);
+
+    // The gate and the report read the class's per-user and later-turn figures.
     const p50 = a!.perUser!.outputTokensPerS.p50;
     const gate = await runCliInProcess(
       [
@@ -80,10 +86,12 @@ describe('a mix of classes: tools, sessions and users per class (virtual time)',
         dir,
         `user_tps_p50{class=agent}>${Math.floor(p50) - 1}`,
         'user_tps_p50{class=chat}>1',
+        'ttft_p50_later_turns{class=agent}>0',
       ],
       { cwd: dir },
     );
     expect(gate.stdout).toMatch(/\[GATE PASS\] user_tps_p50\{class=agent\}/);
+    expect(gate.stdout).toMatch(/\[GATE PASS\] ttft_p50_later_turns\{class=agent\}/);
     expect(gate.code).toBe(0);
     const report = await runCliInProcess(['report', dir, '--format', 'markdown'], { cwd: dir });
     expect(report.code).toBe(0);

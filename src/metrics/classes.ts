@@ -30,13 +30,15 @@ export function classSummaryOf(cls: TrafficClassSpec, summary: RunSummary): Clas
     errors: summary.errors,
     histograms: summary.histograms,
     ...(summary.perUser ? { perUser: summary.perUser } : {}),
+    ...(summary.turns ? { turns: summary.turns } : {}),
+    ...(summary.laterTurns ? { laterTurns: summary.laterTurns } : {}),
   };
 }
 
 /**
  * The run as one of its classes: the class's counts, latencies, throughput, goodput, errors,
- * histograms and per-user rates (and vLLM's flat keys from them) in the run's place; what is
- * not measured per class (the server's metrics, efficiency, buckets, turns) left out, so a
+ * histograms, per-user rates and turns (and vLLM's flat keys from them) in the run's place;
+ * what is not measured per class (the server's metrics, efficiency, buckets) left out, so a
  * figure read through it is the class's or none. Undefined when the run has no such class.
  *
  * @example
@@ -78,5 +80,7 @@ export function classView(summary: RunSummary, name: string): RunSummary | undef
     errors: cls.errors,
     histograms: cls.histograms,
     ...(cls.perUser ? { perUser: cls.perUser } : {}),
+    ...(cls.turns ? { turns: cls.turns } : {}),
+    ...(cls.laterTurns ? { laterTurns: cls.laterTurns } : {}),
   };
 }

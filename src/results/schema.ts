@@ -161,6 +161,8 @@ const classSummarySchema = z.object({
   errors: errorsSchema,
   histograms: z.partialRecord(z.enum(SUMMARY_LATENCIES), z.string()),
   perUser: perUserSchema.optional(),
+  turns: z.array(turnRow).optional(),
+  laterTurns: turnRow.optional(),
 });
 
 /** One diagnosis finding (Finding), also kept in sweep.json. */

@@ -11,6 +11,7 @@ import type {
   ErrorCount,
   GoodputSummary,
   PerUserSummary,
+  TurnRow,
   RunSummary,
   SummaryLatencies,
   SummaryLatencyName,
@@ -38,4 +39,7 @@ export interface ClassSummary {
   histograms: Partial<Record<SummaryLatencyName, string>>;
   /** Its requests' per-user output tokens/s (as RunSummary.perUser); absent in runs recorded before it. */
   perUser?: PerUserSummary;
+  /** Sessions runs: its turns' figures by turn index, and its later turns pooled (as RunSummary.turns). */
+  turns?: TurnRow[];
+  laterTurns?: TurnRow;
 }
