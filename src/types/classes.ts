@@ -11,10 +11,10 @@ import type {
   ErrorCount,
   GoodputSummary,
   PerUserSummary,
-  TurnRow,
   RunSummary,
   SummaryLatencies,
   SummaryLatencyName,
+  TurnRow,
 } from './summary.js';
 
 export interface ClassSummary {
