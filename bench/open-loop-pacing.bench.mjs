@@ -6,11 +6,13 @@
  * arrivals at the same rate) in the same process, against the same server, REPS times
  * interleaved (goodput first, then the minimal pacer, then again). Reads goodput's run summary: the dispatch lag p99 (sent −
  * scheduled of every measured send) must be ≤ 1.2× the minimal pacer's (medians over the
- * repetitions) and the achieved send rate within 1 % of the requested one. (An absolute 1 ms
+ * repetitions) and the achieved send rate within 1 % of the scheduled one. (An absolute 1 ms
  * p99 is out of reach on a shared 2-core machine: the minimal pacer misses it too.)
- * The achieved rate is the measured requests sent over the span of their schedule
- * (requests / (last scheduled − first scheduled)), so it is the rate of the arrival process
- * the client actually produced, not its random draw.
+ * The achieved rate is the measured requests over the span of their send times, the rate of
+ * the arrival process the client actually produced; it is held against the rate of the same
+ * requests' schedule (requests over the span of their scheduled times), since a seeded Poisson
+ * draw of 20,000 arrivals is itself off the requested rate by ±0.7 % (one standard deviation;
+ * seed 3 draws −1.06 %), which is no client's doing. The draw's own deviation is printed too.
  *
  * It also prints where the late sends (over 1 ms) come from: how many were due during one of the
  * process's garbage-collection pauses (a PerformanceObserver of 'gc' entries, placed on the
@@ -83,7 +85,7 @@ try {
   }
   const p99 = median(goodput.map((r) => r.p99));
   const floor = median(minimal.map((r) => r.p99));
-  const rates = goodput.map((r) => r.achieved / RATE);
+  const rates = goodput.map((r) => r.achieved / r.scheduled);
   const rateOk = rates.every((r) => Math.abs(r - 1) <= RATE_TOLERANCE);
   const lagOk = p99 <= LAG_RATIO * floor;
   const pct = (r) => `${r >= 1 ? '+' : ''}${((r - 1) * 100).toFixed(2)} %`;
@@ -91,7 +93,7 @@ try {
     `dispatch lag p99 @${RATE} req/s on ${availableParallelism()} cores, goodput ÷ minimal pacer: ${(p99 / floor).toFixed(2)} (${p99.toFixed(3)} ms ÷ ${floor.toFixed(3)} ms, medians of ${REPS}; per repetition ${goodput.map((g, k) => (g.p99 / minimal[k].p99).toFixed(2)).join(', ')}; target <= ${LAG_RATIO}: ${lagOk ? 'met' : 'MISSED'})`,
   );
   console.log(
-    `send rate error (achieved ÷ requested − 1) @${RATE} req/s: goodput ${rates.map(pct).join(', ')} (target within ±${RATE_TOLERANCE * 100} %: ${rateOk ? 'met' : 'MISSED'}); minimal pacer ${minimal.map((r) => pct(r.achieved / RATE)).join(', ')}`,
+    `send rate error (achieved ÷ scheduled − 1) @${RATE} req/s: goodput ${rates.map(pct).join(', ')} (target within ±${RATE_TOLERANCE * 100} %: ${rateOk ? 'met' : 'MISSED'}); minimal pacer ${minimal.map((r) => pct(r.achieved / r.scheduled)).join(', ')}; the seeded schedules themselves (scheduled ÷ requested − 1): goodput ${goodput.map((r) => pct(r.scheduled / RATE)).join(', ')}, minimal ${minimal.map((r) => pct(r.scheduled / RATE)).join(', ')}`,
   );
   console.log(
     `GC pauses in the measured phase (this process's gc entries), goodput / minimal pacer (medians): ${median(goodput.map((r) => r.gc.count))} / ${median(minimal.map((r) => r.gc.count))} pauses, ${median(goodput.map((r) => r.gc.totalMs)).toFixed(0)} / ${median(minimal.map((r) => r.gc.totalMs)).toFixed(0)} ms in all, longest ${median(goodput.map((r) => r.gc.longestMs)).toFixed(1)} / ${median(minimal.map((r) => r.gc.longestMs)).toFixed(1)} ms; goodput's own self-check (summary.load.gcPauses): ${goodput.map((r) => r.selfGc ?? 'none').join(', ')}`,
@@ -240,6 +242,7 @@ function measure(sends, errors) {
   const achieved = (sent.length - 1) / ((sent[sent.length - 1] - sent[0]) / 1000);
   const first = Math.min(...sends.map((s) => s.scheduledMs));
   const last = Math.max(...sends.map((s) => s.scheduledMs));
+  const scheduled = (sends.length - 1) / ((last - first) / 1000);
   const inPhase = pauses.filter((p) => p.startMs + p.durationMs >= first && p.startMs <= last);
   const late = sends.filter((s) => s.sentMs - s.scheduledMs > LATE_MS);
   const duringGc = late.filter((s) =>
@@ -250,6 +253,7 @@ function measure(sends, errors) {
     requests: sends.length,
     errors,
     achieved,
+    scheduled,
     late: late.length,
     duringGc,
     gc: {
@@ -281,7 +285,7 @@ function printWindows(sends, first, inPhase) {
 }
 
 function describe(r) {
-  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / RATE).toFixed(4)}; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms; process CPU ${(100 * r.cpu).toFixed(0)} %${r.switches === undefined ? '' : `; main thread preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
+  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / r.scheduled).toFixed(4)} of the schedule's; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms; process CPU ${(100 * r.cpu).toFixed(0)} %${r.switches === undefined ? '' : `; main thread preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
 }
 
 /** The run's own GC figures (summary.load.gcPauses, the client self-check), when it has them. */

@@ -5,8 +5,8 @@
  * (fresh histograms growing, cold code): done as each response ends, that work sat in front of
  * the next send. While the open loop paces, a record is handed on at once only if the next send
  * is far enough away; otherwise it waits, in order, for a gap between sends (the loop calls
- * `deliverUntil` before it sleeps). A cap keeps the held records bounded when the loop is
- * behind for long.
+ * `deliverUntil` before it sleeps). A small cap keeps the held records few when the loop is
+ * behind.
  *
  * @module
  */
@@ -15,8 +15,14 @@ import type { Ms, RequestRecord } from '../types.js';
 
 /** A record is handed on at once only if the next send is at least this far away (ms). */
 export const RECORD_GAP_MS = 0.2;
-/** At most this many records wait; beyond it the oldest is handed on whatever is due. */
-export const MAX_HELD_RECORDS = 1000;
+/**
+ * At most this many records wait; beyond it the oldest is handed on whatever is due. Small on
+ * purpose: a record that waits long enough to live through a young-generation collection is
+ * copied, then promoted, and a loop behind schedule (no gap at all) held a thousand of them;
+ * the scavenges that copied them grew from a few milliseconds to 20–50 ms, which put the loop
+ * further behind.
+ */
+export const MAX_HELD_RECORDS = 32;
 
 export class RecordQueue {
   private held: RequestRecord[] = [];
