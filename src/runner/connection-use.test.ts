@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConnectionStats } from '../client/index.js';
 import type { ConnectionWarmup, LoadSpec } from '../types.js';
 import { connectionUse, describeServerConnections, HeadersTally } from './connection-use.js';
-import { planConnections, poolLimit } from './live-client.js';
+import { filesCapOf, planConnections, poolLimit } from './live-client.js';
 
 const base: LoadSpec = { mode: 'closed', warmup: 0, timeoutMs: 60_000, maxRetries: 1 };
 
@@ -89,6 +89,20 @@ describe('planConnections within the open-file limit', () => {
     expect(plan.filesCap?.connections).toBe(expected.held);
     expect(poolLimit(plan)).toBe(expected.held ?? expected.limit);
     expect(plan.sizing.includes("within this process's open-file limit (ulimit -n 160)")).toBe(expected.said);
+  });
+});
+
+describe("filesCapOf: one client's room under the open-file limit", () => {
+  it.each<
+    [string, number | undefined, boolean, number, { openFiles: number; connections: number } | undefined]
+  >([
+    ['a URL: one descriptor a connection', 1024, false, 1, { openFiles: 1024, connections: 960 }],
+    ['the embedded engine: two', 1024, true, 1, { openFiles: 1024, connections: 480 }],
+    ['a load worker of 3: its share', 1024, false, 3, { openFiles: 1024, connections: 320 }],
+    ['never none', 70, true, 8, { openFiles: 70, connections: 1 }],
+    ['unknown limit: no cap', undefined, false, 1, undefined],
+  ])('%s', (_name, openFiles, embedded, workers, cap) => {
+    expect(filesCapOf(openFiles === undefined ? {} : { openFiles }, embedded, workers)).toEqual(cap);
   });
 });
 

@@ -6,7 +6,13 @@
  * @module
  */
 
-import { type Client, createClient, WARMUP_BUDGET_MS } from '../client/index.js';
+import {
+  type Client,
+  connectionsWithinFiles,
+  createClient,
+  type LocalLimits,
+  WARMUP_BUDGET_MS,
+} from '../client/index.js';
 import { DEFAULT_SESSION_HEADER } from '../config/index.js';
 import type { ConnectionWarmup, LoadClock, LoadSpec } from '../types.js';
 import type { Tokenizer } from '../workload/index.js';
@@ -40,6 +46,17 @@ export interface ConnectionPlan {
 export interface FilesCap {
   openFiles: number;
   connections: number;
+}
+
+/**
+ * One client's room under this process's open-file limit: all of it, or a load worker's share
+ * (1 of `workers`: the threads share the process's descriptors); each connection takes 2 against
+ * the embedded engine, whose end of it is in this process too. Undefined when the limit is unknown.
+ */
+export function filesCapOf(limits: LocalLimits, embedded: boolean, workers = 1): FilesCap | undefined {
+  const room = connectionsWithinFiles(limits.openFiles, embedded ? 2 : 1);
+  if (room === undefined || limits.openFiles === undefined) return undefined;
+  return { openFiles: limits.openFiles, connections: Math.max(1, Math.floor(room / workers)) };
 }
 
 /** The most connections the client holds at once: the plan's limit within its files cap; undefined: no cap. */

@@ -7,17 +7,13 @@
  * @module
  */
 
-import {
-  connectionsWithinFiles,
-  describeLocalLimits,
-  readLocalLimits,
-  sourcePlan,
-} from '../../client/index.js';
+import { describeLocalLimits, readLocalLimits, sourcePlan } from '../../client/index.js';
 import type { ConnectionWarmup } from '../../types.js';
 import { connectionUse, HeadersTally } from '../connection-use.js';
 import {
   createRunClient,
   describeConnectionWarmup,
+  filesCapOf,
   planConnections,
   warmConnections,
 } from '../live-client.js';
@@ -43,11 +39,10 @@ export async function openLiveTransport(
   const limits = readLocalLimits();
   // The embedded engine serves from this process: each connection takes a descriptor at both ends.
   const filesPerConnection = target.info.embedded ? 2 : 1;
-  const withinFiles = connectionsWithinFiles(limits.openFiles, filesPerConnection);
   const connectionPlan = planConnections(
     config.load,
     config.sampling.maxTokens,
-    withinFiles !== undefined ? { openFiles: limits.openFiles!, connections: withinFiles } : undefined,
+    filesCapOf(limits, target.info.embedded),
   );
   const limitsNote = describeLocalLimits(
     connectionPlan.limit ?? connectionPlan.warm,

@@ -8,10 +8,10 @@
  */
 
 import type { MessagePort } from 'node:worker_threads';
-import type { Client } from '../../client/index.js';
+import { type Client, readLocalLimits } from '../../client/index.js';
 import type { LoadSpec, RequestRecord, WorkItem } from '../../types.js';
 import { Part, type SessionSource, type Workload } from '../../workload/index.js';
-import { createRunClient, planConnections, warmConnections } from '../live-client.js';
+import { createRunClient, filesCapOf, planConnections, warmConnections } from '../live-client.js';
 import { type LoadPeers, runLoad } from '../load.js';
 import { buildRunWorkload } from '../run-workload.js';
 import { shardItem, shardSessions } from '../sharding/shard.js';
@@ -88,8 +88,10 @@ export async function runLoadWorker(port: MessagePort, data: LoadWorkerData): Pr
     const { workload, tokenizer } = await buildRunWorkload(config, stop.signal);
     const { workItem, sessions } = workerShare(workload, data, worker, counters);
     const clock = new RunClock();
-    client = createRunClient(config, data, load, tokenizer, clock);
-    const plan = planConnections(load, config.sampling.maxTokens);
+    // This worker's share of the room the process's open-file limit leaves (no --url: the embedded engine).
+    const files = filesCapOf(readLocalLimits(), config.url === undefined, n);
+    const plan = planConnections(load, config.sampling.maxTokens, files);
+    client = createRunClient(config, data, load, tokenizer, clock, plan);
     const connectionWarmup = await warmConnections(client, plan, load, stop.signal);
     post({ type: 'ready', connectionWarmup });
     const start = await messages.next('start');
