@@ -63,7 +63,23 @@ describe('tool and agent flags', () => {
     expect(c.sim?.toolCallFraction).toBe(0.2);
   });
 
+  it('--agent-trace reads the runs now: all of them unless --requests cuts, --time-scale and --agents kept', async () => {
+    const file = join(dir, 'runs.jsonl');
+    const step = { kind: 'model', input_tokens: 10, output_tokens: 5 };
+    writeFileSync(file, `${JSON.stringify({ steps: [step] })}\n${JSON.stringify({ steps: [step, step] })}\n`);
+    const c = await resolve(['--agent-trace', file, '--agents', '2', '--time-scale', '0.5', '--tools', '3']);
+    const agents = c.workload.agents!;
+    expect(agents.trace?.runs).toHaveLength(2);
+    expect(agents.spec).toMatchObject({ concurrency: 2, steps: 2, tools: 3 });
+    expect(agents.spec.trace).toMatchObject({ path: file, format: 'goodput', runs: 2, timeScale: 0.5 });
+    expect(c.load.requests).toBeUndefined();
+    expect((await resolve(['--agent-trace', file, '--requests', '7'])).load.requests).toBe(7);
+  });
+
   it.each([
+    [['--agent-trace', 'missing.jsonl'], /cannot read --agent-trace/],
+    [['--agent-trace-format', 'weka'], /--agent-trace-format needs --agent-trace/],
+    [['--time-scale', '2'], /--time-scale needs --trace/],
     [['--agent-steps', '3'], /--agent-steps needs --agents/],
     [['--tool-choice', 'auto'], /--tool-choice needs --tools/],
     [['--tools', '2', '--tool-choice', 'nope'], /names no offered tool/],

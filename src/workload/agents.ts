@@ -197,8 +197,8 @@ export function agentTraceWorkload(
       ...(timeScale !== 1 ? { timeScale } : {}),
     },
   };
-  // Not drawn from in a replay: each tool step carries its own.
-  const fixed = (v: number) => parseLengthDist(String(Math.max(0, Math.round(v))), 'agent trace');
+  // Not drawn from in a replay (each tool step carries its own); at least 1, as a length must be.
+  const fixed = (v: number) => parseLengthDist(String(Math.max(1, Math.round(v))), 'agent trace');
   return {
     spec,
     toolLatency: fixed(spec.toolLatencyMs.mean),
