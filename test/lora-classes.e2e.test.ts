@@ -52,6 +52,12 @@ describe('classes on two LoRA adapters of the embedded engine (virtual time)', (
         ['chat', 'chat-lora'],
       ]);
     }
+    // The engine describes itself as its live server lists /v1/models: the base model, then the adapters.
+    expect(one.summary.meta.target.selfDescription?.models).toEqual([
+      one.summary.meta.model,
+      'sql-lora',
+      'chat-lora',
+    ]);
     const records = await collect(readRecords(one.dir));
     expect(records.every((r) => r.outcome === 'success')).toBe(true);
 

@@ -20,7 +20,8 @@ export function virtualSelfDescription(profile: SimProfile, engine?: EngineOptio
   return {
     engine: 'goodput-sim',
     version: toolVersion(),
-    models: [profile.model.servedName],
+    // The base model, then its LoRA adapters, as /v1/models lists them.
+    models: [profile.model.servedName, ...config.loraModules.filter((a) => a !== profile.model.servedName)],
     settings,
     sources: { embedded: 'ok (virtual time)' },
   };
