@@ -22,6 +22,10 @@
  * dist/ beside a node_modules link) runs that build's client as a third reader in the same
  * rounds; at 1000, the new TTFT p50 error must be no worse than the old's (+1 ms of noise).
  * `--concurrency 100,1000` picks the levels (default 1,100,300,1000).
+ *
+^ * At 1000 it also prints TTFT p50 error and ITL p99 error of goodput and the raw reader side by
+ * side with the figures issue 30 was filed with on this machine (goodput +67 / +93 ms, raw reader
+ * +176 / +23 ms), and checks goodput's TTFT p50 error is no worse than the filed +67 ms.
  */
 import { availableParallelism } from 'node:os';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
@@ -44,6 +48,8 @@ const TTFT_MS = 100;
 const GAP_MS = 20;
 const ROUNDS = Number(process.env.GOODPUT_BENCH_ROUNDS ?? 3);
 const clock = { now: () => performance.now() };
+/** At c=1000, when issue 30 was filed: TTFT p50 error and ITL p99 error (ms), medians of 3 repetitions. */
+const FILED_AT_1000 = { goodput: { ttftP50: 67, itlP99: 93 }, raw: { ttftP50: 176, itlP99: 23 } };
 
 /** Median over rounds of each figure. */
 function medianOf(runs) {
@@ -194,6 +200,14 @@ try {
     if (concurrency === 100) checks.push(['CPU <= 1.2x raw', g.cpuPct <= 1.2 * r.cpuPct]);
     if (concurrency >= 1000 && m.old)
       checks.push(['TTFT p50 no worse than old', g.ttftP50 <= m.old.ttftP50 + 1]);
+    if (concurrency === 1000) {
+      checks.push(['TTFT p50 no worse than filed', g.ttftP50 <= FILED_AT_1000.goodput.ttftP50]);
+      const side = (name, e, filed) =>
+        `  ${name.padEnd(7)} TTFT p50 error ${f(e.ttftP50)} ms (filed ${f(filed.ttftP50)}) | ITL p99 error ${f(e.itlP99)} ms (filed ${f(filed.itlP99)})`;
+      console.log('  at c=1000, this run beside the figures issue 30 was filed with:');
+      console.log(side('goodput', g, FILED_AT_1000.goodput));
+      console.log(side('raw', r, FILED_AT_1000.raw));
+    }
     const failedChecks = checks.filter(([, ok]) => !ok).map(([name]) => name);
     missed ||= failedChecks.length > 0;
     const old = m.old
