@@ -23,7 +23,7 @@
  * rounds; at 1000, the new TTFT p50 error must be no worse than the old's (+1 ms of noise).
  * `--concurrency 100,1000` picks the levels (default 1,100,300,1000).
  *
-^ * At 1000 it also prints TTFT p50 error and ITL p99 error of goodput and the raw reader side by
+ * At 1000 it also prints TTFT p50 error and ITL p99 error of goodput and the raw reader side by
  * side with the figures issue 30 was filed with on this machine (goodput +67 / +93 ms, raw reader
  * +176 / +23 ms), and checks goodput's TTFT p50 error is no worse than the filed +67 ms.
  */
