@@ -107,6 +107,9 @@ describe('an experiment plan with traffic classes (virtual time)', () => {
     expect(chatTtft).toBeLessThan(chat!.cells.ttft_p99!.spread.ci![1] * 1.1 + 1);
     expect(chatAttainment).toBeLessThanOrEqual(chat!.cells.attainment!.spread.ci![0] * 0.975);
     expect(adr).toMatch(/- p99\(ttft\)\{class=batch\}<=\d/);
+    expect(adr).toContain(
+      'traffic classes chat 70% (128-token prompts, up to 64 output tokens, priority 0); batch 30% (3000-token prompts, up to 128 output tokens, priority 1)',
+    );
     expect(adr).toMatch(/- flag: --scheduling-policy\n +equals: priority/);
     const lint = await cli(['adr', 'lint', adrPath]);
     expect(lint.stdout).toMatch(/^ok /);

@@ -9,6 +9,7 @@
 
 import { type ExperimentAnalysis, renderExperimentMarkdown, rowName } from '../experiment/analysis/index.js';
 import { formatThreshold, gateSpecThresholds } from '../gate/index.js';
+import type { TrafficClassSpec } from '../types.js';
 import { markdownText } from '../util/index.js';
 import { type AdrFrontMatter, formatRule } from './schema.js';
 
@@ -38,7 +39,30 @@ function loadText(fm: AdrFrontMatter): string {
     .filter(Boolean)
     .join(' or ');
   const prompts = `prompts of ${w.workload.promptTokens} tokens${w.workload.systemPromptTokens ? ` after a shared ${w.workload.systemPromptTokens}-token system prompt` : ''}`;
-  return `Workload of every run: ${shape}${stop ? `, ${stop}` : ''}; ${prompts}, up to ${w.workload.maxTokens} output tokens; model ${code(w.model)}.`;
+  const classes = w.workload.classes ?? [];
+  const what =
+    classes.length > 0
+      ? `traffic classes ${classes.map((c) => classText(c, w.workload)).join('; ')} (as the chosen configuration sent them)`
+      : `${prompts}, up to ${w.workload.maxTokens} output tokens`;
+  return `Workload of every run: ${shape}${stop ? `, ${stop}` : ''}; ${what}; model ${code(w.model)}.`;
+}
+
+/** "chat 70% (128-token prompts, up to 64 output tokens, priority 0)". */
+function classText(
+  c: TrafficClassSpec,
+  run: Pick<NonNullable<AdrFrontMatter['workload']>['workload'], 'promptTokens' | 'maxTokens'>,
+): string {
+  const prompt = c.promptTokensDist
+    ? 'prompt lengths drawn'
+    : `${c.promptTokens ?? run.promptTokens}-token prompts`;
+  const output = c.maxTokensDist
+    ? 'output limits drawn'
+    : `up to ${c.maxTokens ?? run.maxTokens} output tokens`;
+  const extra = [
+    c.priority !== undefined ? `priority ${c.priority}` : '',
+    c.model !== undefined ? `model ${code(c.model)}` : '',
+  ].filter(Boolean);
+  return `${c.name} ${Math.round(c.share * 1000) / 10}% (${[prompt, output, ...extra].join(', ')})`;
 }
 
 /** Renders the Markdown body of an experiment's ADR. */
