@@ -242,39 +242,10 @@ function serverInputNote(s: RunSummary): string {
 /** Decides and formats everything a run report shows. */
 export function buildRunView(s: RunSummary): RunView {
   const openLoop = s.meta.load.mode === 'open';
-  // Phase latencies only for a run that reasoned (without reasoning, first answer = TTFT);
-  // from-schedule latencies only for an open loop.
-  const latencyRows = LATENCIES.flatMap(({ name, label, reasoning, fromSchedule }) => {
-    const stats = s.latency[name];
-    if (!stats || (reasoning && !s.reasoning) || (fromSchedule && !openLoop)) return [];
-    return [latencyRow(label, stats)];
-  });
-  const g = s.goodput;
-  const c = s.counts;
   const view: RunView = {
     title: `goodput run ${s.meta.runId} · ${s.meta.model}`,
-    context: [
-      ['target', describeTarget(s)],
-      ['load', describeLoad(s)],
-      ['workload', describeWorkload(s)],
-      ...(describeSessions(s) !== undefined
-        ? ([['sessions', describeSessions(s)!]] as Array<[string, string]>)
-        : []),
-      [
-        'sampling',
-        `temperature ${s.meta.sampling.temperature}` +
-          (s.meta.sampling.topP !== undefined ? ` · top_p ${s.meta.sampling.topP}` : '') +
-          ` · seed ${s.meta.seed}` +
-          (s.meta.sampling.ignoreEos ? ' · ignore_eos' : ''),
-      ],
-      ['duration', `${fmtNum(s.duration)} s`],
-      ...serverFacts(s.meta),
-    ],
-    latency: {
-      header: ['latency (ms)', 'count', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
-      rows: latencyRows,
-      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    },
+    context: contextRows(s),
+    latency: latencyTable(s, openLoop),
     throughput: [
       ['requests/s', fmtNum(s.throughput.requestsPerS)],
       ['output tokens/s', fmtNum(s.throughput.outputTokensPerS)],
@@ -282,63 +253,11 @@ export function buildRunView(s: RunSummary): RunView {
       ['peak output tokens/s', fmtNum(s.throughput.peakOutputTokensPerS)],
       ...perUserRows(s),
     ],
-    sloText: describeSloText(g.slo),
-    goodput: [
-      ['good requests', `${fmtInt(g.goodRequests)} of ${fmtInt(g.attempted)} attempted`],
-      ['SLO attainment', fmtPct(g.attainment)],
-      ...perSloRows(s),
-      ['request goodput', `${fmtNum(g.requestGoodput)} req/s`],
-      ...(g.goodTokenThroughput !== undefined
-        ? ([
-            [
-              'good-token throughput',
-              `${fmtNum(g.goodTokenThroughput)} tok/s (output tokens of good requests)`,
-            ],
-          ] as Array<[string, string]>)
-        : []),
-      [
-        'token goodput ratio',
-        `${fmtPct(g.tokenGoodputRatio)} (useful ${fmtInt(g.usefulOutputTokens)} of ${fmtInt(g.totalOutputTokens)} tokens, ` +
-          `${fmtInt(g.wastedOutputTokens)} wasted; ${g.tokenSource === 'server' ? "server's counter" : 'client count'})`,
-      ],
-    ],
+    sloText: describeSloText(s.goodput.slo),
+    goodput: goodputRows(s),
     efficiency: efficiencyLines(s.efficiency),
-    counts: [
-      ['attempted', fmtInt(c.attempted)],
-      ['completed', fmtInt(c.completed)],
-      ['failed', fmtInt(c.failed)],
-      ['cancelled', fmtInt(c.cancelled)],
-      ...(c.interrupted ? [['interrupted (run stopped)', fmtInt(c.interrupted)] as [string, string]] : []),
-      ['warmup', fmtInt(c.warmup)],
-      ['retries', fmtInt(c.retries)],
-      ['input tokens', fmtInt(s.total_input_tokens) + serverInputNote(s)],
-      ['output tokens', fmtInt(s.total_output_tokens)],
-    ],
-    load: [
-      ['peak in flight', fmtInt(s.load.peakInFlight)],
-      ...(openLoop || s.load.dispatchLag.count > 0
-        ? ([
-            [
-              'dispatch lag',
-              `p50 ${fmtMs(s.load.dispatchLag.p50)} ms · p99 ${fmtMs(s.load.dispatchLag.p99)} ms · max ${fmtMs(s.load.dispatchLag.max)} ms`,
-            ],
-            ['late sends', fmtInt(s.load.lateSends)],
-          ] as Array<[string, string]>)
-        : []),
-      ['dropped', fmtInt(s.load.dropped)],
-      ...(s.load.gcPauses
-        ? ([
-            [
-              'client GC pauses',
-              `${fmtInt(s.load.gcPauses.count)} · p99 ${fmtMs(s.load.gcPauses.p99Ms)} ms · max ${fmtMs(s.load.gcPauses.maxMs)} ms · ${fmtMs(s.load.gcPauses.totalMs)} ms in all`,
-            ],
-          ] as Array<[string, string]>)
-        : []),
-      ...(s.load.stages ?? []).map((st, i): [string, string] => [
-        `stage ${i + 1} (${st.startMs / 1000}–${(st.startMs + st.durationMs) / 1000} s)`,
-        `${st.of} ${st.from}→${st.to}: sent ${fmtInt(st.sent)} (${st.achievedRate.toFixed(2)} req/s) · mean in flight ${st.meanInFlight.toFixed(1)}`,
-      ]),
-    ],
+    counts: countRows(s),
+    load: loadRows(s, openLoop),
     errors: s.errors.map((e) => ({
       code: e.code,
       count: fmtInt(e.count),
@@ -359,25 +278,135 @@ export function buildRunView(s: RunSummary): RunView {
   if (agents) view.agents = agents;
   const classes = classesView(s, describeSloText);
   if (classes) view.classes = classes;
-  if (s.buckets && s.buckets.length > 0) {
-    view.buckets = {
-      header: [
-        'prompt tokens',
-        'requests',
-        'ok',
-        ...['ttft_p50', 'ttft_p99', 'e2el_p50', 'e2el_p99'].map((id) => metric(id).label),
-      ],
-      rows: s.buckets.map((b) => [
-        fmtTokenRange(b.minTokens, b.maxTokens),
-        fmtInt(b.count),
-        fmtInt(b.ttft.count),
-        fmtMs(b.ttft.p50),
-        fmtMs(b.ttft.p99),
-        fmtMs(b.e2el.p50),
-        fmtMs(b.e2el.p99),
-      ]),
-      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
-    };
-  }
+  const buckets = bucketsTable(s);
+  if (buckets) view.buckets = buckets;
   return view;
+}
+
+/** What was run: target, load, workload, sessions, sampling, duration and the server's facts. */
+function contextRows(s: RunSummary): RunView['context'] {
+  return [
+    ['target', describeTarget(s)],
+    ['load', describeLoad(s)],
+    ['workload', describeWorkload(s)],
+    ...(describeSessions(s) !== undefined
+      ? ([['sessions', describeSessions(s)!]] as Array<[string, string]>)
+      : []),
+    [
+      'sampling',
+      `temperature ${s.meta.sampling.temperature}` +
+        (s.meta.sampling.topP !== undefined ? ` · top_p ${s.meta.sampling.topP}` : '') +
+        ` · seed ${s.meta.seed}` +
+        (s.meta.sampling.ignoreEos ? ' · ignore_eos' : ''),
+    ],
+    ['duration', `${fmtNum(s.duration)} s`],
+    ...serverFacts(s.meta),
+  ];
+}
+
+/**
+ * The latency table: phase latencies only for a run that reasoned (without reasoning, first
+ * answer = TTFT); from-schedule latencies only for an open loop.
+ */
+function latencyTable(s: RunSummary, openLoop: boolean): RunView['latency'] {
+  const rows = LATENCIES.flatMap(({ name, label, reasoning, fromSchedule }) => {
+    const stats = s.latency[name];
+    if (!stats || (reasoning && !s.reasoning) || (fromSchedule && !openLoop)) return [];
+    return [latencyRow(label, stats)];
+  });
+  return {
+    header: ['latency (ms)', 'count', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
+    rows,
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  };
+}
+
+function goodputRows(s: RunSummary): RunView['goodput'] {
+  const g = s.goodput;
+  return [
+    ['good requests', `${fmtInt(g.goodRequests)} of ${fmtInt(g.attempted)} attempted`],
+    ['SLO attainment', fmtPct(g.attainment)],
+    ...perSloRows(s),
+    ['request goodput', `${fmtNum(g.requestGoodput)} req/s`],
+    ...(g.goodTokenThroughput !== undefined
+      ? ([
+          [
+            'good-token throughput',
+            `${fmtNum(g.goodTokenThroughput)} tok/s (output tokens of good requests)`,
+          ],
+        ] as Array<[string, string]>)
+      : []),
+    [
+      'token goodput ratio',
+      `${fmtPct(g.tokenGoodputRatio)} (useful ${fmtInt(g.usefulOutputTokens)} of ${fmtInt(g.totalOutputTokens)} tokens, ` +
+        `${fmtInt(g.wastedOutputTokens)} wasted; ${g.tokenSource === 'server' ? "server's counter" : 'client count'})`,
+    ],
+  ];
+}
+
+function countRows(s: RunSummary): RunView['counts'] {
+  const c = s.counts;
+  return [
+    ['attempted', fmtInt(c.attempted)],
+    ['completed', fmtInt(c.completed)],
+    ['failed', fmtInt(c.failed)],
+    ['cancelled', fmtInt(c.cancelled)],
+    ...(c.interrupted ? [['interrupted (run stopped)', fmtInt(c.interrupted)] as [string, string]] : []),
+    ['warmup', fmtInt(c.warmup)],
+    ['retries', fmtInt(c.retries)],
+    ['input tokens', fmtInt(s.total_input_tokens) + serverInputNote(s)],
+    ['output tokens', fmtInt(s.total_output_tokens)],
+  ];
+}
+
+/** How the load went: peak in flight, dispatch lag (open loop), drops, the client's GC pauses, each stage. */
+function loadRows(s: RunSummary, openLoop: boolean): RunView['load'] {
+  return [
+    ['peak in flight', fmtInt(s.load.peakInFlight)],
+    ...(openLoop || s.load.dispatchLag.count > 0
+      ? ([
+          [
+            'dispatch lag',
+            `p50 ${fmtMs(s.load.dispatchLag.p50)} ms · p99 ${fmtMs(s.load.dispatchLag.p99)} ms · max ${fmtMs(s.load.dispatchLag.max)} ms`,
+          ],
+          ['late sends', fmtInt(s.load.lateSends)],
+        ] as Array<[string, string]>)
+      : []),
+    ['dropped', fmtInt(s.load.dropped)],
+    ...(s.load.gcPauses
+      ? ([
+          [
+            'client GC pauses',
+            `${fmtInt(s.load.gcPauses.count)} · p99 ${fmtMs(s.load.gcPauses.p99Ms)} ms · max ${fmtMs(s.load.gcPauses.maxMs)} ms · ${fmtMs(s.load.gcPauses.totalMs)} ms in all`,
+          ],
+        ] as Array<[string, string]>)
+      : []),
+    ...(s.load.stages ?? []).map((st, i): [string, string] => [
+      `stage ${i + 1} (${st.startMs / 1000}–${(st.startMs + st.durationMs) / 1000} s)`,
+      `${st.of} ${st.from}→${st.to}: sent ${fmtInt(st.sent)} (${st.achievedRate.toFixed(2)} req/s) · mean in flight ${st.meanInFlight.toFixed(1)}`,
+    ]),
+  ];
+}
+
+/** Latencies by prompt length, when the run has prompt buckets. */
+function bucketsTable(s: RunSummary): RunView['buckets'] {
+  if (!s.buckets || s.buckets.length === 0) return undefined;
+  return {
+    header: [
+      'prompt tokens',
+      'requests',
+      'ok',
+      ...['ttft_p50', 'ttft_p99', 'e2el_p50', 'e2el_p99'].map((id) => metric(id).label),
+    ],
+    rows: s.buckets.map((b) => [
+      fmtTokenRange(b.minTokens, b.maxTokens),
+      fmtInt(b.count),
+      fmtInt(b.ttft.count),
+      fmtMs(b.ttft.p50),
+      fmtMs(b.ttft.p99),
+      fmtMs(b.e2el.p50),
+      fmtMs(b.e2el.p99),
+    ]),
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+  };
 }
