@@ -102,13 +102,24 @@ const LATENCIES = [
 /** The quantile a latency statistic stands for, when it is one. */
 const QUANTILE: Record<string, number> = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 };
 
+/** The dashboard's panels, in order: latencies, the other figures, shares within each limit, the probes. */
 function panels(fm: AdrFrontMatter, cadence: Cadence): PanelSpec[] {
   const limits = adrLimits(fm);
   const range = promDuration(roundRangeMs(cadence));
   const used = new Set<string>();
-  const lineOf = (ids: string[]) => ids.flatMap((id) => limits.get(id) ?? []);
-  const out: PanelSpec[] = [];
+  return [
+    ...latencyPanels(fm, limits, used),
+    ...figurePanels(fm, limits, used),
+    ...withinLimitPanels(limits, range),
+    ...probePanels(fm, cadence, range),
+  ];
+}
 
+const linesOf = (limits: Map<string, Line[]>, ids: string[]) => ids.flatMap((id) => limits.get(id) ?? []);
+
+/** One panel per latency: its p50, p99 and every statistic the ADR limits, with the limits as lines. */
+function latencyPanels(fm: AdrFrontMatter, limits: Map<string, Line[]>, used: Set<string>): PanelSpec[] {
+  const out: PanelSpec[] = [];
   for (const [lat, label] of LATENCIES) {
     const ids = [`${lat}_p50`, `${lat}_p99`];
     for (const id of limits.keys()) if (metric(id).latency?.text === lat && !ids.includes(id)) ids.push(id);
@@ -118,9 +129,15 @@ function panels(fm: AdrFrontMatter, cadence: Cadence): PanelSpec[] {
       description: `${label} statistics of each valid probe round, as gate reads them; lines: the limits of ${fm.id}.`,
       unit: 'ms',
       targets: ids.map((id) => ({ expr: roundMetric(id), legend: `{{target}} ${metric(id).latency!.stat}` })),
-      lines: lineOf(ids),
+      lines: linesOf(limits, ids),
     });
   }
+  return out;
+}
+
+/** Attainment, goodput ratio, error rate and every other figure the ADR limits (`used`: already drawn). */
+function figurePanels(fm: AdrFrontMatter, limits: Map<string, Line[]>, used: Set<string>): PanelSpec[] {
+  const out: PanelSpec[] = [];
   for (const id of ['attainment', 'goodput_ratio', 'error_rate', ...limits.keys()]) {
     if (used.has(id)) continue;
     used.add(id);
@@ -130,12 +147,19 @@ function panels(fm: AdrFrontMatter, cadence: Cadence): PanelSpec[] {
       description: `${def.label} of each valid probe round, as gate reads it; lines: the limits of ${fm.id}.`,
       unit: GRAFANA_UNIT[def.unit],
       targets: [{ expr: roundMetric(id), legend: '{{target}}' }],
-      lines: lineOf([id]),
+      lines: linesOf(limits, [id]),
       ...(def.unit === 'ratio' ? { min: 0, max: 1 } : {}),
     });
   }
-  // Exact shares within each latency limit: every ADR latency limit is a bucket boundary of the
-  // exporter's histograms when watch runs with --adr.
+  return out;
+}
+
+/**
+ * Exact shares within each latency limit: every ADR latency limit is a bucket boundary of the
+ * exporter's histograms when watch runs with --adr.
+ */
+function withinLimitPanels(limits: Map<string, Line[]>, range: string): PanelSpec[] {
+  const out: PanelSpec[] = [];
   for (const [id, lines] of limits) {
     const def = metric(id);
     const q = def.latency ? QUANTILE[def.latency.stat] : undefined;
@@ -161,13 +185,18 @@ function panels(fm: AdrFrontMatter, cadence: Cadence): PanelSpec[] {
       });
     }
   }
+  return out;
+}
+
+/** The probes themselves: outcomes, errors, validity, staleness, the prober's lag, the server's gauges, rollbacks. */
+function probePanels(fm: AdrFrontMatter, cadence: Cadence, range: string): PanelSpec[] {
   const perRange = (title: string, description: string, expr: string, legend: string): PanelSpec => ({
     title: `${title} (per ${range})`,
     description: `${description} Counted over ${range}: two probe intervals plus jitter, so every window holds a round.`,
     unit: 'short',
     targets: [{ expr, legend }],
   });
-  out.push(
+  return [
     perRange(
       'Probe requests by outcome',
       'Probe requests sent by watch, by outcome.',
@@ -239,8 +268,7 @@ function panels(fm: AdrFrontMatter, cadence: Cadence): PanelSpec[] {
       `sum by (target) (increase(goodput_rollbacks_total{${SEL}}[${range}]))`,
       '{{target}}',
     ),
-  );
-  return out;
+  ];
 }
 
 function thresholds(lines: Line[]) {
