@@ -168,12 +168,7 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
 
     const gpuUrls = new Map<string, string>();
     for (const t of config.targets) if (t.gpuMetricsUrl) gpuUrls.set(t.name, t.gpuMetricsUrl);
-    if (gpuUrls.size > 0) {
-      const intervalMs = config.gpuScrapeIntervalMs ?? DEFAULT_GPU_SCRAPE_INTERVAL_MS;
-      gpu = new GpuWatch(gpuUrls, { intervalMs, log });
-      for (const [name, url] of gpuUrls)
-        log(`${name}: GPU metrics from ${redactUrl(url)} every ${intervalMs} ms, summarised per round`);
-    }
+    if (gpuUrls.size > 0) gpu = startGpuWatch(config, gpuUrls, log);
 
     const declare = (e: WatchExporter) => {
       for (const l of live) e.declareTarget(l.probe.name, l.probe.model, { gpu: gpuUrls.has(l.probe.name) });
@@ -182,77 +177,23 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     else exporter = await startExporter(config, io, declare, log);
     const feed = io.exporter ?? exporter;
 
-    const needed = config.rule ? windowsNeeded(config.rule, config.everyMs) : 0;
-    if (config.rule)
-      log(
-        `rollback rule: ${config.rule.condition} for ${needed} consecutive window(s)${config.onBreach ? '' : ' (no --on-breach: recorded only)'}`,
-      );
-    const keyVars = config.targets.flatMap((t) => (t.keyEnv ? [t.keyEnv] : []));
-    const breachEnv = withoutKeys(io.env, keyVars, config.secrets);
-    const roundContext: RoundContext = { config, io, store, feed, log, needed, breachEnv };
-    const rng = createRng(`${config.seed}/watch-jitter`);
-    // The schedule runs on the monotonic clock: a wall clock stepped back (NTP, a VM restored)
-    // would otherwise hold the next round back by the step, and stale every alert meanwhile.
-    const mono = { now: () => performance.now() };
-    const t0 = mono.now();
-    let tick = 0;
-    // Requests a round sends, warmup included (a budget needs --requests: unboundedBudget).
-    const roundRequests = (config.load.requests ?? 0) + config.load.warmup;
-    const perRequestBound = worstRequestTokens(
-      config.promptTokens,
-      config.sampling.maxTokens,
-      config.workload,
-    );
+    const roundContext = rollbackContext(config, io, store, feed, log);
+    const nextRound = roundSchedule(config);
+    const probing: Probing = {
+      config,
+      log,
+      gpu,
+      feed,
+      otlpSinks,
+      // Requests a round sends, warmup included (a budget needs --requests: unboundedBudget).
+      roundRequests: (config.load.requests ?? 0) + config.load.warmup,
+      perRequestBound: worstRequestTokens(config.promptTokens, config.sampling.maxTokens, config.workload),
+    };
 
     while (!io.signal?.aborted && (config.rounds === undefined || outcome.rounds < config.rounds)) {
-      // The next tick that is still ahead (ticks missed by a long round are skipped).
-      let due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
-      while (tick > 0 && due < mono.now()) {
-        tick++;
-        due = t0 + tick * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
-      }
-      tick++;
-      if (outcome.rounds > 0 || tick > 1) {
-        const slept = await sleepUntil(mono, due, io.signal);
-        if (!slept || io.signal?.aborted) break;
-      }
-      const driftMs = outcome.rounds === 0 && tick === 1 ? 0 : Math.max(0, mono.now() - due);
-      const driftToleranceMs = Math.max(100, 0.1 * config.everyMs);
-      const results = await Promise.all(
-        live.map(async (l): Promise<RoundResult | undefined> => {
-          const today = utcDay(Date.now());
-          if (l.state.budget.day !== today) l.state.budget = { day: today, used: 0 };
-          const seed = config.seed * 1_000_003 + l.round + 1;
-          const workload = l.probe.workloadFor(seed);
-          if (
-            config.dailyTokenBudget !== undefined &&
-            l.state.budget.used + roundTokenBound(workload, roundRequests, perRequestBound) >
-              config.dailyTokenBudget
-          ) {
-            log(
-              `${l.probe.name}: daily token budget reached (${l.state.budget.used}/${config.dailyTokenBudget}); round skipped`,
-            );
-            return undefined;
-          }
-          l.round++;
-          const gpuWindow = gpu && (() => gpu?.cut(l.probe.name));
-          const result = await runRound(l.probe, {
-            ...(gpuWindow ? { gpuWindow } : {}),
-            ...(config.efficiency ? { efficiency: config.efficiency } : {}),
-            round: l.round,
-            seed,
-            workload,
-            timerDriftMs: driftMs,
-            driftToleranceMs,
-            onRecord: (record) => {
-              otlpSinks.get(l.probe.name)?.(record);
-              feed?.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
-            },
-          });
-          l.state.budget.used += result.tokensSpent;
-          return result;
-        }),
-      );
+      const driftMs = await nextRound(outcome.rounds, io.signal);
+      if (driftMs === undefined) break;
+      const results = await Promise.all(live.map((l) => probeTarget(l, probing, driftMs)));
       for (const [i, result] of results.entries()) {
         if (result) await recordRound(live[i]!, result, roundContext, outcome);
       }
@@ -271,4 +212,115 @@ export async function runWatch(config: WatchConfig, io: WatchIo): Promise<WatchO
     for (const t of own.targets) await t.close().catch(() => undefined);
     store.close();
   }
+}
+
+/** One GPU exporter scrape loop per target that has one, for the watcher's life. */
+function startGpuWatch(
+  config: WatchConfig,
+  gpuUrls: Map<string, string>,
+  log: (text: string) => void,
+): GpuWatch {
+  const intervalMs = config.gpuScrapeIntervalMs ?? DEFAULT_GPU_SCRAPE_INTERVAL_MS;
+  const gpu = new GpuWatch(gpuUrls, { intervalMs, log });
+  for (const [name, url] of gpuUrls)
+    log(`${name}: GPU metrics from ${redactUrl(url)} every ${intervalMs} ms, summarised per round`);
+  return gpu;
+}
+
+/** What every round shares, with the rollback rule's window count and --on-breach's environment. */
+function rollbackContext(
+  config: WatchConfig,
+  io: WatchIo,
+  store: WatchStore,
+  feed: WatchExporter | undefined,
+  log: (text: string) => void,
+): RoundContext {
+  const needed = config.rule ? windowsNeeded(config.rule, config.everyMs) : 0;
+  if (config.rule)
+    log(
+      `rollback rule: ${config.rule.condition} for ${needed} consecutive window(s)${config.onBreach ? '' : ' (no --on-breach: recorded only)'}`,
+    );
+  const keyVars = config.targets.flatMap((t) => (t.keyEnv ? [t.keyEnv] : []));
+  const breachEnv = withoutKeys(io.env, keyVars, config.secrets);
+  return { config, io, store, feed, log, needed, breachEnv };
+}
+
+/**
+ * The round schedule: each call waits for the next tick still ahead (t0 + k·every ± jitter, on
+ * the monotonic clock; ticks missed by a long round are skipped) and gives the timer's drift,
+ * or undefined when the signal aborted the wait. The first round starts at once.
+ */
+function roundSchedule(
+  config: WatchConfig,
+): (roundsDone: number, signal?: AbortSignal) => Promise<number | undefined> {
+  const rng = createRng(`${config.seed}/watch-jitter`);
+  // The schedule runs on the monotonic clock: a wall clock stepped back (NTP, a VM restored)
+  // would otherwise hold the next round back by the step, and stale every alert meanwhile.
+  const mono = { now: () => performance.now() };
+  const t0 = mono.now();
+  let tick = 0;
+  const dueAt = (k: number) =>
+    t0 + k * config.everyMs + (rng.next() * 2 - 1) * config.jitter * config.everyMs;
+  return async (roundsDone, signal) => {
+    let due = dueAt(tick);
+    while (tick > 0 && due < mono.now()) {
+      tick++;
+      due = dueAt(tick);
+    }
+    tick++;
+    if (roundsDone > 0 || tick > 1) {
+      const slept = await sleepUntil(mono, due, signal);
+      if (!slept || signal?.aborted) return undefined;
+    }
+    return roundsDone === 0 && tick === 1 ? 0 : Math.max(0, mono.now() - due);
+  };
+}
+
+/** What probing a target for a round needs from the watcher. */
+interface Probing {
+  config: WatchConfig;
+  log: (text: string) => void;
+  gpu: GpuWatch | undefined;
+  feed: WatchExporter | undefined;
+  otlpSinks: Map<string, (record: RequestRecord) => void>;
+  /** Requests a round sends, warmup included. */
+  roundRequests: number;
+  /** The most tokens one request may spend. */
+  perRequestBound: number;
+}
+
+/** One target's round, or undefined when today's token budget cannot hold it (the round is skipped). */
+async function probeTarget(l: LiveTarget, p: Probing, driftMs: number): Promise<RoundResult | undefined> {
+  const { config, log, gpu } = p;
+  const today = utcDay(Date.now());
+  if (l.state.budget.day !== today) l.state.budget = { day: today, used: 0 };
+  const seed = config.seed * 1_000_003 + l.round + 1;
+  const workload = l.probe.workloadFor(seed);
+  if (
+    config.dailyTokenBudget !== undefined &&
+    l.state.budget.used + roundTokenBound(workload, p.roundRequests, p.perRequestBound) >
+      config.dailyTokenBudget
+  ) {
+    log(
+      `${l.probe.name}: daily token budget reached (${l.state.budget.used}/${config.dailyTokenBudget}); round skipped`,
+    );
+    return undefined;
+  }
+  l.round++;
+  const gpuWindow = gpu && (() => gpu?.cut(l.probe.name));
+  const result = await runRound(l.probe, {
+    ...(gpuWindow ? { gpuWindow } : {}),
+    ...(config.efficiency ? { efficiency: config.efficiency } : {}),
+    round: l.round,
+    seed,
+    workload,
+    timerDriftMs: driftMs,
+    driftToleranceMs: Math.max(100, 0.1 * config.everyMs),
+    onRecord: (record) => {
+      p.otlpSinks.get(l.probe.name)?.(record);
+      p.feed?.countRequest(l.probe.name, l.probe.model, record.outcome, record.error?.code);
+    },
+  });
+  l.state.budget.used += result.tokensSpent;
+  return result;
 }
