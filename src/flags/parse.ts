@@ -60,45 +60,62 @@ export function parseArgv<T extends OptionTable>(
 
 /** parseArgv for a command whose table is not known where it is parsed (the values untyped). */
 export function parseTable(spec: AnyCommandSpec, argv: readonly string[]): ParsedArgs {
-  if (spec.subcommands && spec.subcommands.length > 0) {
-    const first = argv[0];
-    // A command that runs on its own too (`goodput sim --port 0` beside `goodput sim calibrate`).
-    if (spec.runsWithoutSubcommand && (first === undefined || first.startsWith('-')))
-      return parseTable({ ...spec, subcommands: undefined }, argv);
-    if (first === undefined || first.startsWith('-')) {
-      if (first === '--help' || first === '-h') {
-        return { options: { help: true }, positionals: [], given: new Set(['help']) };
-      }
-      throw new GoodputError(
-        'E_USAGE',
-        `goodput ${spec.name} needs a subcommand: ${spec.subcommands.map((s) => s.name).join(', ')}`,
-        `run goodput ${spec.name} --help`,
-      );
-    }
-    const sub = spec.subcommands.find((s) => s.name === first);
-    if (sub && 'load' in sub) {
-      throw new Error(`subcommand ${spec.name} ${sub.name} is not loaded: the dispatcher loads it first`);
-    }
-    if (!sub) {
-      const guess = closestName(
-        first,
-        spec.subcommands.map((s) => s.name),
-      );
-      throw new GoodputError(
-        'E_USAGE',
-        `unknown subcommand '${first}' for goodput ${spec.name}`,
-        guess ? `did you mean goodput ${spec.name} ${guess}?` : `run goodput ${spec.name} --help`,
-      );
-    }
-    const parsed = parseTable({ ...sub, name: `${spec.name} ${sub.name}` }, argv.slice(1));
-    return { ...parsed, subcommand: parsed.subcommand ? `${sub.name} ${parsed.subcommand}` : sub.name };
-  }
-
+  if (spec.subcommands && spec.subcommands.length > 0) return parseSubcommand(spec, argv);
   const own = optionList(spec.options);
   const table = [...own, ...BUILTIN_OPTIONS.filter((b) => !own.some((o) => o.name === b.name))];
+  const parsed = readOptions(spec, table, argv);
+  applyDefaults(table, parsed.given, parsed.options);
+  checkPositionals(spec, parsed.positionals, parsed.options.help === true);
+  return parsed;
+}
+
+/** A command with subcommands: the first argument picks one, the rest is parsed against its table. */
+function parseSubcommand(spec: AnyCommandSpec, argv: readonly string[]): ParsedArgs {
+  const subcommands = spec.subcommands!;
+  const first = argv[0];
+  // A command that runs on its own too (`goodput sim --port 0` beside `goodput sim calibrate`).
+  if (spec.runsWithoutSubcommand && (first === undefined || first.startsWith('-')))
+    return parseTable({ ...spec, subcommands: undefined }, argv);
+  if (first === undefined || first.startsWith('-')) {
+    if (first === '--help' || first === '-h') {
+      return { options: { help: true }, positionals: [], given: new Set(['help']) };
+    }
+    throw new GoodputError(
+      'E_USAGE',
+      `goodput ${spec.name} needs a subcommand: ${subcommands.map((s) => s.name).join(', ')}`,
+      `run goodput ${spec.name} --help`,
+    );
+  }
+  const sub = subcommands.find((s) => s.name === first);
+  if (sub && 'load' in sub) {
+    throw new Error(`subcommand ${spec.name} ${sub.name} is not loaded: the dispatcher loads it first`);
+  }
+  if (!sub) {
+    const guess = closestName(
+      first,
+      subcommands.map((s) => s.name),
+    );
+    throw new GoodputError(
+      'E_USAGE',
+      `unknown subcommand '${first}' for goodput ${spec.name}`,
+      guess ? `did you mean goodput ${spec.name} ${guess}?` : `run goodput ${spec.name} --help`,
+    );
+  }
+  const parsed = parseTable({ ...sub, name: `${spec.name} ${sub.name}` }, argv.slice(1));
+  return { ...parsed, subcommand: parsed.subcommand ? `${sub.name} ${parsed.subcommand}` : sub.name };
+}
+
+type OptionValues = Record<string, string | number | boolean | string[]>;
+
+/** The options and positionals of argv, in order; unknown flags and missing values refused. */
+function readOptions(
+  spec: AnyCommandSpec,
+  table: OptionSpec[],
+  argv: readonly string[],
+): { options: OptionValues; positionals: string[]; given: Set<string> } {
   const byName = new Map(table.map((o) => [o.name, o]));
   const byShort = new Map(table.filter((o) => o.short).map((o) => [o.short!, o]));
-  const options: Record<string, string | number | boolean | string[]> = {};
+  const options: OptionValues = {};
   const given = new Set<string>();
   const positionals: string[] = [];
 
@@ -177,6 +194,11 @@ export function parseTable(spec: AnyCommandSpec, argv: readonly string[]): Parse
     i++;
   }
 
+  return { options, positionals, given };
+}
+
+/** Every option not given takes its default. */
+function applyDefaults(table: OptionSpec[], given: Set<string>, options: OptionValues): void {
   for (const opt of table) {
     const key = opt.key;
     if (!given.has(key) && opt.default !== undefined) {
@@ -189,9 +211,6 @@ export function parseTable(spec: AnyCommandSpec, argv: readonly string[]): Parse
             : (opt.default as string | number | boolean);
     }
   }
-
-  checkPositionals(spec, positionals, options.help === true);
-  return { options, positionals, given };
 }
 
 function checkPositionals(spec: AnyCommandSpec, positionals: string[], help: boolean): void {
