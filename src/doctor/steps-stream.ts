@@ -70,66 +70,56 @@ export async function checkStreaming(
     );
   }
   const data = { events: trace.events, reads: trace.readMs.length, contentChunks: n, totalMs: trace.totalMs };
+  const fault = streamFault(trace);
+  if (fault) return { step: step('fail', { ...fault, data }), trace };
+  const warnings = streamWarnings(trace, details);
+  if (warnings.length > 0) {
+    return {
+      step: step('warn', { cause: warnings.join('; '), fix: 'goodput copes; other clients may not', data }),
+      trace,
+    };
+  }
+  return { step: step('pass', { data }), trace };
+}
+
+/** Why a stream that answered 200 cannot be measured (undefined: it can), in the order checked. */
+function streamFault(trace: StreamTrace): { cause: string; fix: string } | undefined {
+  const n = trace.contentMs.length;
   if (trace.parserError) {
     return {
-      step: step('fail', {
-        cause: `${REQUEST_ERRORS.BAD_SSE.cause}: ${trace.parserError}`,
-        fix: REQUEST_ERRORS.BAD_SSE.hint,
-        data,
-      }),
-      trace,
+      cause: `${REQUEST_ERRORS.BAD_SSE.cause}: ${trace.parserError}`,
+      fix: REQUEST_ERRORS.BAD_SSE.hint,
     };
   }
   if (trace.errorObject) {
     return {
-      step: step('fail', {
-        cause: `${REQUEST_ERRORS.STREAM_ERROR_OBJECT.cause}: ${trace.errorObject}`,
-        fix: REQUEST_ERRORS.STREAM_ERROR_OBJECT.hint,
-        data,
-      }),
-      trace,
+      cause: `${REQUEST_ERRORS.STREAM_ERROR_OBJECT.cause}: ${trace.errorObject}`,
+      fix: REQUEST_ERRORS.STREAM_ERROR_OBJECT.hint,
     };
   }
   if (trace.badJsonEvents > 0) {
     return {
-      step: step('fail', {
-        cause: `${trace.badJsonEvents} stream event(s) were not valid JSON`,
-        fix: REQUEST_ERRORS.BAD_JSON.hint,
-        data,
-      }),
-      trace,
+      cause: `${trace.badJsonEvents} stream event(s) were not valid JSON`,
+      fix: REQUEST_ERRORS.BAD_JSON.hint,
     };
   }
   if (trace.events === 0 || n === 0) {
-    return {
-      step: step('fail', {
-        cause: REQUEST_ERRORS.EMPTY_STREAM.cause,
-        fix: REQUEST_ERRORS.EMPTY_STREAM.hint,
-        data,
-      }),
-      trace,
-    };
+    return { cause: REQUEST_ERRORS.EMPTY_STREAM.cause, fix: REQUEST_ERRORS.EMPTY_STREAM.hint };
   }
   if (!trace.doneSeen && !trace.finishReason) {
-    return {
-      step: step('fail', {
-        cause: REQUEST_ERRORS.STREAM_TRUNCATED.cause,
-        fix: REQUEST_ERRORS.STREAM_TRUNCATED.hint,
-        data,
-      }),
-      trace,
-    };
+    return { cause: REQUEST_ERRORS.STREAM_TRUNCATED.cause, fix: REQUEST_ERRORS.STREAM_TRUNCATED.hint };
   }
   if (looksBuffered(trace)) {
     return {
-      step: step('fail', {
-        cause: `the stream was buffered: ${n} content chunks arrived within ${(trace.contentMs[n - 1]! - trace.contentMs[0]!).toFixed(1)} ms after ${trace.contentMs[0]!.toFixed(0)} ms of silence, so TTFT and ITL would be measured wrong`,
-        fix: 'turn off response buffering between client and server (nginx: proxy_buffering off; X-Accel-Buffering: no), or measure closer to the server',
-        data,
-      }),
-      trace,
+      cause: `the stream was buffered: ${n} content chunks arrived within ${(trace.contentMs[n - 1]! - trace.contentMs[0]!).toFixed(1)} ms after ${trace.contentMs[0]!.toFixed(0)} ms of silence, so TTFT and ITL would be measured wrong`,
+      fix: 'turn off response buffering between client and server (nginx: proxy_buffering off; X-Accel-Buffering: no), or measure closer to the server',
     };
   }
+  return undefined;
+}
+
+/** What a measurable stream lacks that goodput copes with (no [DONE], no usage); where usage came, in `details`. */
+function streamWarnings(trace: StreamTrace, details: string[]): string[] {
   const warnings: string[] = [];
   if (!trace.doneSeen)
     warnings.push('no [DONE] at the end (finish_reason arrived, so goodput can still tell the end)');
@@ -141,13 +131,7 @@ export async function checkStreaming(
     details.push(
       `usage arrived on ${trace.usageWhere === 'separate-chunk' ? 'a separate chunk with empty choices' : 'the chunk with finish_reason'}`,
     );
-  if (warnings.length > 0) {
-    return {
-      step: step('warn', { cause: warnings.join('; '), fix: 'goodput copes; other clients may not', data }),
-      trace,
-    };
-  }
-  return { step: step('pass', { data }), trace };
+  return warnings;
 }
 
 /** The differences between servers that change measurements: which ones this server has. */
