@@ -25,12 +25,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   'sim/server.ts: startSim': 'in the simulator, edited by another helper this session',
   'experiment/execute.ts: runExperiment': 'in the experiment runner, edited by another helper this session',
   'experiment/plan.ts: planExperiment': 'in the experiment plans, edited by another helper this session',
-  // Being split this session (longfns), one commit each:
-  'report/run-view.ts: buildRunView': 'being split this session',
-  'emit/dashboard.ts: panels': 'being split this session',
-  'watch/watcher.ts: runWatch': 'being split this session',
-  'flags/parse.ts: parseTable': 'being split this session',
-  'doctor/steps-stream.ts: checkStreaming': 'being split this session',
 };
 
 interface Fn {
