@@ -52,6 +52,7 @@ describe('classes on two LoRA adapters of the embedded engine (virtual time)', (
         ['chat', 'chat-lora'],
       ]);
     }
+    expect([one.summary.meta.target.simMaxLoras, two.summary.meta.target.simMaxLoras]).toEqual([1, 2]);
     // The engine describes itself as its live server lists /v1/models: the base model, then the adapters.
     expect(one.summary.meta.target.selfDescription?.models).toEqual([
       one.summary.meta.model,

@@ -166,6 +166,7 @@ export function workloadOf(meta: RunMeta): AdrWorkload {
     target.simSpeculativeConfig = meta.target.simSpeculativeConfig;
   if (meta.target.simSchedulingPolicy !== undefined)
     target.simSchedulingPolicy = meta.target.simSchedulingPolicy;
+  if (meta.target.simMaxLoras !== undefined) target.simMaxLoras = meta.target.simMaxLoras;
   w.target = target;
   return JSON.parse(JSON.stringify(w)) as AdrWorkload; // drop undefined fields: YAML writes no nulls
 }

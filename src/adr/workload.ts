@@ -95,11 +95,13 @@ export function applyAdrWorkload(config: BenchmarkConfig, w: AdrWorkload): Bench
 
 /**
  * The embedded engine of a rerun with classes, as the recorded run's: priority scheduling when
- * it had it, and the models the classes name served as LoRA adapters (as `--class` gives them).
+ * it had it, and the models the classes name served as LoRA adapters (as `--class` gives them)
+ * in as many slots.
  */
 function embeddedClassEngine(next: BenchmarkConfig, w: AdrWorkload): void {
   const engine: EngineOptions = { ...next.sim?.engine };
   if (w.target?.simSchedulingPolicy === 'priority') engine.schedulingPolicy ??= 'priority';
+  if (typeof w.target?.simMaxLoras === 'number') engine.maxLoras ??= w.target.simMaxLoras;
   const models = [...new Set((w.workload.classes ?? []).flatMap((c) => c.model ?? []))];
   const given = engine.loraModules ?? [];
   if (models.some((m) => !given.includes(m))) engine.loraModules = [...new Set([...given, ...models])];

@@ -83,6 +83,7 @@ export const RunMetaSchema = z.object({
     simProfile: z.string().optional(),
     simSpeculativeConfig: z.string().optional(),
     simSchedulingPolicy: z.literal('priority').optional(),
+    simMaxLoras: z.number().int().positive().optional(),
     selfDescription: ServerSelfDescriptionSchema.optional(),
   }),
   model: z.string(),

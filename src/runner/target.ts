@@ -153,14 +153,17 @@ export async function checkServedModel(
   );
 }
 
-/** The embedded engine's speculative decoding and priority scheduling, as the RunMeta records them. */
-function specOf(opts: TargetOptions): Pick<TargetInfo, 'simSpeculativeConfig' | 'simSchedulingPolicy'> {
+/** The embedded engine's speculative decoding, priority scheduling and LoRA slots, as the RunMeta records them. */
+function specOf(
+  opts: TargetOptions,
+): Pick<TargetInfo, 'simSpeculativeConfig' | 'simSchedulingPolicy' | 'simMaxLoras'> {
   const spec = opts.sim?.speculativeConfig;
+  const engine = opts.sim?.engine;
   return {
     ...(spec === undefined ? {} : { simSpeculativeConfig: spec }),
-    ...(opts.sim?.engine?.schedulingPolicy === 'priority'
-      ? { simSchedulingPolicy: 'priority' as const }
-      : {}),
+    ...(engine?.schedulingPolicy === 'priority' ? { simSchedulingPolicy: 'priority' as const } : {}),
+    // The adapter slots, when it serves adapters (1, vLLM's default, unless given).
+    ...(engine?.loraModules?.length ? { simMaxLoras: engine.maxLoras ?? 1 } : {}),
   };
 }
 

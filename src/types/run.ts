@@ -328,6 +328,8 @@ export interface TargetInfo {
   simSpeculativeConfig?: string;
   /** For the embedded engine: `--scheduling-policy priority` (absent: first come, first served). */
   simSchedulingPolicy?: 'priority';
+  /** For the embedded engine serving LoRA adapters (the classes' models): its `--max-loras` slots. */
+  simMaxLoras?: number;
   /**
    * What the server said of itself before the load (its version, settings, the GPUs under it),
    * secrets redacted. Absent in older summaries and where nothing was asked (merged shards).
