@@ -36,14 +36,39 @@ const REQUEST_BUCKETS = [
 /** Build the registry for an engine; returns it for `/metrics` (`registry.metrics()`). */
 export function createSimMetrics(engine: Engine, modelName: string): PromClient.Registry {
   // Loaded on first use (~10 MB of RSS): a run against --url never starts a simulated engine.
-  const { Counter, Gauge, Histogram, Registry } = createRequire(import.meta.url)(
-    'prom-client',
-  ) as typeof PromClient;
-  const registry = new Registry();
+  const prom = createRequire(import.meta.url)('prom-client') as typeof PromClient;
+  const registry = new prom.Registry();
+  const kit = metricKit(prom, registry, modelName);
+  engineSeries(kit, engine);
+  if (engine.config.speculative) specDecodeSeries(kit, engine);
+  if (engine.config.loraModules.length > 0) loraSeries(kit, engine);
+  kit.gauge(
+    'goodput_sim:slowdown_factor',
+    'Multiplier applied to every step time (1 = the roofline).',
+    () => engine.slowdown,
+  );
+  latencyHistograms(kit, engine);
+  return registry;
+}
+
+/** What the series of one registry share: prom-client, the registry, the model_name label, and two makers. */
+interface MetricKit {
+  prom: typeof PromClient;
+  registers: PromClient.Registry[];
+  modelName: string;
+  labelNames: readonly ['model_name'];
+  labels: { model_name: string };
+  /** A gauge read from the engine on each scrape. */
+  gauge(name: string, help: string, read: () => number): void;
+  /** A counter read from the engine on each scrape. */
+  counter(name: string, help: string, read: () => number): void;
+}
+
+function metricKit(prom: typeof PromClient, registry: PromClient.Registry, modelName: string): MetricKit {
+  const { Counter, Gauge } = prom;
   const registers = [registry];
   const labelNames = ['model_name'] as const;
   const labels = { model_name: modelName };
-
   const gauge = (name: string, help: string, read: () => number): void => {
     new Gauge({
       name,
@@ -67,6 +92,13 @@ export function createSimMetrics(engine: Engine, modelName: string): PromClient.
       },
     });
   };
+  return { prom, registers, modelName, labelNames, labels, gauge, counter };
+}
+
+/** vLLM's scheduler, KV-cache, token and request series, and goodput's own. */
+function engineSeries(kit: MetricKit, engine: Engine): void {
+  const { gauge, counter, registers, modelName } = kit;
+  const { Counter, Gauge } = kit.prom;
   const c = engine.counters;
   gauge(
     'vllm:num_requests_running',
@@ -137,54 +169,65 @@ export function createSimMetrics(engine: Engine, modelName: string): PromClient.
     () => engine.kv.evictions,
   );
   counter('goodput_sim:steps_total', 'Engine steps run.', () => c.steps);
-  if (config.speculative) {
-    counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', () => c.specDrafts);
-    counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', () => c.specDraftTokens);
-    counter(
-      'vllm:spec_decode_num_accepted_tokens_total',
-      'Number of accepted tokens.',
-      () => c.specAcceptedTokens,
-    );
-    new Counter({
-      name: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
-      help: 'Accepted tokens per draft position.',
-      labelNames: ['model_name', 'position'],
-      registers,
-      collect() {
-        this.reset();
-        c.specAcceptedByPosition.forEach((n, position) => {
-          this.inc({ model_name: modelName, position: String(position) }, n);
-        });
-      },
-    });
-  }
-  if (config.loraModules.length > 0)
-    new Gauge({
-      name: 'vllm:lora_requests_info',
-      help: 'Running stats on lora requests.',
-      labelNames: ['max_lora', 'waiting_lora_adapters', 'running_lora_adapters'],
-      registers,
-      // vLLM sets the series of the current label values to the time; readers take the newest.
-      collect() {
-        this.reset();
-        const { running, waiting } = engine.loraUsage();
-        const now = Date.now() / 1000;
-        this.set(
-          {
-            max_lora: String(config.maxLoras),
-            waiting_lora_adapters: waiting.join(','),
-            running_lora_adapters: running.join(','),
-          },
-          now,
-        );
-      },
-    });
-  gauge(
-    'goodput_sim:slowdown_factor',
-    'Multiplier applied to every step time (1 = the roofline).',
-    () => engine.slowdown,
-  );
+}
 
+/** vLLM's four spec_decode counters (only with speculative decoding, as vLLM). */
+function specDecodeSeries(kit: MetricKit, engine: Engine): void {
+  const { counter, registers, modelName } = kit;
+  const { Counter } = kit.prom;
+  const c = engine.counters;
+  counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', () => c.specDrafts);
+  counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', () => c.specDraftTokens);
+  counter(
+    'vllm:spec_decode_num_accepted_tokens_total',
+    'Number of accepted tokens.',
+    () => c.specAcceptedTokens,
+  );
+  new Counter({
+    name: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+    help: 'Accepted tokens per draft position.',
+    labelNames: ['model_name', 'position'],
+    registers,
+    collect() {
+      this.reset();
+      c.specAcceptedByPosition.forEach((n, position) => {
+        this.inc({ model_name: modelName, position: String(position) }, n);
+      });
+    },
+  });
+}
+
+/** vLLM's `vllm:lora_requests_info`: the adapters of the running and waiting requests (only with adapters, as vLLM). */
+function loraSeries(kit: MetricKit, engine: Engine): void {
+  const { Gauge } = kit.prom;
+  const { registers } = kit;
+  const { config } = engine;
+  new Gauge({
+    name: 'vllm:lora_requests_info',
+    help: 'Running stats on lora requests.',
+    labelNames: ['max_lora', 'waiting_lora_adapters', 'running_lora_adapters'],
+    registers,
+    // vLLM sets the series of the current label values to the time; readers take the newest.
+    collect() {
+      this.reset();
+      const { running, waiting } = engine.loraUsage();
+      const now = Date.now() / 1000;
+      this.set(
+        {
+          max_lora: String(config.maxLoras),
+          waiting_lora_adapters: waiting.join(','),
+          running_lora_adapters: running.join(','),
+        },
+        now,
+      );
+    },
+  });
+}
+
+/** vLLM's latency histograms, observed on engine events. */
+function latencyHistograms(kit: MetricKit, engine: Engine): void {
+  const { labelNames, labels, registers } = kit;
+  const { Histogram } = kit.prom;
   const hist = (name: string, help: string, buckets: number[]) =>
     new Histogram({ name, help, labelNames, buckets, registers }).labels(labels);
   const ttft = hist(
@@ -218,7 +261,6 @@ export function createSimMetrics(engine: Engine, modelName: string): PromClient.
       if (req.firstScheduledMs !== undefined) queue.observe((req.firstScheduledMs - req.arrivalMs) / 1e3);
     },
   });
-  return registry;
 }
 
 /** The labels of `vllm:cache_config_info` as the engine publishes them (the virtual engine's self-description too). */

@@ -113,6 +113,100 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
+/** What the request handler of one server works with. */
+interface Served {
+  opts: SimOptions;
+  engine: Engine;
+  config: EngineConfig;
+  registry: Registry;
+  model: string;
+  adapters: ReadonlySet<string>;
+  failures: FailureInjector;
+  gen: GenerateContext;
+  /** Unix seconds of the start, /v1/models' `created`. */
+  created: number;
+}
+
+/** The server's request handler: its endpoints, the key check, injected failures, then generation. */
+function requestHandler(served: Served): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { opts, engine, config, registry, model, adapters, failures, gen, created } = served;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const method = req.method ?? 'GET';
+    if (path === '/health' && (method === 'GET' || method === 'HEAD')) return void res.writeHead(200).end();
+    if (path === '/metrics' && method === 'GET') {
+      const text = await registry.metrics();
+      res.writeHead(200, { 'content-type': registry.contentType });
+      return void res.end(text);
+    }
+    // vLLM's cache hygiene between benchmark runs (`goodput experiment` calls it), and its version.
+    if (path === '/reset_prefix_cache' && method === 'POST') {
+      const dropped = engine.kv.resetPrefixCache();
+      return sendJson(res, 200, { reset: true, dropped_blocks: dropped });
+    }
+    if (path === '/version' && method === 'GET') return sendJson(res, 200, { version: toolVersion() });
+    if (path.startsWith('/v1/') && opts.apiKey !== undefined && !hasKey(req, opts.apiKey))
+      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    if (path === '/v1/models' && method === 'GET')
+      return sendJson(res, 200, modelList(model, config, created));
+    const api = API_BY_PATH.get(path);
+    if (!api || method !== 'POST')
+      return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
+    const body = await readJsonBody(req, res, opts.maxBodyBytes);
+    if (!body) return;
+    if (body.model !== undefined && body.model !== model && !adapters.has(body.model as string))
+      return modelNotFound(res, body.model);
+    const plan = failures.next();
+    if (plan.http !== undefined) return answerInjected(res, plan.http, failures, body.model ?? model);
+    if (api === 'embeddings') embed(gen, body, req, res);
+    else generate(gen, api, body, plan, req, res);
+  };
+}
+
+/** The body as a JSON object; undefined when it is not one (answered 400) or too large (413). */
+async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number | undefined,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const parsed: unknown = JSON.parse(await readBody(req, maxBytes));
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new Error('body is not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof BodyTooLarge)
+      sendError(
+        res,
+        413,
+        `${e.message}: send a shorter prompt`,
+        'invalid_request_error',
+        'request_too_large',
+        {
+          connection: 'close',
+        },
+      );
+    else sendError(res, 400, `invalid JSON body: ${(e as Error).message}`, 'BadRequestError', 400);
+    return undefined;
+  }
+}
+
+/** An injected HTTP failure, answered as the server it stands for would. */
+function answerInjected(
+  res: ServerResponse,
+  status: number,
+  failures: FailureInjector,
+  asked: unknown,
+): void {
+  const retry = { 'retry-after': String(failures.current.retryAfterS ?? 1) };
+  if (status === 429)
+    sendError(res, 429, 'Rate limit reached (simulated).', 'rate_limit_error', 'rate_limit_exceeded', retry);
+  else if (status === 503)
+    sendError(res, 503, 'Service unavailable (simulated).', 'ServiceUnavailableError', 503, retry);
+  else if (status === 404) modelNotFound(res, asked);
+  else sendError(res, 500, 'Internal server error (simulated).', 'InternalServerError', 500);
+}
+
 /**
  * Start the simulated engine on 127.0.0.1 (port 0 by default).
  *
@@ -146,68 +240,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   if (opts.toolCallFraction !== undefined) gen.toolCallFraction = opts.toolCallFraction;
   const created = Math.floor(Date.now() / 1000);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const method = req.method ?? 'GET';
-    if (path === '/health' && (method === 'GET' || method === 'HEAD')) return void res.writeHead(200).end();
-    if (path === '/metrics' && method === 'GET') {
-      const text = await registry.metrics();
-      res.writeHead(200, { 'content-type': registry.contentType });
-      return void res.end(text);
-    }
-    // vLLM's cache hygiene between benchmark runs (`goodput experiment` calls it), and its version.
-    if (path === '/reset_prefix_cache' && method === 'POST') {
-      const dropped = engine.kv.resetPrefixCache();
-      return sendJson(res, 200, { reset: true, dropped_blocks: dropped });
-    }
-    if (path === '/version' && method === 'GET') return sendJson(res, 200, { version: toolVersion() });
-    if (path.startsWith('/v1/') && opts.apiKey !== undefined && !hasKey(req, opts.apiKey))
-      return sendError(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
-    if (path === '/v1/models' && method === 'GET')
-      return sendJson(res, 200, modelList(model, config, created));
-    const api = API_BY_PATH.get(path);
-    if (!api || method !== 'POST')
-      return sendError(res, 404, `Not Found: ${method} ${path}`, 'NotFoundError', 404);
-    let body: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(await readBody(req, opts.maxBodyBytes));
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-        throw new Error('body is not a JSON object');
-      body = parsed as Record<string, unknown>;
-    } catch (e) {
-      if (e instanceof BodyTooLarge) {
-        return sendError(
-          res,
-          413,
-          `${e.message}: send a shorter prompt`,
-          'invalid_request_error',
-          'request_too_large',
-          { connection: 'close' },
-        );
-      }
-      return sendError(res, 400, `invalid JSON body: ${(e as Error).message}`, 'BadRequestError', 400);
-    }
-    if (body.model !== undefined && body.model !== model && !adapters.has(body.model as string))
-      return modelNotFound(res, body.model);
-    const plan = failures.next();
-    const retry = { 'retry-after': String(failures.current.retryAfterS ?? 1) };
-    if (plan.http === 429)
-      return sendError(
-        res,
-        429,
-        'Rate limit reached (simulated).',
-        'rate_limit_error',
-        'rate_limit_exceeded',
-        retry,
-      );
-    if (plan.http === 500)
-      return sendError(res, 500, 'Internal server error (simulated).', 'InternalServerError', 500);
-    if (plan.http === 503)
-      return sendError(res, 503, 'Service unavailable (simulated).', 'ServiceUnavailableError', 503, retry);
-    if (plan.http === 404) return modelNotFound(res, body.model ?? model);
-    if (api === 'embeddings') embed(gen, body, req, res);
-    else generate(gen, api, body, plan, req, res);
-  };
+  const handle = requestHandler({ opts, engine, config, registry, model, adapters, failures, gen, created });
 
   // Node's default keep-alive timeout (5 s) is vLLM's too (TIMEOUT_KEEP_ALIVE = 5): idle
   // connections are closed between requests as a real server does; the client resends once.
