@@ -22,7 +22,6 @@ const LONG_FUNCTIONS: Record<string, string> = {
   'workload/sessions.ts: createSessionSource': 'in the workload, edited by other helpers this session',
   'sim/generate.ts: generate': 'in the simulator, edited by another helper this session',
   'experiment/execute.ts: runExperiment': 'in the experiment runner, edited by another helper this session',
-  'experiment/plan.ts: planExperiment': 'in the experiment plans, edited by another helper this session',
 };
 
 interface Fn {

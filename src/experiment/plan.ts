@@ -211,6 +211,62 @@ export function parsePlanText(text: string, file: string): Plan {
   return result.data;
 }
 
+/** A configuration as the plan names it, before its target is resolved. */
+interface PlannedEntry {
+  name: string;
+  params: Record<string, ServeParamValue>;
+  url?: string;
+  serve?: ServeTemplate;
+  /** Where the plan gives it, for errors: `configurations[1]`, `grid point 3`. */
+  where: string;
+}
+
+/** The list's configurations, then the grid's points named Exp-k after them; names unique, at least one. */
+function configurationEntries(p: Plan, file: string, baseDir: string): PlannedEntry[] {
+  const entries: PlannedEntry[] = [];
+  (p.configurations ?? []).forEach((c, i) => {
+    const where = `configurations[${i}]`;
+    if (c.url !== undefined && c.serve !== undefined)
+      throw configError(
+        `${where}: url: and serve: both given`,
+        'a configuration is either a running server (url:) or one goodput starts (serve:)',
+      );
+    entries.push({
+      name: c.name ?? (i === 0 ? 'Baseline' : `Exp-${i}`),
+      params: c.params ?? {},
+      ...(c.url !== undefined ? { url: c.url } : {}),
+      ...(c.serve !== undefined ? { serve: serveTemplate(c.serve, `${where}.serve`, baseDir) } : {}),
+      where,
+    });
+  });
+  if (p.grid !== undefined) {
+    const taken = new Set(entries.map((e) => e.name));
+    let k = 0;
+    gridPoints(p.grid).forEach((params, i) => {
+      let n: string;
+      do n = `Exp-${++k}`;
+      while (taken.has(n));
+      taken.add(n);
+      entries.push({ name: n, params, where: `grid point ${i + 1}` });
+    });
+  }
+  if (entries.length === 0)
+    throw configError(
+      `${file}: no configuration`,
+      'add configurations: (a list) or grid: (parameter: [values…])',
+    );
+  const names = new Set<string>();
+  for (const e of entries) {
+    if (names.has(e.name))
+      throw configError(
+        `${e.where}: the name ${e.name} is used twice`,
+        'give each configuration its own name:',
+      );
+    names.add(e.name);
+  }
+  return entries;
+}
+
 /**
  * An experiment from a parsed plan; see the module comment. `baseDir` resolves relative paths
  * (output, serve cwd), `text` is hashed (resume refuses a changed plan).
@@ -229,53 +285,8 @@ export function planExperiment(
   objectiveOf(p); // a mistaken objective: is refused now, not after every run
   const name = p.name ?? basename(opts.file, extname(opts.file));
   const shared = p.serve !== undefined ? serveTemplate(p.serve, 'serve', opts.baseDir) : undefined;
-  const entries: Array<{
-    name: string;
-    params: Record<string, ServeParamValue>;
-    url?: string;
-    serve?: ServeTemplate;
-    where: string;
-  }> = [];
-  (p.configurations ?? []).forEach((c, i) => {
-    const where = `configurations[${i}]`;
-    if (c.url !== undefined && c.serve !== undefined)
-      throw configError(
-        `${where}: url: and serve: both given`,
-        'a configuration is either a running server (url:) or one goodput starts (serve:)',
-      );
-    entries.push({
-      name: c.name ?? (i === 0 ? 'Baseline' : `Exp-${i}`),
-      params: c.params ?? {},
-      ...(c.url !== undefined ? { url: c.url } : {}),
-      ...(c.serve !== undefined ? { serve: serveTemplate(c.serve, `${where}.serve`, opts.baseDir) } : {}),
-      where,
-    });
-  });
-  if (p.grid !== undefined) {
-    const taken = new Set(entries.map((e) => e.name));
-    let k = 0;
-    gridPoints(p.grid).forEach((params, i) => {
-      let n: string;
-      do n = `Exp-${++k}`;
-      while (taken.has(n));
-      taken.add(n);
-      entries.push({ name: n, params, where: `grid point ${i + 1}` });
-    });
-  }
-  if (entries.length === 0)
-    throw configError(
-      `${opts.file}: no configuration`,
-      'add configurations: (a list) or grid: (parameter: [values…])',
-    );
-  const names = new Set<string>();
-  for (const e of entries) {
-    if (names.has(e.name))
-      throw configError(
-        `${e.where}: the name ${e.name} is used twice`,
-        'give each configuration its own name:',
-      );
-    names.add(e.name);
-  }
+  const entries = configurationEntries(p, opts.file, opts.baseDir);
+  const names = new Set(entries.map((e) => e.name));
   const configurations: ConfigurationSpec[] = entries.map((e) => {
     if (e.url !== undefined) return { name: e.name, params: e.params, target: { kind: 'url', url: e.url } };
     const serve = e.serve ?? shared;
