@@ -236,6 +236,8 @@ export const experimentCommand = defineCommand({
     'on an error and on Ctrl-C; a server left by a killed goodput is found from DIR/server.pid.json and stopped.',
     'Writes DIR/experiment.json, DIR/runs/<configuration>/run-<k>/ and DIR/logs/<configuration>.log.',
     'Run flags given here override the plan’s run: section. Ctrl-C stops, exits 130; --resume continues.',
+    'Traffic classes: run: takes classes: (each a --class value); a configuration’s class.NAME.KEY params change one',
+    'field of a class (class.batch.priority: 0), and the matrix and the ADR break the figures down by class.',
   ].join('\n'),
   positionals: [
     {
