@@ -16,24 +16,12 @@ import { benchmarkConfig, runBenchmark } from '../src/runner/index.js';
 import { startSim } from '../src/sim/index.js';
 import type { RequestRecord } from '../src/types.js';
 import { agentTraceWorkload, parseAgentTrace } from '../src/workload/index.js';
+import { line, model, tool } from './fixtures/agent-trace.js';
 import { runCliInProcess } from './helpers/cli.js';
 import { recordingProxy } from './helpers/recording-proxy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'goodput-agent-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const line = (o: unknown) => JSON.stringify(o);
-const model = (input: number, output: number, extra: object = {}) => ({
-  kind: 'model',
-  input_tokens: input,
-  output_tokens: output,
-  ...extra,
-});
-const tool = (latency: number, result: number) => ({
-  kind: 'tool',
-  latency_ms: latency,
-  result_tokens: result,
-});
 
 // Run A at 0: a tool, then 3 sub-agents from its conversation (each with a tool), joined, then an answer.
 // Run B at 1000 ms: a tool, then an answer.

@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GoodputError } from '../errors.js';
+import { failure, kinds, line } from '../../test/fixtures/agent-trace.js';
 import type { AgentTraceStep } from './agent-trace.js';
 import { parseAgentTrace } from './agent-trace-file.js';
-
-const line = (o: unknown) => JSON.stringify(o);
-const kinds = (steps: readonly AgentTraceStep[]) => steps.map((s) => s.kind);
-
-function failure(text: string, format?: 'goodput' | 'weka' | 'otlp'): GoodputError {
-  try {
-    parseAgentTrace(text, 't.jsonl', format);
-  } catch (e) {
-    expect(e).toBeInstanceOf(GoodputError);
-    return e as GoodputError;
-  }
-  throw new Error('parsed, but should not have');
-}
 
 describe('WEKA traces', () => {
   const weka = (requests: unknown[]) =>

@@ -25,10 +25,10 @@ import {
   type AgentTraceRun,
   type AgentTraceStep,
   agentTraceError,
+  isObj,
+  type Obj,
 } from './agent-trace.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const HINT =
   'export GenAI spans as OTLP JSON ({"resourceSpans":[{"scopeSpans":[{"spans":[…]}]}]}, one export a line) with gen_ai.operation.name and gen_ai.usage.* attributes';
 const MODEL_OPS = new Set(['chat', 'text_completion', 'generate_content']);

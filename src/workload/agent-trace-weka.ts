@@ -30,10 +30,10 @@ import {
   type AgentTraceRun,
   type AgentTraceStep,
   agentTraceError,
+  isObj,
+  type Obj,
 } from './agent-trace.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const HINT =
   'a WEKA trace is {"id":…,"block_size":64,"requests":[{"t":0,"type":"n","in":N,"out":M,"api_time":S,"stop":"tool_use"},…]}';
 

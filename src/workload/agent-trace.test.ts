@@ -3,28 +3,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, GoodputError } from '../errors.js';
+import { failure, kinds, line, model } from '../../test/fixtures/agent-trace.js';
+import { ExitCode } from '../errors.js';
 import type { AgentTraceStep } from './agent-trace.js';
 import { loadAgentTrace, parseAgentTrace } from './agent-trace-file.js';
-
-const line = (o: unknown) => JSON.stringify(o);
-const model = (input: number, output: number, extra: object = {}) => ({
-  kind: 'model',
-  input_tokens: input,
-  output_tokens: output,
-  ...extra,
-});
-const kinds = (steps: readonly AgentTraceStep[]) => steps.map((s) => s.kind);
-
-function failure(text: string, format?: 'goodput' | 'weka' | 'otlp'): GoodputError {
-  try {
-    parseAgentTrace(text, 't.jsonl', format);
-  } catch (e) {
-    expect(e).toBeInstanceOf(GoodputError);
-    return e as GoodputError;
-  }
-  throw new Error('parsed, but should not have');
-}
 
 describe("goodput's agent-trace JSONL", () => {
   it('reads runs with their steps, start times, system prompts, fan-outs and joins', () => {

@@ -99,8 +99,9 @@ export function agentTraceError(
   );
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A JSON object (not null, not an array): what every trace form's readers check first. */
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Reads fields of one object, each error naming `where` and the field's path. */
 class Fields {
