@@ -1,10 +1,10 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect, readRecords } from '../src/results/index.js';
 import type { RunSummary } from '../src/types.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { runCliInProcess, virtualRunSummary } from './helpers/cli.js';
 
 const tmp = () => mkdtemp(join(tmpdir(), 'goodput-classes-'));
 
@@ -21,11 +21,9 @@ function classFlags(priority: boolean): string[] {
 
 async function twoClassRun(priority: boolean): Promise<{ dir: string; summary: RunSummary }> {
   const dir = await tmp();
-  const { code, stderr } = await runCliInProcess(
-    [
-      'run',
-      '--time',
-      'virtual',
+  return {
+    dir,
+    summary: await virtualRunSummary(dir, [
       '--rate',
       '40',
       '--requests',
@@ -36,15 +34,8 @@ async function twoClassRun(priority: boolean): Promise<{ dir: string; summary: R
       '7',
       ...classFlags(priority),
       ...(priority ? ['--scheduling-policy', 'priority'] : []),
-      '--out',
-      dir,
-      '--quiet',
-    ],
-    { cwd: dir },
-  );
-  expect(stderr).not.toMatch(/error/i);
-  expect(code).toBe(0);
-  return { dir, summary: JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary };
+    ]),
+  };
 }
 
 describe('traffic classes in one run (virtual time)', () => {

@@ -4,21 +4,19 @@
  * answered, and with one adapter slot (--max-loras 1) a class waits for the other's slot,
  * which two slots relieve.
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collect, readRecords } from '../src/results/index.js';
 import type { RunSummary } from '../src/types.js';
-import { runCliInProcess } from './helpers/cli.js';
+import { virtualRunSummary } from './helpers/cli.js';
 
 async function twoModelRun(maxLoras: number): Promise<{ dir: string; summary: RunSummary }> {
   const dir = await mkdtemp(join(tmpdir(), 'goodput-lora-'));
-  const { code, stderr } = await runCliInProcess(
-    [
-      'run',
-      '--time',
-      'virtual',
+  return {
+    dir,
+    summary: await virtualRunSummary(dir, [
       '--rate',
       '30',
       '--requests',
@@ -31,15 +29,8 @@ async function twoModelRun(maxLoras: number): Promise<{ dir: string; summary: Ru
       'name=sql,share=0.5,prompt-tokens=256,max-tokens=64,model=sql-lora',
       '--class',
       'name=chat,share=0.5,prompt-tokens=128,max-tokens=32,model=chat-lora',
-      '--out',
-      dir,
-      '--quiet',
-    ],
-    { cwd: dir },
-  );
-  expect(stderr).not.toMatch(/error/i);
-  expect(code).toBe(0);
-  return { dir, summary: JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8')) as RunSummary };
+    ]),
+  };
 }
 
 describe('classes on two LoRA adapters of the embedded engine (virtual time)', () => {

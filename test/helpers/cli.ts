@@ -21,7 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type AdrFrontMatter, serializeAdr } from '../../src/adr/index.js';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/dispatch.js';
@@ -252,6 +252,20 @@ export function smallVirtualRun(
     ],
     opts,
   );
+}
+
+/**
+ * Runs `goodput run --time virtual <flags> --out dir --quiet` in-process (cwd `dir`), checks it
+ * exited 0 with no error on stderr (notes may be there), and returns the summary it wrote.
+ */
+export async function virtualRunSummary(dir: string, flags: readonly string[]): Promise<RunSummary> {
+  const { code, stderr } = await runCliInProcess(
+    ['run', '--time', 'virtual', ...flags, '--out', dir, '--quiet'],
+    { cwd: dir },
+  );
+  expect(stderr).not.toMatch(/error/i);
+  expect(code).toBe(0);
+  return readRunSummary(dir);
 }
 
 /** Writes each `[name, value]` as JSON to `dir/name`; returns the paths, in the order given. */
