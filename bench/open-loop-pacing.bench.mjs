@@ -4,7 +4,8 @@
  * responses), held against the floor of this machine: a minimal pacer over the raw undici
  * reader (bench/lib/raw-reader.mjs; a setTimeout loop that only sends what is due, Poisson
  * arrivals at the same rate) in the same process, against the same server, REPS times
- * interleaved (goodput first, then the minimal pacer, then again). Reads goodput's run summary: the dispatch lag p99 (sent −
+ * interleaved (after an unmeasured run of the minimal pacer that warms the server, goodput
+ * first, then the minimal pacer, then the other way round). Reads goodput's run summary: the dispatch lag p99 (sent −
  * scheduled of every measured send) must be ≤ 1.2× the minimal pacer's (medians over the
  * repetitions) and the achieved send rate within 1 % of the scheduled one. (An absolute 1 ms
  * p99 is out of reach on a shared 2-core machine: the minimal pacer misses it too.)
@@ -22,7 +23,8 @@
  * side, the lag p99/max and the GC pauses of every 100 ms of the measured phase: a start-up
  * transient (cold code, fresh histograms, GC) shows as a ramp in the first windows.
  *
- * Env: GOODPUT_BENCH_RATE (default 2000), GOODPUT_BENCH_SECONDS (default 10),
+ * Env: GOODPUT_BENCH_PRIME_GOODPUT (1: an unmeasured goodput run after the priming one, so that
+ * every measured repetition runs in a warm process), GOODPUT_BENCH_RATE (default 2000), GOODPUT_BENCH_SECONDS (default 10),
  * GOODPUT_BENCH_WARMUP (warmup requests, default 1000), GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
  * priority, 1–99, for the main thread alone, set with util-linux `chrt`; needs root or
  * CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
@@ -75,13 +77,27 @@ let failed = false;
 try {
   const goodput = [];
   const minimal = [];
+  // Primes the server's child process (its JIT) and undici's code in this process with an
+  // unmeasured run of the minimal pacer: otherwise whichever side runs first pays the server's
+  // start-up in its tail (seen: goodput's first repetition at 2–3× its later ones, whatever
+  // its own warmup).
+  await minimalRun(REPS);
+  // GOODPUT_BENCH_PRIME_GOODPUT=1 also runs goodput once, unmeasured: its later repetitions
+  // then show the lag of a warm process, the first one a fresh process's (a diagnosis).
+  if (process.env.GOODPUT_BENCH_PRIME_GOODPUT) await goodputRun(REPS);
   for (let rep = 0; rep < REPS; rep++) {
-    const g = await goodputRun(rep);
-    console.log(`  goodput  #${rep + 1}: ${describe(g)}`);
-    goodput.push(g);
-    const m = await minimalRun(rep);
-    console.log(`  minimal  #${rep + 1}: ${describe(m)}`);
-    minimal.push(m);
+    // Alternate which side goes first, so neither always runs after the other.
+    for (const side of rep % 2 === 0 ? ['goodput', 'minimal'] : ['minimal', 'goodput']) {
+      if (side === 'goodput') {
+        const g = await goodputRun(rep);
+        console.log(`  goodput  #${rep + 1}: ${describe(g)}`);
+        goodput.push(g);
+      } else {
+        const m = await minimalRun(rep);
+        console.log(`  minimal  #${rep + 1}: ${describe(m)}`);
+        minimal.push(m);
+      }
+    }
   }
   const p99 = median(goodput.map((r) => r.p99));
   const floor = median(minimal.map((r) => r.p99));
@@ -131,10 +147,12 @@ async function goodputRun(rep) {
     clockOffset = Math.min(clockOffset, performance.now() - r.endMs);
   };
   const switches0 = involuntarySwitches();
+  const queued0 = runQueueWaitMs();
   const cpu0 = cpuNow();
   const { summary, dir } = await runBenchmark(config, { cwd, quiet: true, onRecord });
   const cpu = cpuNow().since(cpu0);
   const switches = involuntarySwitches() - switches0;
+  const queuedMs = runQueueWaitMs() - queued0;
   const lag = summary.load.dispatchLag;
   // Sent and scheduled times of every measured request, from the run's own records.
   const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8').trim().split('\n').slice(1);
@@ -149,6 +167,7 @@ async function goodputRun(rep) {
     p99: lag.p99,
     max: lag.max,
     switches,
+    queuedMs,
     cpu,
     selfGc: summary.load.gcPauses
       ? `${summary.load.gcPauses.count} pauses, ${summary.load.gcPauses.totalMs.toFixed(0)} ms`
@@ -175,6 +194,7 @@ async function minimalRun(rep) {
   const one = () => reader.send(body).catch(() => errors++);
   // CPU and preemptions counted from here, as goodput's are from the start of its run.
   const switches0 = involuntarySwitches();
+  const queued0 = runQueueWaitMs();
   const cpu0 = cpuNow();
   // The same warmup as goodput's: a closed loop 64 wide.
   let left = WARMUP;
@@ -223,6 +243,7 @@ async function minimalRun(rep) {
   await finished;
   const cpu = cpuNow().since(cpu0);
   const switches = involuntarySwitches() - switches0;
+  const queuedMs = runQueueWaitMs() - queued0;
   await reader.close();
   const sends = schedule.map((at, k) => ({ scheduledMs: t0 + at, sentMs: sentAt[k] }));
   const lags = sends.map((s) => s.sentMs - s.scheduledMs).sort((a, b) => a - b);
@@ -232,6 +253,7 @@ async function minimalRun(rep) {
     p99: percentile(lags, 0.99),
     max: lags[lags.length - 1],
     switches,
+    queuedMs,
     cpu,
   };
 }
@@ -285,7 +307,7 @@ function printWindows(sends, first, inPhase) {
 }
 
 function describe(r) {
-  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / r.scheduled).toFixed(4)} of the schedule's; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms; process CPU ${(100 * r.cpu).toFixed(0)} %${r.switches === undefined ? '' : `; main thread preempted ${r.switches} times`}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
+  return `${r.requests} requests (${r.errors} errors), rate ${(r.achieved / r.scheduled).toFixed(4)} of the schedule's; dispatch lag p50 ${r.p50.toFixed(3)} ms, p99 ${r.p99.toFixed(3)} ms, max ${r.max.toFixed(1)} ms; late by over ${LATE_MS} ms: ${r.late} (${((100 * r.late) / r.requests).toFixed(2)} %), ${r.duringGc} due during a GC pause; GC: ${r.gc.count} pauses, ${r.gc.totalMs.toFixed(0)} ms, longest ${r.gc.longestMs.toFixed(1)} ms; process CPU ${(100 * r.cpu).toFixed(0)} %${r.switches === undefined ? '' : `; main thread preempted ${r.switches} times`}${Number.isFinite(r.queuedMs) ? `, ${r.queuedMs.toFixed(0)} ms runnable but waiting for a core` : ''}${r.selfCheck ? `; self-check: ${r.selfCheck}` : ''}`;
 }
 
 /** The run's own GC figures (summary.load.gcPauses, the client self-check), when it has them. */
@@ -325,6 +347,20 @@ function cpuNow() {
       return (used.user + used.system) / 1000 / (at.wall - from.wall);
     },
   };
+}
+
+/**
+ * How long the main thread has waited on the run queue so far (ms; Linux schedstat, NaN
+ * elsewhere): runnable but not running, the time the machine, not the client's own work, held
+ * it back.
+ */
+function runQueueWaitMs() {
+  try {
+    const [, waitNs] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').trim().split(/\s+/);
+    return Number(waitNs) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** The main thread's involuntary context switches so far (Linux), else undefined. */
