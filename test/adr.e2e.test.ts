@@ -51,28 +51,22 @@ beforeAll(async () => {
   slow = await startSim({ seed: 1, slowdown: 30 });
   // One after the other: two runs in one event loop make each other client-bound, and a
   // client-bound comparison rightly finds no significant change.
-  const base = await cli([
-    'run',
-    '--url',
-    slow.url,
-    ...LOAD,
-    '--label',
-    `serving.args=${BASE_ARGS}`,
-    '--out',
-    join(work, 'runs/base'),
-  ]);
-  expect(base.code, base.stderr).toBe(ExitCode.OK);
-  const cand = await cli([
-    'run',
-    '--url',
-    fast.url,
-    ...LOAD,
-    '--label',
-    `serving.args=${CAND_ARGS}`,
-    '--out',
-    join(work, 'runs/cand'),
-  ]);
-  expect(cand.code, cand.stderr).toBe(ExitCode.OK);
+  for (const [server, servingArgs, out] of [
+    [slow, BASE_ARGS, 'runs/base'],
+    [fast, CAND_ARGS, 'runs/cand'],
+  ] as const) {
+    const r = await cli([
+      'run',
+      '--url',
+      server.url,
+      ...LOAD,
+      '--label',
+      `serving.args=${servingArgs}`,
+      '--out',
+      join(work, out),
+    ]);
+    expect(r.code, r.stderr).toBe(ExitCode.OK);
+  }
   adrPath = join(work, 'docs/adr', ADR_NAME);
 }, 60_000);
 
