@@ -20,7 +20,6 @@ const MAX_RUNNER_LINES = 80;
 const LONG_FUNCTIONS: Record<string, string> = {
   'workload/workload.ts: createWorkload': 'in the workload, edited by other helpers this session',
   'workload/sessions.ts: createSessionSource': 'in the workload, edited by other helpers this session',
-  'experiment/execute.ts: runExperiment': 'in the experiment runner, edited by another helper this session',
 };
 
 interface Fn {

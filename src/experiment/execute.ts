@@ -23,7 +23,7 @@ import { embeddedDescription, runConfig } from './run-config.js';
 import { type RunningServer, ServeFailure, startServer } from './serve.js';
 import { sleepUnlessAborted as sleep } from './sleep.js';
 import { EXPERIMENT_FILE, initialState, readState, reconcileForResume, writeState } from './state.js';
-import type { ExperimentSpec } from './types.js';
+import type { ConfigurationSpec, ExperimentSpec, ServeTemplate } from './types.js';
 
 type ServeStart = NonNullable<NonNullable<ExperimentConfiguration['serve']>['starts']>[number];
 
@@ -104,6 +104,36 @@ function settle(conf: ExperimentConfiguration): void {
   else conf.status = conf.runs.some((r) => r.status === 'ok') ? 'ok' : 'failed';
 }
 
+type ExperimentRun = ExperimentConfiguration['runs'][number];
+
+/** What every step of an experiment shares: the plan, the state it writes, where notes go, the server up. */
+interface ExperimentContext {
+  spec: ExperimentSpec;
+  io: ExperimentIo;
+  state: ExperimentFile;
+  dir: string;
+  signal: AbortSignal | undefined;
+  /** The measurement's headers, with its key as a bearer token: what a server is described with. */
+  headers: Record<string, string>;
+  /** Redacted from a server's description. */
+  secrets: Array<string | undefined>;
+  /** Rewrites experiment.json. */
+  save(): void;
+  /** A line on stderr (unless quiet). */
+  say(text: string): void;
+  /** A line on stderr that is also returned in the result's notes. */
+  note(text: string): void;
+  /** The serve configuration's server that is up: at most one at a time. */
+  current: { ci: number; server: RunningServer } | undefined;
+}
+
+/** Where a run goes: its URL (none for an embedded engine), the server's port, whether the server just started. */
+interface RunTarget {
+  url: string | undefined;
+  port: number | undefined;
+  fresh: boolean;
+}
+
 /** Runs the experiment; see the module comment. Throws only for what stops the whole experiment. */
 export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Promise<ExperimentResult> {
   const notes: string[] = [];
@@ -131,175 +161,248 @@ export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Pro
   save();
 
   const m = spec.measurement;
-  const secrets = [m.apiKey, ...(m.secrets ?? [])];
   const headers: Record<string, string> = { ...m.headers };
   if (m.apiKey) headers.authorization = `Bearer ${m.apiKey}`;
+  const ctx: ExperimentContext = {
+    spec,
+    io,
+    state,
+    dir,
+    signal: io.signal,
+    headers,
+    secrets: [m.apiKey, ...(m.secrets ?? [])],
+    save,
+    say,
+    note,
+    current: undefined,
+  };
+  let lastSave: unknown;
+  try {
+    await runPendingRuns(ctx);
+  } finally {
+    lastSave = await closeExperiment(ctx);
+  }
+  if (lastSave !== undefined) throw lastSave;
+  return { state, dir, notes };
+}
+
+/** Every pending run in the experiment's order, until the runs are done or the signal aborts. */
+async function runPendingRuns(ctx: ExperimentContext): Promise<void> {
+  const { spec, state, signal } = ctx;
   const slots = state.configurations
     .flatMap((conf, ci) => conf.runs.map((run) => ({ ci, run })))
     .sort((a, b) => a.run.order - b.run.order);
   const total = slots.length;
-  let current: { ci: number; server: RunningServer; engine?: string } | undefined;
-  const stopCurrent = async () => {
-    const c = current;
-    current = undefined;
-    await c?.server.stop();
-  };
-  const signal = io.signal;
-  let lastSave: unknown;
-  try {
-    for (let s = 0; s < slots.length; s++) {
-      const { ci, run } = slots[s]!;
-      const conf = state.configurations[ci]!;
-      const c = spec.configurations[ci]!;
-      if (run.status !== 'pending' || conf.status === 'failed') continue;
-      if (signal?.aborted) break;
-      let url: string | undefined;
-      let fresh = false;
-      let port: number | undefined;
-      if (c.target.kind === 'serve') {
-        if (current && (current.ci !== ci || spec.restart === 'per-run' || current.server.exited()))
-          await stopCurrent();
-        if (!current) {
-          const template = c.target.serve;
-          let start: ServeStart | undefined;
-          try {
-            const server = await startServer({
-              configuration: conf.name,
-              template,
-              params: c.params,
-              dir,
-              logPath: join(dir, conf.log ?? join('logs', `${conf.slug}.log`)),
-              ...(signal ? { signal } : {}),
-              onCommand: (argv, p, health) => {
-                const starts = conf.serve?.starts ?? [];
-                conf.serve = {
-                  argv,
-                  cwd: template.cwd,
-                  envNames: Object.keys(template.env),
-                  health,
-                  port: p,
-                  starts,
-                };
-                const files = configFileHashes(argv, template.cwd);
-                if (files.length > 0) conf.configFiles = files;
-                save();
-              },
-              onSpawn: (pid) => {
-                start = { pid, startedAt: new Date().toISOString() };
-                conf.serve?.starts?.push(start);
-                save();
-              },
-              onStop: (how, ms) => {
-                if (!start) return;
-                start.stoppedAt = new Date().toISOString();
-                start.stopMs = Math.round(ms);
-                start.stop = how;
-                save();
-              },
-            });
-            if (start) start.startupMs = Math.round(server.startupMs);
-            current = { ci, server };
-            fresh = true;
-            say(
-              `${conf.name}: server up on port ${server.port} in ${(server.startupMs / 1000).toFixed(1)} s (pid ${server.pid})`,
-            );
-          } catch (e) {
-            if (!(e instanceof ServeFailure)) throw e;
-            if (signal?.aborted) break;
-            failConfiguration(conf, e);
-            save();
-            note(`${conf.name}: failed (${e.message}); the experiment goes on without it`);
-            continue;
-          }
-        }
-        url = current.server.url;
-        port = current.server.port;
-      } else {
-        await stopCurrent();
-        if (c.target.kind === 'url') url = c.target.url;
-      }
-      if (conf.server === undefined) {
-        conf.server =
-          c.target.kind === 'embedded'
-            ? embeddedDescription(c, spec, io.version)
-            : redactDescription(
-                await describeServer(url!, {
-                  headers,
-                  ...(m.gpuMetricsUrl ? { gpuMetricsUrl: m.gpuMetricsUrl } : {}),
-                  ...(signal ? { signal } : {}),
-                }),
-                secrets,
-              );
-      }
-      if (url !== undefined && !fresh) {
-        const reset = await resetCache(spec.cacheReset, url, {
-          engine: conf.server.engine,
-          ...(port !== undefined ? { port } : {}),
-          ...(signal ? { signal } : {}),
-        });
-        if (reset) run.cacheReset = reset;
-      }
-      run.startedAt = new Date().toISOString();
-      delete run.error;
-      save();
-      const outDir = join(dir, run.dir);
-      let outcome: 'ok' | 'failed' | 'interrupted';
-      try {
-        const { summary } = await runBenchmark(runConfig(spec, c, url, outDir, run.repeat), {
-          ...(io.stderr ? { stderr: io.stderr } : {}),
-          ...(signal ? { signal } : {}),
-          cwd: io.cwd,
-          quiet: true,
-          ...(io.version ? { version: io.version } : {}),
-        });
-        const unmeasurable = unmeasurableError(summary, outDir);
-        if (signal?.aborted) outcome = 'interrupted';
-        else if (unmeasurable) {
-          outcome = 'failed';
-          run.error = { code: unmeasurable.code, message: unmeasurable.message };
-        } else outcome = 'ok';
-      } catch (e) {
-        if (signal?.aborted) outcome = 'interrupted';
-        else {
-          const err =
-            e instanceof GoodputError
-              ? e
-              : new GoodputError('E_INTERNAL', (e as Error).message, 'report this');
-          outcome = 'failed';
-          run.error = { code: err.code, message: err.message };
-          // The embedded engine refused its flags: as a server that does not start, the configuration fails.
-          if (c.target.kind === 'embedded' && err.code === 'E_SIM') failConfiguration(conf, err);
-        }
-      }
-      if (outcome === 'interrupted') {
-        // Left pending: --resume redoes it from an empty folder.
-        save();
-        break;
-      }
-      run.status = outcome;
-      run.endedAt = new Date().toISOString();
-      save();
-      say(
-        `[${s + 1}/${total}] ${conf.name} run ${run.repeat + 1}: ${outcome}${run.error ? ` (${run.error.message})` : ''}`,
-      );
-      const next = slots
-        .slice(s + 1)
-        .find((x) => x.run.status === 'pending' && state.configurations[x.ci]!.status !== 'failed');
-      if (current && (spec.restart === 'per-run' || next?.ci !== ci)) await stopCurrent();
-      if (next && spec.cooldownMs > 0) await sleep(spec.cooldownMs, signal);
+  for (let s = 0; s < slots.length; s++) {
+    const { ci, run } = slots[s]!;
+    const conf = state.configurations[ci]!;
+    const c = spec.configurations[ci]!;
+    if (run.status !== 'pending' || conf.status === 'failed') continue;
+    if (signal?.aborted) break;
+    const target = await targetOf(ctx, ci);
+    if (target === 'aborted') break;
+    if (target === 'failed') continue;
+    const server = await describedServer(ctx, conf, c, target.url);
+    if (target.url !== undefined && !target.fresh) {
+      const reset = await resetCache(spec.cacheReset, target.url, {
+        engine: server.engine,
+        ...(target.port !== undefined ? { port: target.port } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      if (reset) run.cacheReset = reset;
     }
-  } finally {
-    await stopCurrent().catch(() => undefined);
-    for (const conf of state.configurations) settle(conf);
-    const left = state.configurations.some((conf) => conf.runs.some((r) => r.status === 'pending'));
-    state.status = left || signal?.aborted ? 'interrupted' : 'done';
-    try {
-      save();
-    } catch (e) {
-      // Thrown below when nothing else stopped the experiment (else that error is the one to report).
-      lastSave = e;
+    const outcome = await benchmarkRun(ctx, conf, c, run, target.url);
+    if (outcome === 'interrupted') {
+      // Left pending: --resume redoes it from an empty folder.
+      ctx.save();
+      break;
     }
+    run.status = outcome;
+    run.endedAt = new Date().toISOString();
+    ctx.save();
+    ctx.say(
+      `[${s + 1}/${total}] ${conf.name} run ${run.repeat + 1}: ${outcome}${run.error ? ` (${run.error.message})` : ''}`,
+    );
+    const next = slots
+      .slice(s + 1)
+      .find((x) => x.run.status === 'pending' && state.configurations[x.ci]!.status !== 'failed');
+    if (ctx.current && (spec.restart === 'per-run' || next?.ci !== ci)) await stopCurrentServer(ctx);
+    if (next && spec.cooldownMs > 0) await sleep(spec.cooldownMs, signal);
   }
-  if (lastSave !== undefined) throw lastSave;
-  return { state, dir, notes };
+}
+
+/**
+ * Where configuration `ci`'s next run goes. A serve configuration reuses the server up (its own,
+ * alive, and `restart: per-config`) or starts one: 'failed' when it does not come up (the
+ * configuration is failed), 'aborted' when the signal stopped it. Any other stops the server up.
+ */
+async function targetOf(ctx: ExperimentContext, ci: number): Promise<RunTarget | 'failed' | 'aborted'> {
+  const c = ctx.spec.configurations[ci]!;
+  if (c.target.kind !== 'serve') {
+    await stopCurrentServer(ctx);
+    return { url: c.target.kind === 'url' ? c.target.url : undefined, port: undefined, fresh: false };
+  }
+  if (ctx.current && (ctx.current.ci !== ci || ctx.spec.restart === 'per-run' || ctx.current.server.exited()))
+    await stopCurrentServer(ctx);
+  if (ctx.current) return { url: ctx.current.server.url, port: ctx.current.server.port, fresh: false };
+  const conf = ctx.state.configurations[ci]!;
+  try {
+    const server = await startConfigurationServer(ctx, conf, c.target.serve, c.params);
+    ctx.current = { ci, server };
+    ctx.say(
+      `${conf.name}: server up on port ${server.port} in ${(server.startupMs / 1000).toFixed(1)} s (pid ${server.pid})`,
+    );
+    return { url: server.url, port: server.port, fresh: true };
+  } catch (e) {
+    if (!(e instanceof ServeFailure)) throw e;
+    if (ctx.signal?.aborted) return 'aborted';
+    failConfiguration(conf, e);
+    ctx.save();
+    ctx.note(`${conf.name}: failed (${e.message}); the experiment goes on without it`);
+    return 'failed';
+  }
+}
+
+/**
+ * Starts a serve configuration's server. experiment.json records its command (with the hashes
+ * of the config files it names) and every start: pid, start-up time, and how and when it stopped.
+ */
+async function startConfigurationServer(
+  ctx: ExperimentContext,
+  conf: ExperimentConfiguration,
+  template: ServeTemplate,
+  params: ConfigurationSpec['params'],
+): Promise<RunningServer> {
+  const { dir, signal, save } = ctx;
+  let start: ServeStart | undefined;
+  const server = await startServer({
+    configuration: conf.name,
+    template,
+    params,
+    dir,
+    logPath: join(dir, conf.log ?? join('logs', `${conf.slug}.log`)),
+    ...(signal ? { signal } : {}),
+    onCommand: (argv, p, health) => {
+      const starts = conf.serve?.starts ?? [];
+      conf.serve = {
+        argv,
+        cwd: template.cwd,
+        envNames: Object.keys(template.env),
+        health,
+        port: p,
+        starts,
+      };
+      const files = configFileHashes(argv, template.cwd);
+      if (files.length > 0) conf.configFiles = files;
+      save();
+    },
+    onSpawn: (pid) => {
+      start = { pid, startedAt: new Date().toISOString() };
+      conf.serve?.starts?.push(start);
+      save();
+    },
+    onStop: (how, ms) => {
+      if (!start) return;
+      start.stoppedAt = new Date().toISOString();
+      start.stopMs = Math.round(ms);
+      start.stop = how;
+      save();
+    },
+  });
+  if (start) start.startupMs = Math.round(server.startupMs);
+  return server;
+}
+
+/** What a configuration's target says of itself, asked once, before its first run (an embedded engine: from its flags). */
+async function describedServer(
+  ctx: ExperimentContext,
+  conf: ExperimentConfiguration,
+  c: ConfigurationSpec,
+  url: string | undefined,
+): Promise<NonNullable<ExperimentConfiguration['server']>> {
+  if (conf.server === undefined) {
+    const { spec, io, signal } = ctx;
+    const m = spec.measurement;
+    conf.server =
+      c.target.kind === 'embedded'
+        ? embeddedDescription(c, spec, io.version)
+        : redactDescription(
+            await describeServer(url!, {
+              headers: ctx.headers,
+              ...(m.gpuMetricsUrl ? { gpuMetricsUrl: m.gpuMetricsUrl } : {}),
+              ...(signal ? { signal } : {}),
+            }),
+            ctx.secrets,
+          );
+  }
+  return conf.server;
+}
+
+/**
+ * One run's benchmark into its folder: 'ok', 'failed' (with the run's error) or 'interrupted'.
+ * An embedded engine that refuses its flags fails its configuration.
+ */
+async function benchmarkRun(
+  ctx: ExperimentContext,
+  conf: ExperimentConfiguration,
+  c: ConfigurationSpec,
+  run: ExperimentRun,
+  url: string | undefined,
+): Promise<'ok' | 'failed' | 'interrupted'> {
+  const { spec, io, signal } = ctx;
+  run.startedAt = new Date().toISOString();
+  delete run.error;
+  ctx.save();
+  const outDir = join(ctx.dir, run.dir);
+  try {
+    const { summary } = await runBenchmark(runConfig(spec, c, url, outDir, run.repeat), {
+      ...(io.stderr ? { stderr: io.stderr } : {}),
+      ...(signal ? { signal } : {}),
+      cwd: io.cwd,
+      quiet: true,
+      ...(io.version ? { version: io.version } : {}),
+    });
+    const unmeasurable = unmeasurableError(summary, outDir);
+    if (signal?.aborted) return 'interrupted';
+    if (unmeasurable) {
+      run.error = { code: unmeasurable.code, message: unmeasurable.message };
+      return 'failed';
+    }
+    return 'ok';
+  } catch (e) {
+    if (signal?.aborted) return 'interrupted';
+    const err =
+      e instanceof GoodputError ? e : new GoodputError('E_INTERNAL', (e as Error).message, 'report this');
+    run.error = { code: err.code, message: err.message };
+    // The embedded engine refused its flags: as a server that does not start, the configuration fails.
+    if (c.target.kind === 'embedded' && err.code === 'E_SIM') failConfiguration(conf, err);
+    return 'failed';
+  }
+}
+
+/** Stops the server up, if any. */
+async function stopCurrentServer(ctx: ExperimentContext): Promise<void> {
+  const c = ctx.current;
+  ctx.current = undefined;
+  await c?.server.stop();
+}
+
+/**
+ * However the runs ended: the server stopped, every configuration's status settled, the
+ * experiment 'done' or 'interrupted', and experiment.json saved. Returns the save's failure
+ * instead of throwing it: runExperiment throws it when nothing else stopped the experiment
+ * (else that error is the one to report).
+ */
+async function closeExperiment(ctx: ExperimentContext): Promise<unknown> {
+  const { state, signal } = ctx;
+  await stopCurrentServer(ctx).catch(() => undefined);
+  for (const conf of state.configurations) settle(conf);
+  const left = state.configurations.some((conf) => conf.runs.some((r) => r.status === 'pending'));
+  state.status = left || signal?.aborted ? 'interrupted' : 'done';
+  try {
+    ctx.save();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
 }
