@@ -39,7 +39,7 @@ import type { PromptFrame } from './prompt-frame.js';
 import type { Rng } from './rng.js';
 import { promptLength, syntheticPrompt } from './synthetic.js';
 import type { Tokenizer } from './tokenizer.js';
-import { createTurnCounting } from './turn-count.js';
+import { createTurnCounting, type TurnCounting } from './turn-count.js';
 
 /** One conversation as the runner replays it. */
 export interface SessionScript {
@@ -128,162 +128,219 @@ function drawThink(spec: SessionWorkloadSpec, rng: Rng): number {
   return -think.meanMs * Math.log(1 - rng.next());
 }
 
-/** Builds session scripts; see the module comment. */
-export function createSessionSource(input: SessionSourceInput): SessionSource {
-  const { spec, sessions, tokenizer, root, systemText, systemTokens } = input;
-  checkSessionSpec(sessions);
-  const entries = input.entries;
-  if (spec.kind === 'dataset') {
-    for (const e of entries ?? []) {
-      if (e.prompt !== undefined) continue; // a single prompt is a one-turn session
-      const c = e.conversation;
-      if (!c || c.turns.length === 0) {
-        const where = c?.source ?? 'the dataset';
-        throw new GoodputError(
-          'E_DATASET',
-          `${where}: field "${e.messages ? 'messages' : 'conversations'}": no user turn, so there is no session to replay`,
-          'every conversation needs at least one user ("human") message; remove or fix that line',
-        );
-      }
+/** A dataset run replays conversations: each needs a user turn, or there is nothing to replay. */
+function checkDatasetConversations(entries: readonly DatasetEntry[] | undefined): void {
+  for (const e of entries ?? []) {
+    if (e.prompt !== undefined) continue; // a single prompt is a one-turn session
+    const c = e.conversation;
+    if (!c || c.turns.length === 0) {
+      const where = c?.source ?? 'the dataset';
+      throw new GoodputError(
+        'E_DATASET',
+        `${where}: field "${e.messages ? 'messages' : 'conversations'}": no user turn, so there is no session to replay`,
+        'every conversation needs at least one user ("human") message; remove or fix that line',
+      );
     }
   }
-  const turnStreams = root.fork('session-turns');
-  const lengthStreams = root.fork('session-length');
-  const promptStreams = root.fork('session-prompt');
-  const thinkStreams = root.fork('session-think');
+}
+
+/** What every session of a run shares: the input, the random streams by purpose, the turn counting. */
+interface SessionRun {
+  readonly input: SessionSourceInput;
+  readonly turnStreams: Rng;
+  readonly lengthStreams: Rng;
+  readonly promptStreams: Rng;
+  readonly thinkStreams: Rng;
+  /** The word pool of synthesised messages (the frame's, with a model's own tokenizer). */
+  readonly pool: { pool?: PromptFrame['pool'] };
+  /**
+   * With a model's own tokenizer every turn but a framed first one is counted through the
+   * template, by its new text only (turn-count.ts).
+   */
+  readonly counting: TurnCounting | undefined;
+}
+
+/** One user turn of a session: its text, its tokens, the output length it asks for. */
+interface UserTurn {
+  text: string;
+  tokens: number;
+  maxTokens: number;
+}
+
+/**
+ * A user message of `tokens` tokens. The first turn's opens with the session's number, so no
+ * two sessions share more than the system prompt; later turns follow distinct histories.
+ */
+function synthUser(
+  run: SessionRun,
+  key: string,
+  s: number,
+  t: number,
+  tokens: number,
+  unique: number,
+): string {
+  return syntheticPrompt(
+    tokens,
+    run.promptStreams.fork(key).fork(s).fork(t),
+    run.input.tokenizer,
+    t === 0 ? { unique, ...run.pool } : run.pool,
+  );
+}
+
+/**
+ * The conversation session s replays (a dataset's, a single prompt as a one-turn one; none for
+ * synthetic sessions) and its number of turns (drawn for synthetic sessions).
+ */
+function sessionShape(
+  run: SessionRun,
+  key: string,
+  s: number,
+): { turns: number; conversation: Conversation | undefined } {
+  const { spec, sessions, entries, order } = run.input;
+  if (spec.kind === 'dataset') {
+    const e = order ? order[s % order.length]! : s % entries!.length;
+    const entry = entries![e]!;
+    const conversation = entry.conversation ?? {
+      source: '',
+      turns: [
+        { user: entry.prompt ?? '', ...(entry.outputTokens ? { outputTokens: entry.outputTokens } : {}) },
+      ],
+    };
+    return { turns: conversation.turns.length, conversation };
+  }
+  const range = sessions.turns ?? { min: 1, max: 1 };
+  const turns =
+    range.min +
+    run.turnStreams
+      .fork(key)
+      .fork(s)
+      .int(range.max - range.min + 1);
+  return { turns, conversation: undefined };
+}
+
+/** User turn t of session s: the dataset's (its output length too if asked), or synthesised. */
+function userTurn(
+  run: SessionRun,
+  conversation: Conversation | undefined,
+  key: string,
+  s: number,
+  t: number,
+  unique: number,
+): UserTurn {
+  const { spec, sessions, tokenizer, frame } = run.input;
+  if (conversation) {
+    const turn: ConversationTurn = conversation.turns[t]!;
+    const text = turn.user ?? synthUser(run, key, s, t, turn.userTokens!, unique);
+    const tokens = turn.user !== undefined ? tokenizer.count(text) : turn.userTokens!;
+    let maxTokens = spec.maxTokens;
+    if (run.input.outputFromDataset) {
+      const out =
+        turn.outputTokens ??
+        (turn.reply !== undefined ? Math.max(1, tokenizer.count(turn.reply)) : undefined);
+      if (out !== undefined) maxTokens = out;
+    }
+    return { text, tokens, maxTokens };
+  }
+  const n =
+    t === 0
+      ? promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, run.lengthStreams.fork(key).fork(s))
+      : (sessions.turnTokens ?? spec.promptTokens!);
+  // The first turn's n counts through the template: its words are the frame's overhead fewer.
+  const words = t === 0 ? n - (frame?.overhead ?? 0) : n;
+  return { text: synthUser(run, key, s, t, words, unique), tokens: n, maxTokens: spec.maxTokens };
+}
+
+/** The script of session s, `id`; `key` keeps run and warmup streams apart, `uniqueBase` their prompts. */
+function sessionScript(
+  run: SessionRun,
+  id: string,
+  key: string,
+  s: number,
+  uniqueBase: number,
+): SessionScript {
+  const { spec, sessions, tokenizer, root, systemText, systemTokens, frame } = run.input;
+  const { turns, conversation } = sessionShape(run, key, s);
+  const system = conversation?.system !== undefined ? systemText + conversation.system : systemText;
+  const systemCount =
+    conversation?.system !== undefined ? systemTokens + tokenizer.count(conversation.system) : systemTokens;
+  // Per-part token counts of this session, each counted once.
+  const users: UserTurn[] = [];
+  const replyCounts: number[] = [];
+  const counter = run.counting?.session();
+  // One id for every turn, for routers with session affinity (affinity.ts).
+  let affinityId: string | undefined;
+  const user = (t: number): UserTurn => {
+    users[t] ??= userTurn(run, conversation, key, s, t, uniqueBase + s);
+    return users[t];
+  };
   const replyTokens = (text: string) => (text === '' ? 0 : tokenizer.count(text));
 
-  /**
-   * A user message of `tokens` tokens. The first turn's opens with the session's number, so no
-   * two sessions share more than the system prompt; later turns follow distinct histories.
-   */
-  const frame = input.frame;
-  const pool = frame ? { pool: frame.pool } : {};
-  const synthUser = (key: string, s: number, t: number, tokens: number, unique: number) =>
-    syntheticPrompt(
-      tokens,
-      promptStreams.fork(key).fork(s).fork(t),
-      tokenizer,
-      t === 0 ? { unique, ...pool } : pool,
-    );
-  // With a model's own tokenizer every turn but a framed first one is counted through the
-  // template, by its new text only (turn-count.ts).
-  const counting = createTurnCounting(tokenizer, input.note);
-
-  function script(id: string, key: string, s: number, uniqueBase: number): SessionScript {
-    let turns: number;
-    let conversation: Conversation | undefined;
-    if (spec.kind === 'dataset') {
-      const e = input.order ? input.order[s % input.order.length]! : s % entries!.length;
-      const entry = entries![e]!;
-      conversation = entry.conversation ?? {
-        source: '',
-        turns: [
-          { user: entry.prompt ?? '', ...(entry.outputTokens ? { outputTokens: entry.outputTokens } : {}) },
-        ],
-      };
-      turns = conversation.turns.length;
-    } else {
-      const range = sessions.turns ?? { min: 1, max: 1 };
-      turns =
-        range.min +
-        turnStreams
-          .fork(key)
-          .fork(s)
-          .int(range.max - range.min + 1);
-    }
-    const system = conversation?.system !== undefined ? systemText + conversation.system : systemText;
-    const systemCount =
-      conversation?.system !== undefined ? systemTokens + tokenizer.count(conversation.system) : systemTokens;
-    // Per-part token counts of this session, each counted once.
-    const users: { text: string; tokens: number; maxTokens: number }[] = [];
-    const replyCounts: number[] = [];
-    const counter = counting?.session();
-    // One id for every turn, for routers with session affinity (affinity.ts).
-    let affinityId: string | undefined;
-
-    function user(t: number) {
-      let u = users[t];
-      if (u) return u;
-      const unique = uniqueBase + s;
-      if (conversation) {
-        const turn: ConversationTurn = conversation.turns[t]!;
-        const text = turn.user ?? synthUser(key, s, t, turn.userTokens!, unique);
-        const tokens = turn.user !== undefined ? tokenizer.count(text) : turn.userTokens!;
-        let maxTokens = spec.maxTokens;
-        if (input.outputFromDataset) {
-          const out =
-            turn.outputTokens ??
-            (turn.reply !== undefined ? Math.max(1, tokenizer.count(turn.reply)) : undefined);
-          if (out !== undefined) maxTokens = out;
+  return {
+    id,
+    turns,
+    thinkMs(t) {
+      const delay = conversation?.turns[t]?.delayMs;
+      if (delay !== undefined) return delay;
+      return drawThink(sessions, run.thinkStreams.fork(key).fork(s).fork(t));
+    },
+    request(t, replies, index, warmup) {
+      if (replies.length < t) throw new RangeError(`turn ${t + 1} needs ${t} replies, got ${replies.length}`);
+      // A framed first turn is exact by construction; any other is counted through the template.
+      const framed = t === 0 && frame !== undefined;
+      const whole = counter !== undefined && !framed;
+      let promptTokens = systemCount;
+      const messages: ChatMessage[] = [];
+      if (system !== '') messages.push({ role: 'system', content: system });
+      for (let k = 0; k <= t; k++) {
+        const u = user(k);
+        messages.push({ role: 'user', content: u.text });
+        promptTokens += u.tokens;
+        if (k === t) break;
+        const reply = replies[k]!;
+        if (!whole) {
+          replyCounts[k] ??= replyTokens(reply);
+          promptTokens += replyCounts[k]!;
         }
-        u = { text, tokens, maxTokens };
-      } else {
-        const n =
-          t === 0
-            ? promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(key).fork(s))
-            : (sessions.turnTokens ?? spec.promptTokens!);
-        // The first turn's n counts through the template: its words are the frame's overhead fewer.
-        const words = t === 0 ? n - (frame?.overhead ?? 0) : n;
-        u = { text: synthUser(key, s, t, words, unique), tokens: n, maxTokens: spec.maxTokens };
+        messages.push({ role: 'assistant', content: reply });
       }
-      users[t] = u;
-      return u;
-    }
+      affinityId ??= conversationAffinityId(root.key, id);
+      const item: WorkItem = {
+        index,
+        id: `r-${String(index + 1).padStart(6, '0')}`,
+        warmup,
+        promptTokens,
+        maxTokens: user(t).maxTokens,
+        sessionId: id,
+        turn: t + 1,
+        affinityId,
+      };
+      if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
+      else item.prompt = messages.map((m) => m.content).join('');
+      if (whole) item.promptTokens = counter.count(item, t > 0);
+      else if (framed && counter && item.messages) counter.known(item.messages, item.promptTokens);
+      return item;
+    },
+  };
+}
 
-    return {
-      id,
-      turns,
-      thinkMs(t) {
-        const delay = conversation?.turns[t]?.delayMs;
-        if (delay !== undefined) return delay;
-        return drawThink(sessions, thinkStreams.fork(key).fork(s).fork(t));
-      },
-      request(t, replies, index, warmup) {
-        if (replies.length < t)
-          throw new RangeError(`turn ${t + 1} needs ${t} replies, got ${replies.length}`);
-        // A framed first turn is exact by construction; any other is counted through the template.
-        const framed = t === 0 && frame !== undefined;
-        const whole = counter !== undefined && !framed;
-        let promptTokens = systemCount;
-        const messages: ChatMessage[] = [];
-        if (system !== '') messages.push({ role: 'system', content: system });
-        for (let k = 0; k <= t; k++) {
-          const u = user(k);
-          messages.push({ role: 'user', content: u.text });
-          promptTokens += u.tokens;
-          if (k === t) break;
-          const reply = replies[k]!;
-          if (!whole) {
-            replyCounts[k] ??= replyTokens(reply);
-            promptTokens += replyCounts[k]!;
-          }
-          messages.push({ role: 'assistant', content: reply });
-        }
-        affinityId ??= conversationAffinityId(root.key, id);
-        const item: WorkItem = {
-          index,
-          id: `r-${String(index + 1).padStart(6, '0')}`,
-          warmup,
-          promptTokens,
-          maxTokens: user(t).maxTokens,
-          sessionId: id,
-          turn: t + 1,
-          affinityId,
-        };
-        if (spec.api === 'chat' || spec.api === 'responses') item.messages = messages;
-        else item.prompt = messages.map((m) => m.content).join('');
-        if (whole) item.promptTokens = counter.count(item, t > 0);
-        else if (framed && counter && item.messages) counter.known(item.messages, item.promptTokens);
-        return item;
-      },
-    };
-  }
-
+/** Builds session scripts; see the module comment. */
+export function createSessionSource(input: SessionSourceInput): SessionSource {
+  checkSessionSpec(input.sessions);
+  if (input.spec.kind === 'dataset') checkDatasetConversations(input.entries);
+  const { root, frame } = input;
+  const run: SessionRun = {
+    input,
+    turnStreams: root.fork('session-turns'),
+    lengthStreams: root.fork('session-length'),
+    promptStreams: root.fork('session-prompt'),
+    thinkStreams: root.fork('session-think'),
+    pool: frame ? { pool: frame.pool } : {},
+    counting: createTurnCounting(input.tokenizer, input.note),
+  };
   const arrivals = input.arrivals;
   return {
-    session: (s) => script(sessionId(s), 'run', s, 0),
-    warmup: (w) => script(sessionId(w, 'w'), 'warmup', w, 1 << 30),
+    session: (s) => sessionScript(run, sessionId(s), 'run', s, 0),
+    warmup: (w) => sessionScript(run, sessionId(w, 'w'), 'warmup', w, 1 << 30),
     ...(arrivals ? { startMs: (s: number) => arrivals.offsetAt(s) } : {}),
   };
 }
