@@ -11,8 +11,7 @@
  */
 
 import { GoodputError } from '../errors.js';
-import type { ChatMessage, LoadStage, ToolChoice, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
-import { conversationAffinityId } from './affinity.js';
+import type { LoadStage, ToolChoice, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
 import type { AgentTrace } from './agent-trace.js';
 import { type AgentSource, createAgentSource } from './agents.js';
 import { ArrivalSchedule } from './arrivals.js';
@@ -20,16 +19,24 @@ import type { ClassInputs } from './class-spec.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
 import type { ImageFolder } from './image-folder.js';
-import { imageSource } from './images.js';
+import { type ImageSource, imageSource } from './images.js';
 import { drawLength, type LengthDist, lengthDistSpec, meanLength } from './length-dist.js';
 import { PrefixGroups } from './prefix-groups.js';
-import { fitPromptFrame } from './prompt-frame.js';
+import type { PromptFrame } from './prompt-frame.js';
+import {
+  datasetPrompts,
+  type FillPrompt,
+  promptBuilder,
+  replayPrompts,
+  syntheticPromptFrame,
+  syntheticPrompts,
+} from './request-prompts.js';
 import { createRng, type Rng } from './rng.js';
 import { createSessionSource, type SessionScript, type SessionSource } from './sessions.js';
 import { StagedArrivals } from './stages.js';
-import { promptLength, shortestPromptLength, syntheticPrompt } from './synthetic.js';
-import { countPromptTokens, createTokenizer, type Tokenizer } from './tokenizer.js';
-import { type TraceReplayOptions, traceReplay } from './trace/replay.js';
+import { syntheticPrompt } from './synthetic.js';
+import { createTokenizer, type Tokenizer } from './tokenizer.js';
+import { type TraceReplay, type TraceReplayOptions, traceReplay } from './trace/replay.js';
 import { checkWorkloadOptions, usage } from './workload-checks.js';
 
 export interface WorkloadOptions {
@@ -154,6 +161,191 @@ function permutation(n: number, rng: Rng): Uint32Array {
   return order;
 }
 
+/** The entries of options.dataset, refused when a dataset run has none or a single-request run has a trace's turns. */
+function datasetEntries(spec: WorkloadSpec, dataset: WorkloadOptions['dataset']): DatasetEntry[] | undefined {
+  const entries = dataset === undefined ? undefined : Array.isArray(dataset) ? dataset : dataset.entries;
+  if (spec.kind === 'dataset' && (entries === undefined || entries.length === 0)) {
+    throw new GoodputError(
+      'E_DATASET',
+      'the dataset has no prompts',
+      'pass a --dataset file with at least one prompt',
+    );
+  }
+
+  if (spec.kind === 'dataset' && spec.sessions === undefined) {
+    const trace = entries!.find((e) => e.prompt === undefined && e.messages === undefined);
+    if (trace) {
+      throw new GoodputError(
+        'E_DATASET',
+        `${trace.conversation?.source ?? 'the dataset'}: a conversation trace (turns of token counts) has no prompt to send alone`,
+        'replay it as multi-turn sessions: add --sessions N (or --session-rate R)',
+      );
+    }
+  }
+  return entries;
+}
+
+/** What the spec as run records beside the spec as given. */
+interface SpecAsRun {
+  tokenizer: Tokenizer;
+  cancelRate: number | undefined;
+  cancelAfterMs: number | undefined;
+  dataset: WorkloadOptions['dataset'];
+  entries: readonly DatasetEntry[] | undefined;
+  replay: TraceReplay | undefined;
+  lengths: WorkloadOptions['lengths'];
+  images: ImageSource | undefined;
+}
+
+/** The spec as run (Workload.spec): the tokenizer, cancel settings, dataset, trace, length distributions and images filled in. */
+function specAsRun(spec: WorkloadSpec, run: SpecAsRun): WorkloadSpec {
+  const { tokenizer, cancelRate, cancelAfterMs, dataset, entries, replay, images } = run;
+  const resolved: WorkloadSpec = { ...spec, tokenizer: tokenizer.name };
+  if (tokenizer.file) resolved.tokenizerFile = { ...tokenizer.file };
+  if (cancelRate !== undefined) resolved.cancelRate = cancelRate;
+  if (cancelAfterMs !== undefined) resolved.cancelAfterMs = cancelAfterMs;
+  if (dataset !== undefined && !Array.isArray(dataset)) {
+    resolved.dataset = {
+      path: dataset.path,
+      format: dataset.format,
+      sha256: dataset.sha256,
+      entries: entries!.length,
+    };
+  }
+  if (replay) resolved.trace = replay.spec;
+  const promptDist = run.lengths?.prompt;
+  const outputDist = run.lengths?.output;
+  if (promptDist) {
+    resolved.promptTokensDist = lengthDistSpec(promptDist);
+    resolved.promptTokens = Math.max(1, Math.round(meanLength(promptDist)));
+  }
+  if (outputDist) {
+    resolved.maxTokensDist = lengthDistSpec(outputDist);
+    resolved.maxTokens = Math.max(1, Math.round(meanLength(outputDist)));
+    delete resolved.maxTokensFrom;
+  }
+  if (images) resolved.images = images.spec;
+  return resolved;
+}
+
+/** The open loop's arrival times: shaped by stages, or at a steady rate; undefined for a closed loop. */
+function arrivalsOf(options: WorkloadOptions, root: Rng): ArrivalSchedule | StagedArrivals | undefined {
+  return options.stages
+    ? new StagedArrivals(options.stages, options.burstiness ?? 1, root.fork('arrivals'))
+    : options.rate === undefined
+      ? undefined
+      : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
+}
+
+/** What a workload's sessions and agent runs are built from, beside the spec and options. */
+interface ConversationInputs {
+  tokenizer: Tokenizer;
+  root: Rng;
+  systemText: string;
+  systemTokens: number;
+  entries: DatasetEntry[] | undefined;
+  order: Uint32Array | undefined;
+  schedule: ArrivalSchedule | StagedArrivals | undefined;
+  frame: PromptFrame | undefined;
+}
+
+/** spec.sessions: the conversations the runner replays turn by turn, each turn offering the run's tools. */
+function sessionsOf(spec: WorkloadSpec, options: WorkloadOptions, inputs: ConversationInputs): SessionSource {
+  const { tokenizer, root, systemText, systemTokens, entries, order, schedule, frame } = inputs;
+  return withTools(
+    createSessionSource({
+      spec,
+      sessions: spec.sessions!,
+      tokenizer,
+      root,
+      systemText,
+      systemTokens,
+      ...(entries ? { entries } : {}),
+      ...(order ? { order } : {}),
+      outputFromDataset: options.outputFromDataset !== false,
+      ...(schedule ? { arrivals: schedule } : {}),
+      ...(frame ? { frame } : {}),
+      ...(options.note ? { note: options.note } : {}),
+    }),
+    options.tools && spec.tools ? { tools: options.tools, choice: spec.tools.choice } : undefined,
+  );
+}
+
+/** spec.agents with options.agents: what each agent run sends; undefined otherwise. */
+function agentsOf(
+  spec: WorkloadSpec,
+  options: WorkloadOptions,
+  inputs: ConversationInputs,
+): AgentSource | undefined {
+  return spec.agents && options.agents
+    ? createAgentSource({
+        spec: spec.agents,
+        ...options.agents,
+        taskTokens: spec.promptTokens ?? 256,
+        maxTokens: spec.maxTokens,
+        tokenizer: inputs.tokenizer,
+        root: inputs.root,
+        systemText: inputs.systemText,
+      })
+    : undefined;
+}
+
+/** What `item(i)` is made of once the workload is set up. */
+interface ItemInputs {
+  spec: WorkloadSpec;
+  options: WorkloadOptions;
+  root: Rng;
+  sessions: SessionSource | undefined;
+  /** The prompt of a single request, by kind of workload (request-prompts.ts). */
+  fill: FillPrompt;
+  schedule: ArrivalSchedule | StagedArrivals | undefined;
+  /** A measured request's cancel delay (ms), when it is one of the cancelled. */
+  cancelOf: (i: number) => number | undefined;
+  outputDist: LengthDist | undefined;
+  images: ImageSource | undefined;
+}
+
+/** Workload.item: a session's first turn, or a single request with its prompt, lengths, images, tools, time and cancel. */
+function itemMaker(inputs: ItemInputs): (i: number) => WorkItem {
+  const { spec, options, sessions, fill, schedule, cancelOf, outputDist, images } = inputs;
+  const warmup = options.warmup;
+  const outputStreams = inputs.root.fork('output-length');
+  return (i) => {
+    if (!Number.isInteger(i) || i < 0)
+      throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
+    const isWarmup = i < warmup;
+    if (sessions) {
+      const first = (isWarmup ? sessions.warmup(i) : sessions.session(i - warmup)).request(
+        0,
+        [],
+        i,
+        isWarmup,
+      );
+      const cancelAfterMs = isWarmup ? undefined : cancelOf(i);
+      if (cancelAfterMs !== undefined) first.cancelAfterMs = cancelAfterMs;
+      return first;
+    }
+    const workItem: WorkItem = {
+      index: i,
+      id: requestId(i),
+      warmup: isWarmup,
+      promptTokens: 0,
+      maxTokens: spec.maxTokens,
+    };
+    fill(i, workItem);
+    if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
+    if (images) workItem.images = images.imagesOf(i);
+    if (options.tools && spec.tools) {
+      workItem.tools = options.tools;
+      if (spec.tools.choice !== undefined) workItem.toolChoice = spec.tools.choice;
+    }
+    if (schedule && !isWarmup) workItem.scheduledMs = schedule.offsetAt(i - warmup);
+    const cancelAfterMs = isWarmup ? undefined : cancelOf(i);
+    if (cancelAfterMs !== undefined) workItem.cancelAfterMs = cancelAfterMs;
+    return workItem;
+  };
+}
+
 /**
  * Creates the workload. Synthetic prompts have exactly spec.promptTokens tokens (spread by
  * promptTokensRange), after a shared system prompt of spec.systemPromptTokens tokens (the
@@ -174,41 +366,7 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
   const tokenizer = options.tokenizer ?? createTokenizer(spec.tokenizer);
   const root = createRng(options.seed);
   const warmup = options.warmup;
-
-  const dataset = options.dataset;
-  const entries = dataset === undefined ? undefined : Array.isArray(dataset) ? dataset : dataset.entries;
-  if (spec.kind === 'dataset' && (entries === undefined || entries.length === 0)) {
-    throw new GoodputError(
-      'E_DATASET',
-      'the dataset has no prompts',
-      'pass a --dataset file with at least one prompt',
-    );
-  }
-
-  if (spec.kind === 'dataset' && spec.sessions === undefined) {
-    const trace = entries!.find((e) => e.prompt === undefined && e.messages === undefined);
-    if (trace) {
-      throw new GoodputError(
-        'E_DATASET',
-        `${trace.conversation?.source ?? 'the dataset'}: a conversation trace (turns of token counts) has no prompt to send alone`,
-        'replay it as multi-turn sessions: add --sessions N (or --session-rate R)',
-      );
-    }
-  }
-
-  const resolved: WorkloadSpec = { ...spec, tokenizer: tokenizer.name };
-  if (tokenizer.file) resolved.tokenizerFile = { ...tokenizer.file };
-  if (cancelRate !== undefined) resolved.cancelRate = cancelRate;
-  if (cancelAfterMs !== undefined) resolved.cancelAfterMs = cancelAfterMs;
-  if (dataset !== undefined && !Array.isArray(dataset)) {
-    resolved.dataset = {
-      path: dataset.path,
-      format: dataset.format,
-      sha256: dataset.sha256,
-      entries: entries!.length,
-    };
-  }
-
+  const entries = datasetEntries(spec, options.dataset);
   const replay =
     spec.kind === 'trace'
       ? traceReplay(
@@ -220,211 +378,62 @@ export function createWorkload(spec: WorkloadSpec, options: WorkloadOptions): Wo
           options.seed,
         )
       : undefined;
-  if (replay) resolved.trace = replay.spec;
-  const promptDist = options.lengths?.prompt;
-  const outputDist = options.lengths?.output;
-  if (promptDist) {
-    resolved.promptTokensDist = lengthDistSpec(promptDist);
-    resolved.promptTokens = Math.max(1, Math.round(meanLength(promptDist)));
-  }
-  if (outputDist) {
-    resolved.maxTokensDist = lengthDistSpec(outputDist);
-    resolved.maxTokens = Math.max(1, Math.round(meanLength(outputDist)));
-    delete resolved.maxTokensFrom;
-  }
   const images = spec.images ? imageSource(spec.images, root.fork('image'), options.imageFolder) : undefined;
-  if (images) resolved.images = images.spec;
+  const resolved = specAsRun(spec, {
+    tokenizer,
+    cancelRate,
+    cancelAfterMs,
+    dataset: options.dataset,
+    entries,
+    replay,
+    lengths: options.lengths,
+    images,
+  });
   const prefixGroups = spec.prefixGroups
     ? new PrefixGroups(spec.prefixGroups, root.fork('prefix-group'))
     : undefined;
 
   const systemTokens = spec.systemPromptTokens ?? 0;
   const systemText = systemTokens > 0 ? syntheticPrompt(systemTokens, root.fork('system'), tokenizer) : '';
-
-  const schedule = replay
-    ? undefined
-    : options.stages
-      ? new StagedArrivals(options.stages, options.burstiness ?? 1, root.fork('arrivals'))
-      : options.rate === undefined
-        ? undefined
-        : new ArrivalSchedule(options.rate, options.burstiness ?? 1, root.fork('arrivals'));
+  const schedule = replay ? undefined : arrivalsOf(options, root);
   const cancels = cancelRate !== undefined && cancelRate > 0 && cancelAfterMs !== undefined;
+  const cancelStreams = root.fork('cancel');
+  const cancelOf = (i: number) =>
+    cancels && cancelStreams.fork(i).next() < cancelRate! ? cancelAfterMs! : undefined;
 
   const order =
     spec.kind === 'dataset' && options.shuffle !== false
       ? permutation(entries!.length, root.fork('order'))
       : undefined;
-  const lengthStreams = root.fork('length');
-  const promptStreams = root.fork('prompt');
-  const cancelStreams = root.fork('cancel');
-  const outputStreams = root.fork('output-length');
-  const prefixStreams = root.fork('prefix');
-  const prefixMemo = new Map<number, string>();
-  // Every prompt of a group starts with the same words, drawn once per prefix id.
-  function prefixText(id: number): string {
-    let text = prefixMemo.get(id);
-    if (text === undefined) {
-      if (prefixMemo.size >= 4 * spec.prefixGroups!.groups) prefixMemo.clear();
-      text = syntheticPrompt(spec.prefixGroups!.prefixTokens, prefixStreams.fork(id), tokenizer, {
-        unique: id,
-        ...(frame ? { pool: frame.pool } : {}),
-      });
-      prefixMemo.set(id, text);
-    }
-    return text;
-  }
-  const promptTokenMemo = new Map<number, number>();
-  const outputTokenMemo = new Map<number, number>();
-
-  function build(system: string, user: string): { messages?: ChatMessage[]; prompt?: string } {
-    if (spec.api !== 'chat' && spec.api !== 'responses') return { prompt: system + user };
-    const messages: ChatMessage[] = [];
-    if (system !== '') messages.push({ role: 'system', content: system });
-    messages.push({ role: 'user', content: user });
-    return { messages };
-  }
-
-  function toRequest(user: string, item: WorkItem): void {
+  const build = promptBuilder(spec.api);
+  const toRequest = (user: string, item: WorkItem): void => {
     Object.assign(item, build(systemText, user));
-  }
-
-  // A model's own tokenizer counts the chat template too: --prompt-tokens is the whole
-  // prompt as the server counts it, so the user text is that much shorter (prompt-frame.ts).
-  // A synthetic session's first turn is such a prompt (later turns are counted through the
-  // template as they are built: turn-count.ts); trace replays build their own prompts: their
-  // words are counted.
+  };
+  const promptDist = options.lengths?.prompt;
   const frame =
-    spec.kind === 'synthetic' ? fitPromptFrame(tokenizer, build, systemText, systemTokens) : undefined;
-  const overhead = frame?.overhead ?? 0;
-  if (frame && spec.kind === 'synthetic' && !promptDist) {
-    const shortest = shortestPromptLength(spec.promptTokens!, spec.promptTokensRange ?? 0);
-    if (shortest - overhead < 1) {
-      throw usage(
-        `${spec.promptTokensRange ? `the shortest prompts of --prompt-tokens ${spec.promptTokens} ±${spec.promptTokensRange}, ${shortest} tokens,` : `--prompt-tokens ${shortest}`} leave no room for the words: the chat template of ${tokenizer.name} alone takes ${overhead} token(s)`,
-        `--prompt-tokens counts the whole prompt, template included: pass at least ${overhead + 1}`,
-      );
-    }
-  }
-
-  function fillFromDataset(i: number, item: WorkItem): void {
-    const e = order ? order[i % order.length]! : i % entries!.length;
-    const entry = entries![e]!;
-    if (entry.messages && (spec.api === 'chat' || spec.api === 'responses')) {
-      item.messages =
-        systemText !== '' ? [{ role: 'system', content: systemText }, ...entry.messages] : entry.messages;
-    } else {
-      toRequest(entry.prompt ?? entry.messages!.map((m) => m.content).join('\n'), item);
-    }
-    // The shared system prompt is the same for every item, so the count is memoised per entry.
-    let prompt = promptTokenMemo.get(e);
-    if (prompt === undefined) {
-      prompt = countPromptTokens(item, tokenizer);
-      promptTokenMemo.set(e, prompt);
-    }
-    item.promptTokens = prompt;
-    if (options.outputFromDataset !== false) {
-      let output = entry.outputTokens ?? outputTokenMemo.get(e);
-      if (output === undefined && entry.reply !== undefined) {
-        output = Math.max(1, tokenizer.count(entry.reply));
-        outputTokenMemo.set(e, output);
-      }
-      if (output !== undefined) item.maxTokens = output;
-    }
-  }
-
-  const sessions =
-    spec.sessions === undefined
-      ? undefined
-      : withTools(
-          createSessionSource({
-            spec,
-            sessions: spec.sessions,
-            tokenizer,
-            root,
-            systemText,
-            systemTokens,
-            ...(entries ? { entries } : {}),
-            ...(order ? { order } : {}),
-            outputFromDataset: options.outputFromDataset !== false,
-            ...(schedule ? { arrivals: schedule } : {}),
-            ...(frame ? { frame } : {}),
-            ...(options.note ? { note: options.note } : {}),
-          }),
-          options.tools && spec.tools ? { tools: options.tools, choice: spec.tools.choice } : undefined,
-        );
-
-  const agents =
-    spec.agents && options.agents
-      ? createAgentSource({
-          spec: spec.agents,
-          ...options.agents,
-          taskTokens: spec.promptTokens ?? 256,
-          maxTokens: spec.maxTokens,
-          tokenizer,
-          root,
-          systemText,
-        })
+    spec.kind === 'synthetic'
+      ? syntheticPromptFrame(spec, tokenizer, build, { text: systemText, tokens: systemTokens }, promptDist)
       : undefined;
+  const outputFromDataset = options.outputFromDataset !== false;
+  const fill = replay
+    ? replayPrompts(replay, { seed: options.seed, warmup, outputFromDataset }, toRequest)
+    : spec.kind === 'dataset'
+      ? datasetPrompts({
+          api: spec.api,
+          tokenizer,
+          entries: entries!,
+          order,
+          systemText,
+          outputFromDataset,
+          toRequest,
+        })
+      : syntheticPrompts({ spec, tokenizer, root, systemTokens, frame, prefixGroups, promptDist, toRequest });
 
-  function item(i: number): WorkItem {
-    if (!Number.isInteger(i) || i < 0)
-      throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
-    const isWarmup = i < warmup;
-    if (sessions) {
-      const first = (isWarmup ? sessions.warmup(i) : sessions.session(i - warmup)).request(
-        0,
-        [],
-        i,
-        isWarmup,
-      );
-      if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!)
-        first.cancelAfterMs = cancelAfterMs!;
-      return first;
-    }
-    const workItem: WorkItem = {
-      index: i,
-      id: requestId(i),
-      warmup: isWarmup,
-      promptTokens: 0,
-      maxTokens: spec.maxTokens,
-    };
-    if (replay) {
-      const r = replay.request(i, warmup);
-      toRequest(r.prompt, workItem);
-      workItem.promptTokens = r.promptTokens;
-      if (options.outputFromDataset !== false) workItem.maxTokens = r.outputTokens;
-      if (r.scheduledMs !== undefined) workItem.scheduledMs = r.scheduledMs;
-      // The trace's conversations, for routers with session affinity (affinity.ts).
-      if (r.conversation !== undefined)
-        workItem.affinityId = conversationAffinityId(options.seed, `t-${r.conversation}`);
-    } else if (spec.kind === 'dataset') {
-      fillFromDataset(i, workItem);
-    } else {
-      // A drawn length leaves room for at least one word after the chat template's tokens.
-      const length = promptDist
-        ? Math.max(overhead + 1, drawLength(promptDist, lengthStreams.fork(i)))
-        : promptLength(spec.promptTokens!, spec.promptTokensRange ?? 0, lengthStreams.fork(i));
-      const own = syntheticPrompt(length - overhead, promptStreams.fork(i), tokenizer, {
-        unique: i,
-        ...(frame ? { pool: frame.pool } : {}),
-      });
-      const prefix = prefixGroups ? prefixText(prefixGroups.groupOf(i).id) : '';
-      toRequest(prefix + own, workItem);
-      workItem.promptTokens = systemTokens + (prefixGroups ? spec.prefixGroups!.prefixTokens : 0) + length;
-    }
-    if (outputDist) workItem.maxTokens = drawLength(outputDist, outputStreams.fork(i));
-    if (images) workItem.images = images.imagesOf(i);
-    if (options.tools && spec.tools) {
-      workItem.tools = options.tools;
-      if (spec.tools.choice !== undefined) workItem.toolChoice = spec.tools.choice;
-    }
-    if (schedule && !isWarmup && !sessions) workItem.scheduledMs = schedule.offsetAt(i - warmup);
-    if (cancels && !isWarmup && cancelStreams.fork(i).next() < cancelRate!) {
-      workItem.cancelAfterMs = cancelAfterMs!;
-    }
-    return workItem;
-  }
-
+  const conversation = { tokenizer, root, systemText, systemTokens, entries, order, schedule, frame };
+  const sessions = spec.sessions === undefined ? undefined : sessionsOf(spec, options, conversation);
+  const agents = agentsOf(spec, options, conversation);
+  const outputDist = options.lengths?.output;
+  const item = itemMaker({ spec, options, root, sessions, fill, schedule, cancelOf, outputDist, images });
   const measured = replay ? Math.min(options.requests ?? replay.count, replay.count) : options.requests;
   return {
     spec: resolved,
