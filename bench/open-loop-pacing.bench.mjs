@@ -78,9 +78,9 @@ try {
   const goodput = [];
   const minimal = [];
   // Primes the server's child process (its JIT) and undici's code in this process with an
-  // unmeasured run of the minimal pacer: otherwise whichever side runs first pays the server's
-  // start-up in its tail (seen: goodput's first repetition at 2–3× its later ones, whatever
-  // its own warmup).
+  // unmeasured run of the minimal pacer, so that neither side's first repetition pays the
+  // server's start-up. (goodput's first repetition still lags 2–3× its later ones: that is its
+  // own fresh process, which GOODPUT_BENCH_PRIME_GOODPUT below sets apart.)
   await minimalRun(REPS);
   // GOODPUT_BENCH_PRIME_GOODPUT=1 also runs goodput once, unmeasured: its later repetitions
   // then show the lag of a warm process, the first one a fresh process's (a diagnosis).
