@@ -137,12 +137,12 @@ interface RunTarget {
 /** Runs the experiment; see the module comment. Throws only for what stops the whole experiment. */
 export async function runExperiment(spec: ExperimentSpec, io: ExperimentIo): Promise<ExperimentResult> {
   const notes: string[] = [];
-  const note = (text: string) => {
-    notes.push(text);
-    if (!io.quiet) io.stderr?.write(`${text}\n`);
-  };
   const say = (text: string) => {
     if (!io.quiet) io.stderr?.write(`${text}\n`);
+  };
+  const note = (text: string) => {
+    notes.push(text);
+    say(text);
   };
   if (spec.configurations.length === 0)
     throw new GoodputError(
