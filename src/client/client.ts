@@ -8,7 +8,7 @@
  */
 
 import type { AttemptRecord, Clock, RequestErrorCode, RequestRecord, WorkItem } from '../types.js';
-import { makeRedactor } from '../util/index.js';
+import { makeRedactor, unwatchAbort, watchAbort } from '../util/index.js';
 import { type AttemptContext, roundMs, StreamAttempt } from './attempt.js';
 import { type Client, type ClientConfig, MAX_REPLY_CHARS, type SendOptions } from './config.js';
 import { ConnectionTracker } from './connections.js';
@@ -147,7 +147,8 @@ function stopRules(
   };
   const onAbort = () => stopWith('INTERRUPTED', 'the run stopped while the request was in flight');
   if (signal?.aborted || closed) onAbort();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  // The run's signal is watched by every request in flight: no listener of its own each.
+  if (signal) watchAbort(signal, onAbort);
   let cancelTimer: NodeJS.Timeout | undefined;
   if (item.cancelAfterMs !== undefined && item.cancelAfterMs >= 0) {
     const after = item.cancelAfterMs;
@@ -157,7 +158,7 @@ function stopRules(
     state,
     release() {
       clearTimeout(cancelTimer);
-      signal?.removeEventListener('abort', onAbort);
+      if (signal) unwatchAbort(signal, onAbort);
     },
   };
 }

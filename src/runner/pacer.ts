@@ -15,6 +15,7 @@
  */
 
 import { Worker } from 'node:worker_threads';
+import { unwatchAbort, watchAbort } from '../util/index.js';
 
 /** Milliseconds on the process-wide monotonic clock, the same in every thread. */
 export function monotonicMs(): number {
@@ -89,11 +90,11 @@ export class Pacer {
       const waiter: Waiter = {
         atMs,
         resolve: () => {
-          signal?.removeEventListener('abort', onAbort);
+          if (signal) unwatchAbort(signal, onAbort);
           resolve(true);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) watchAbort(signal, onAbort);
       let i = this.waiters.length;
       while (i > 0 && this.waiters[i - 1]!.atMs > atMs) i--;
       this.waiters.splice(i, 0, waiter);

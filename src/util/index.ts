@@ -6,6 +6,7 @@
  * @module
  */
 
+export { unwatchAbort, watchAbort } from './abort-watch.js';
 export { type BoundedReadOptions, type BoundedStop, type BoundedText, readBounded } from './bounded.js';
 export { type CsvValue, csvField, csvLine } from './csv.js';
 export { type ImageHeader, type ImageMime, imageHeader } from './image-header.js';
