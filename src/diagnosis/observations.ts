@@ -6,7 +6,7 @@
  * @module
  */
 
-import { requestMetrics } from '../metrics/index.js';
+import { metricsOf } from '../metrics/index.js';
 import type { Outcome, RequestErrorCode, RequestRecord, ServerSample } from '../types.js';
 
 /** One request as diagnosis sees it. */
@@ -27,7 +27,7 @@ export interface RequestObservation {
 
 /** The observation of a measured record (warmup records are left out by the callers). */
 export function observe(record: RequestRecord): RequestObservation {
-  const m = requestMetrics(record);
+  const m = metricsOf(record);
   const o: RequestObservation = {
     scheduledMs: record.scheduledMs,
     sentMs: record.sentMs,

@@ -28,8 +28,8 @@ import { AgentStats } from './agents.js';
 import { classSlo, classSummaryOf } from './classes.js';
 import { type PromptBucketing, type PromptBucketState, PromptBuckets } from './prompt-buckets.js';
 import {
+  metricsOf,
   type RequestMetrics,
-  requestMetrics,
   sloOutcomes,
   tokenCount,
   userTokensPerS,
@@ -127,7 +127,7 @@ export class RunAccumulator {
     }
     const outputTokens = tokenCount(record.outputTokens);
     const promptTokens = tokenCount(record.promptTokens);
-    const m = requestMetrics(record);
+    const m = metricsOf(record);
     this.countMeasured(record, m, outputTokens, promptTokens);
     const bucket = s.buckets?.enter(record.promptTokens);
     if (record.outcome === 'cancelled') {

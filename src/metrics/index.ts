@@ -86,6 +86,7 @@ export {
 export {
   allocateChunkTokens,
   meetsSlo,
+  metricsOf,
   phaseMetrics,
   type RequestMetrics,
   requestMetrics,

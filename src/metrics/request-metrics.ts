@@ -187,6 +187,25 @@ export function requestMetrics(record: RequestRecord): RequestMetrics {
   };
 }
 
+/** The record metricsOf last derived, and its figures. */
+let lastRecord: RequestRecord | undefined;
+let lastMetrics: RequestMetrics | undefined;
+
+/**
+ * requestMetrics(record), kept for the last record asked about. A finished record goes to
+ * several readers in turn (its class's accumulator, the run's, the diagnosis sample, the OTLP
+ * export), each of which needs its figures; deriving them again for each allocated their gap
+ * arrays again, at thousands of records a second. A record is not changed once finished, so
+ * the same record object has the same figures.
+ */
+export function metricsOf(record: RequestRecord): RequestMetrics {
+  if (record !== lastRecord || lastMetrics === undefined) {
+    lastMetrics = requestMetrics(record);
+    lastRecord = record;
+  }
+  return lastMetrics;
+}
+
 /**
  * A request's output tokens per second once its answer streams (AIPerf's "output token
  * throughput per user"): decode time is E2EL − TTFT, over which the tokens after the first

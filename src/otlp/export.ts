@@ -38,7 +38,7 @@ import type { MeterProvider, PushMetricExporter, ResourceMetrics } from '@opente
 import type * as OtelTrace from '@opentelemetry/sdk-trace-base';
 import type { BasicTracerProvider, ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type * as OtelSemconv from '@opentelemetry/semantic-conventions';
-import { requestMetrics, tokenCount } from '../metrics/index.js';
+import { metricsOf, tokenCount } from '../metrics/index.js';
 import type { ApiKind, RequestRecord } from '../types.js';
 import { makeRedactor } from '../util/index.js';
 import type { OtlpConfig } from './config.js';
@@ -298,7 +298,7 @@ export class OtlpExport {
       if (record.warmup || this.closed) return;
       if (record.outcome === 'cancelled' && record.error?.code === 'INTERRUPTED') return;
       try {
-        const m = requestMetrics(record);
+        const m = metricsOf(record);
         const failed = record.outcome !== 'success';
         const attrs = failed ? { ...common, [ATTR_ERROR_TYPE]: record.error?.code ?? 'UNKNOWN' } : common;
         duration.record(m.e2elMs / 1000, attrs);

@@ -12,7 +12,7 @@
  */
 
 import type { Client } from '../client/index.js';
-import { efficiencyOf, failedRequests, RunAccumulator, requestMetrics } from '../metrics/index.js';
+import { efficiencyOf, failedRequests, metricsOf, RunAccumulator } from '../metrics/index.js';
 import {
   CLIENT_BOUND_LOOP_DELAY_MS,
   LATE_SEND_TOLERANCE_MS,
@@ -162,7 +162,7 @@ class StoreSink {
     this.tokensSpent += record.promptTokens + record.outputTokens;
     if (record.warmup) return;
     if (record.outcome !== 'success') return;
-    const m = requestMetrics(record);
+    const m = metricsOf(record);
     if (m.ttftMs !== undefined) this.keep('ttft', m.ttftMs);
     if (m.tpotMs !== undefined) this.keep('tpot', m.tpotMs);
     for (const gap of m.itlMs) this.keep('itl', gap);
