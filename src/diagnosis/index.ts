@@ -11,6 +11,7 @@ export { type DiagnosisInput, diagnose, renderFindings, runEngine } from './diag
 export {
   correlation,
   ObservationCollector,
+  ObservationColumns,
   observe,
   type RequestObservation,
   type TimeSlice,

@@ -14,7 +14,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
+import { diagnose } from '../diagnosis/index.js';
 import { GoodputError } from '../errors.js';
 import { efficiencyOf, RunAccumulator } from '../metrics/index.js';
 import {
@@ -34,8 +34,8 @@ import {
 } from '../server-metrics/index.js';
 import type { GcPauses, GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
+import { ObservationSample } from './observation-sample.js';
 import { MAX_DIAGNOSIS_OBSERVATIONS } from './recording.js';
-import { Reservoir } from './reservoir.js';
 
 export interface RebuildOptions {
   /** Skip damaged lines in the middle of requests.jsonl (each is still reported). Default: refuse. */
@@ -134,7 +134,7 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   });
   const efficiency = efficiencyOf(summary, info.efficiency ?? {});
   if (efficiency) summary.efficiency = efficiency;
-  const findings = diagnose({ observations: folded.observations?.items ?? [], samples, summary });
+  const findings = diagnose({ observations: folded.observations?.items() ?? [], samples, summary });
   if (findings.length > 0) summary.diagnosis = findings;
   notes.push(...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual', gcPauses !== undefined));
   return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
@@ -163,7 +163,7 @@ interface FoldedRecords {
   ended: number[];
   count: number;
   lastEndMs: number;
-  observations: Reservoir<RequestObservation> | undefined;
+  observations: ObservationSample | undefined;
 }
 
 /** Reads the records once, into the accumulator set up from the header's run meta. */
@@ -201,7 +201,7 @@ async function foldRecords(
         ...(info.promptBuckets !== undefined ? { promptBuckets: info.promptBuckets } : {}),
       });
       const rng = createRng(info.meta.seed).fork('diagnosis');
-      out.observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
+      out.observations = new ObservationSample(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
     }
     out.count++;
     out.acc.add(record);
@@ -210,7 +210,7 @@ async function foldRecords(
       out.sent.push(record.firstSentMs ?? record.sentMs);
       out.ended.push(record.endMs);
       out.lastEndMs = Math.max(out.lastEndMs, record.endMs);
-      out.observations!.offer(() => observe(record));
+      out.observations!.offer(record);
     }
   }
   return out;

@@ -11,7 +11,7 @@
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactUrl } from '../config/index.js';
-import { diagnose, observe, type RequestObservation } from '../diagnosis/index.js';
+import { diagnose } from '../diagnosis/index.js';
 import { efficiencyOf, RunAccumulator } from '../metrics/index.js';
 import { describeOtlpOutcome, OtlpExport } from '../otlp/index.js';
 import { JsonlWriter, RESULT_FILES } from '../results/index.js';
@@ -34,11 +34,11 @@ import { createRng } from '../workload/index.js';
 import { describeServerConnections } from './connection-use.js';
 import type { BenchmarkIo } from './io.js';
 import { LATE_SEND_TOLERANCE_MS } from './load.js';
+import { ObservationSample } from './observation-sample.js';
 import type { RunOutput } from './output.js';
 import type { RecordSinkFn } from './pipeline.js';
 import type { LoadPlan } from './plan.js';
 import { Progress, progressMode } from './progress.js';
-import { Reservoir } from './reservoir.js';
 import { rebuildInfo } from './run-workload.js';
 import { ShardTally } from './sharding/tally.js';
 import type { TransportResult } from './transport/types.js';
@@ -80,7 +80,7 @@ export class Recording {
   private gpu: GpuMetricsRecorder | undefined;
   private readonly accumulator: RunAccumulator;
   private readonly progress: Progress | undefined;
-  private readonly observations: Reservoir<RequestObservation>;
+  private readonly observations: ObservationSample;
   private readonly shard: ShardTally | undefined;
   private readonly otlp: OtlpExport | undefined;
   private closed = false;
@@ -142,7 +142,7 @@ export class Recording {
         : new Progress(io.stderr, shown, plan.load.requests, run.load.durationMs).start(io.progressEveryMs);
     // Diagnosis looks at a bounded uniform sample of the requests: memory stays flat on long runs.
     const rng = createRng(run.seed).fork('diagnosis');
-    this.observations = new Reservoir<RequestObservation>(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
+    this.observations = new ObservationSample(MAX_DIAGNOSIS_OBSERVATIONS, () => rng.next());
     this.shard = plan.shard && new ShardTally(plan.shard, run.load.warmup, plan.split);
     this.sinks = this.list();
   }
@@ -154,7 +154,7 @@ export class Recording {
       (record) => accumulator.add(record),
       recorder && ((record) => recorder.observe(record)),
       (record) => {
-        if (!record.warmup) observations.offer(() => observe(record));
+        if (!record.warmup) observations.offer(record);
       },
       progress && ((record) => progress.add(record)),
       this.o.io.onRecord,
@@ -225,7 +225,7 @@ export class Recording {
     if (load.stages) summary.load.stages = load.stages;
     const efficiency = efficiencyOf(summary, this.o.plan.config.efficiency ?? {});
     if (efficiency) summary.efficiency = efficiency;
-    const findings = diagnose({ observations: this.observations.items, samples, summary });
+    const findings = diagnose({ observations: this.observations.items(), samples, summary });
     if (findings.length > 0) summary.diagnosis = findings;
     return summary;
   }

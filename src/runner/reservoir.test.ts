@@ -38,3 +38,21 @@ describe('Reservoir', () => {
     expect(built).toBe(5);
   });
 });
+
+describe('Reservoir.slot', () => {
+  it('picks the same slots as offer keeps items in, for the same random stream', () => {
+    const a = createRng('reservoir-slots');
+    const b = createRng('reservoir-slots');
+    const kept = new Reservoir<number>(50, () => a.next());
+    const slots = new Reservoir<never>(50, () => b.next());
+    const mine: number[] = [];
+    for (let i = 0; i < 5000; i++) {
+      kept.offer(() => i);
+      const slot = slots.slot();
+      if (slot >= 0) mine[slot] = i;
+    }
+    expect(mine).toEqual(kept.items);
+    expect(slots.size).toBe(50);
+    expect(slots.offered).toBe(5000);
+  });
+});

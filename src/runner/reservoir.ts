@@ -22,14 +22,26 @@ export class Reservoir<T> {
     return this.seen;
   }
 
+  /** Items kept so far. */
+  get size(): number {
+    return Math.min(this.seen, this.capacity);
+  }
+
   /** Offers an item; `make` is called only when the item is kept. */
   offer(make: () => T): void {
+    const slot = this.slot();
+    if (slot >= 0) this.items[slot] = make();
+  }
+
+  /**
+   * Offers the next item of the stream without holding it: the slot to keep it in (0 ≤ slot <
+   * capacity, replacing what the slot held), or −1 when it is not kept. For callers that store
+   * the items themselves (`items` stays empty then).
+   */
+  slot(): number {
     this.seen++;
-    if (this.items.length < this.capacity) {
-      this.items.push(make());
-      return;
-    }
+    if (this.seen <= this.capacity) return this.seen - 1;
     const j = Math.floor(this.random() * this.seen);
-    if (j < this.capacity) this.items[j] = make();
+    return j < this.capacity ? j : -1;
   }
 }
