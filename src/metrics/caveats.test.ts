@@ -137,6 +137,8 @@ describe('runCaveats', () => {
     expect(runCaveats(s)[0]?.text).toMatch(
       /paused for garbage collection 10 times \(p99 3\.0 ms, longest 60\.0 ms, 1\.0 % of the run\)/,
     );
+    // The hint names the fix: a node flag that starts the heap larger, and how to pass it.
+    expect(runCaveats(s)[0]?.text).toMatch(/node --initial-old-space-size=\d+ "\$\(command -v goodput\)"/);
     s.load.gcPauses = { count: 400, totalMs: seconds * 1000 * 0.03, p99Ms: 8, maxMs: 12 };
     expect(ids(s)).toEqual(['gc-pauses']);
   });
