@@ -42,3 +42,44 @@ describe('ObservationColumns', () => {
     expect(columns.read(10)).toHaveLength(2);
   });
 });
+
+describe('observe', () => {
+  it('takes the figures diagnosis needs from the record and its metrics', () => {
+    const r = streamed({
+      index: 1,
+      scheduledMs: 900,
+      sentMs: 1000,
+      firstSentMs: 960,
+      ttft: 120,
+      gap: 15,
+      tokens: 9,
+    });
+    r.serverPromptTokens = 140;
+    expect(observe(r)).toEqual({
+      scheduledMs: 900,
+      sentMs: 1000,
+      endMs: r.endMs,
+      outcome: 'success',
+      promptTokens: 140,
+      outputTokens: 9,
+      e2elMs: r.endMs - 1000,
+      dispatchLagMs: 60,
+      ttftMs: 120,
+      tpotMs: (r.endMs - 1000 - 120) / 8,
+    });
+  });
+
+  it('a failure has its error code and neither TTFT nor TPOT', () => {
+    const o = observe(failed('TIMEOUT', { index: 2, sentMs: 500 }));
+    expect(o).toMatchObject({ outcome: 'error', errorCode: 'TIMEOUT', outputTokens: 0, promptTokens: 128 });
+    expect(o).not.toHaveProperty('ttftMs');
+    expect(o).not.toHaveProperty('tpotMs');
+  });
+
+  it('each call gives an observation of its own', () => {
+    const a = observe(streamed({ index: 3, sentMs: 100 }));
+    const b = observe(streamed({ index: 4, sentMs: 200 }));
+    expect(a.sentMs).toBe(100);
+    expect(b.sentMs).toBe(200);
+  });
+});

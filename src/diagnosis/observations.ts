@@ -25,25 +25,6 @@ export interface RequestObservation {
   dispatchLagMs: number;
 }
 
-/** The observation of a measured record (warmup records are left out by the callers). */
-export function observe(record: RequestRecord): RequestObservation {
-  const m = metricsOf(record);
-  const o: RequestObservation = {
-    scheduledMs: record.scheduledMs,
-    sentMs: record.sentMs,
-    endMs: record.endMs,
-    outcome: record.outcome,
-    promptTokens: record.serverPromptTokens ?? record.promptTokens,
-    outputTokens: record.outputTokens,
-    e2elMs: m.e2elMs,
-    dispatchLagMs: m.queueWaitMs,
-  };
-  if (record.error) o.errorCode = record.error.code;
-  if (m.ttftMs !== undefined) o.ttftMs = m.ttftMs;
-  if (m.tpotMs !== undefined) o.tpotMs = m.tpotMs;
-  return o;
-}
-
 /** Outcomes as stored in ObservationColumns (by index). */
 const OUTCOMES: readonly Outcome[] = ['success', 'error', 'cancelled'];
 /** The numbers of one observation in ObservationColumns, in this order. */
@@ -67,7 +48,7 @@ const HAS_TPOT = 2;
  * long are copied by every young-generation collection until V8 promotes them: in a fresh
  * process at 2,000 req/s that doubled the pause of each collection and every send due during
  * one waited for it. Writing a slot allocates nothing; `read` makes the objects once, when
- * diagnosis needs them, equal to what `observe` makes of the same records.
+ * diagnosis needs them (`observe` makes one the same way).
  */
 export class ObservationColumns {
   private readonly numbers: Float64Array;
@@ -133,6 +114,15 @@ export class ObservationColumns {
     }
     return out;
   }
+}
+
+/** The one slot `observe` writes and reads back: an observation has one definition, `write`'s. */
+const scratch = new ObservationColumns(1);
+
+/** The observation of a measured record (warmup records are left out by the callers). */
+export function observe(record: RequestRecord): RequestObservation {
+  scratch.write(0, record);
+  return scratch.read(1)[0]!;
 }
 
 /** Collects observations of measured records as a run goes. */
