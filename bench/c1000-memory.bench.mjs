@@ -3,7 +3,8 @@
  * run). Each reader is a process of its own against one paced server of the bench's own (a
  * child process: 32 chunks, the first after 20 ms, then one every 40 ms, so the 1,000 streams
  * are open together for about 1.3 s per request): `goodput run --url … --concurrency 1000`
- * (the whole run: imports, workload, client, records to requests.jsonl, summary) and the raw
+ * (the whole run: imports, workload, client, records to requests.jsonl, summary; node started
+ * with the options the `goodput` command gives it, bench/lib/cli-node-flags.mjs) and the raw
  * reader (undici Pool + line split + JSON.parse, bench/lib/raw-reader-run.mjs), each sending
  * 2,000 requests. Peak RSS is each process's own maxRSS. The pairs run in alternating order,
  * ROUNDS of them (3 by default); the medians and their ratio are printed with the core count.
@@ -14,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliNodeFlags } from './lib/cli-node-flags.mjs';
 import { startStreamServer } from './lib/stream-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -59,6 +61,7 @@ async function goodputPeak() {
   const out = join(dir, `run-${n++}`);
   await run(
     [
+      ...cliNodeFlags(),
       '-r',
       preload,
       BIN,

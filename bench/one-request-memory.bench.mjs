@@ -3,7 +3,8 @@
  * --requests 1` against `goodput --version` (the floor: Node plus the CLI's entry) and
  * `node -e 0`, each in its own process, interleaved, median of the rounds. The peak is the
  * child's own `process.resourceUsage().maxRSS`, written at exit by a preload (-r), so it counts
- * the whole run: imports, the tokenizer's tables, the request, the summary.
+ * the whole run: imports, the tokenizer's tables, the request, the summary. Both goodput cases
+ * start node with the options the `goodput` command gives it (bench/lib/cli-node-flags.mjs).
  *
  * Prints each case's peak RSS in MB and its ratio to the floor; exits non-zero when the
  * one-request run peaks above TARGET_MB.
@@ -15,6 +16,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliNodeFlags } from './lib/cli-node-flags.mjs';
 
 const BIN =
   process.env.GOODPUT_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
@@ -72,8 +74,9 @@ function peakMb(args, n) {
 let n = 0;
 const cases = {
   'node -e 0': () => ['-e', '0'],
-  'goodput --version': () => [BIN, '--version'],
+  'goodput --version': () => [...cliNodeFlags(), BIN, '--version'],
   'goodput run --requests 1': () => [
+    ...cliNodeFlags(),
     BIN,
     'run',
     '--url',

@@ -32,16 +32,24 @@
  * client's own work. V8 flags go on node's command line, e.g.
  * `GOODPUT_BENCH_REALTIME=10 node --single-threaded-gc --no-allocation-site-pretenuring
  * --max-semi-space-size=8 bench/open-loop-pacing.bench.mjs`.
+ *
+ * goodput runs in this process, so the bench first starts itself again in a node with the
+ * options the `goodput` command gives node (the heap flag of bin/goodput.js, read by
+ * bench/lib/cli-node-flags.mjs), unless it has them: it measures goodput as users start it.
+ * The minimal pacer shares the process, so it runs with them too.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { benchmarkConfig, runBenchmark } from '../dist/index.js';
+import { asTheCliStartsNode } from './lib/cli-node-flags.mjs';
 import { createRawReader } from './lib/raw-reader.mjs';
 import { startStreamServer } from './lib/stream-server.mjs';
 
+const nodeFlags = asTheCliStartsNode(fileURLToPath(import.meta.url));
 const RATE = Number(process.env.GOODPUT_BENCH_RATE ?? 2000);
 const SECONDS = Number(process.env.GOODPUT_BENCH_SECONDS ?? 10);
 /** A send later than this counts as late in the printed breakdown (ms). */
@@ -53,6 +61,7 @@ const RATE_TOLERANCE = 0.01;
 const WARMUP = Number(process.env.GOODPUT_BENCH_WARMUP ?? 1000);
 
 const server = await startStreamServer({ mode: 'burst', chunks: 4, splits: 1 });
+console.log(`  node ${nodeFlags.join(' ')} (the goodput command's options)`);
 console.log(
   `  ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)} (the lag of both pacers is the machine's: compare them in one run, never across runs)`,
 );

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * Sets the exec bits of every `bin` of package.json after `tsc` wrote them (tsc writes 0644),
- * so that a fresh build runs as a program: `npm ci && npx goodput` would otherwise answer
- * "Permission denied". Run by `npm run build`, and by the tests' rebuild (test/helpers/cli.ts).
- * Exits 1 naming the file when a bin was not built.
+ * Sets the exec bits of every `bin` of package.json after the build, so that a fresh checkout
+ * runs it as a program: `npm ci && npx goodput` would otherwise answer "Permission denied"
+ * (tsc writes 0644, and bin/goodput.js loses its mode in a checkout made with
+ * core.fileMode=false or unpacked from an archive). Run by `npm run build`. Exits 1 naming
+ * the file when a bin is missing.
  */
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -25,7 +25,7 @@ describe('the build makes the bin executable', () => {
     expect(steps.indexOf('node scripts/bin-executable.mjs')).toBeGreaterThan(
       steps.findIndex((s) => s.startsWith('tsc ')),
     );
-    expect(pkg.bin.goodput).toBe('dist/cli/main.js');
+    expect(pkg.bin.goodput).toBe('bin/goodput.js');
   });
 
   it('turns a 0644 bin into 0755, which then runs as a program', () => {

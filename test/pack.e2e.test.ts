@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GC_HEAP_FLAG } from '../src/metrics/index.js';
 import { ensureBuilt, REPO } from './helpers/cli.js';
 
 const run = promisify(execFile);
@@ -175,6 +176,7 @@ describe('the published package', () => {
       expect.arrayContaining([
         'LICENSE',
         'README.md',
+        'bin/goodput.js',
         'cjs/index.cjs',
         'dist/index.js',
         'dist/index.d.ts',
@@ -203,14 +205,17 @@ describe('the published package', () => {
       expect([dev, existsSync(join(installed, dev))]).toEqual([dev, false]);
   });
 
-  it('`npx goodput run --requests 5` measures the embedded engine', async () => {
+  it('`npx goodput run --requests 5` measures the embedded engine, in a node started with the heap flag', async () => {
     const { stdout } = await uses.bin;
     expect(stdout).toMatch(/TTFT/);
     const summary = JSON.parse(readFileSync(join(app, 'runs', 'first', 'summary.json'), 'utf8')) as {
       completed: number;
       failed: number;
+      load: { gcPauses?: { heapFlag?: string } };
     };
     expect([summary.completed, summary.failed]).toEqual([5, 0]);
+    // npm linked the bin's sh line, which started node with it (bin/goodput.js).
+    expect(summary.load.gcPauses?.heapFlag).toBe(GC_HEAP_FLAG);
   }, 150_000);
 
   it("`require('goodput')` loads the same API as import", async () => {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `goodput` binary: wires the process (argv, streams, env, signals, exit code) to
- * runCli. The only place that calls process.exit.
+ * The CLI's program: wires the process (argv, streams, env, signals, exit code) to runCli.
+ * The only place that calls process.exit. The `goodput` command (bin/goodput.js) starts node
+ * with the CLI's heap flag and imports this; `node dist/cli/main.js` runs it without.
  *
  * Ctrl-C (SIGINT) or SIGTERM aborts the command's signal: the run stops its load, aborts
  * what is in flight, writes everything measured and exits 130. A second Ctrl-C exits at once.

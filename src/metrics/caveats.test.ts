@@ -1,7 +1,14 @@
 import { describe, expect, test } from 'vitest';
 import { failed, runMeta, streamed } from '../../test/fixtures/records.js';
 import type { RunSummary } from '../types.js';
-import { CAVEAT_KINDS, caveatedPointPhrase, mergeSummaries, runCaveats, summarizeRecords } from './index.js';
+import {
+  CAVEAT_KINDS,
+  caveatedPointPhrase,
+  GC_HEAP_FLAG,
+  mergeSummaries,
+  runCaveats,
+  summarizeRecords,
+} from './index.js';
 
 /** A clean run of two successful requests, then changed by each case. */
 function clean(): RunSummary {
@@ -137,8 +144,14 @@ describe('runCaveats', () => {
     expect(runCaveats(s)[0]?.text).toMatch(
       /paused for garbage collection 10 times \(p99 3\.0 ms, longest 60\.0 ms, 1\.0 % of the run\)/,
     );
-    // The hint names the fix: a node flag that starts the heap larger, and how to pass it.
-    expect(runCaveats(s)[0]?.text).toMatch(/node --initial-old-space-size=\d+ "\$\(command -v goodput\)"/);
+    // Started with node's default heap (not through the goodput command): the hint names the flag.
+    expect(runCaveats(s)[0]?.text).toContain(`the goodput command starts node with ${GC_HEAP_FLAG}`);
+    // Started with a larger heap already: the hint names what is left, not the flag again.
+    s.load.gcPauses.heapFlag = '--initial-heap-size=256';
+    const started = runCaveats(s)[0]?.text;
+    expect(started).toContain('started with a larger heap (--initial-heap-size=256)');
+    expect(started).toContain('--workers N');
+    expect(started).not.toContain(GC_HEAP_FLAG);
     s.load.gcPauses = { count: 400, totalMs: seconds * 1000 * 0.03, p99Ms: 8, maxMs: 12 };
     expect(ids(s)).toEqual(['gc-pauses']);
   });

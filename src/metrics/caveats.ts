@@ -55,11 +55,13 @@ function perPrompt(total: number, n: number): string {
 /** A GC pause longer than this, or pauses adding up to more than GC_SHARE of the run, is a caveat. */
 const GC_PAUSE_CAVEAT_MS = 50;
 /**
- * The node flag the GC caveat names: a fresh process's old generation starts small, and while
- * it is, each scavenge promotes many times what it does later. On 2 cores at 2,000 req/s a
- * fresh run's GC time fell from 136–156 ms to 45–59 ms with it (README, open-loop-pacing).
+ * The node flag the GC caveat names when a run's process started without one
+ * (`gcPauses.heapFlag`): a fresh process's old generation starts small, and while it is, each
+ * scavenge promotes many times what it does later. On 2 cores at 2,000 req/s a fresh run's GC
+ * time fell from 136–156 ms to 45–59 ms with it (README, open-loop-pacing). The `goodput`
+ * command starts node with it (bin/goodput.js; test/bin.test.ts holds the two the same).
  */
-const GC_HEAP_FLAG = '--initial-old-space-size=64';
+export const GC_HEAP_FLAG = '--initial-old-space-size=64';
 const GC_SHARE_CAVEAT = 0.02;
 
 /** The kinds of caveat, most serious first (the order every reader lists them in). */
@@ -123,8 +125,13 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
         `the client paused for garbage collection ${plural(gc.count, 'time')} (p99 ${gc.p99Ms.toFixed(1)} ms, ` +
         `longest ${gc.maxMs.toFixed(1)} ms, ${(share * 100).toFixed(1)} % of the run): chunks read during a pause ` +
         "are stamped late by up to its length, so the ITL tail may overstate the server's, and an open loop's " +
-        'sends due during one leave late; a fresh process, whose heap is still small, pays most: start ' +
-        `goodput as node ${GC_HEAP_FLAG} "$(command -v goodput)" … to begin with a larger one`
+        'sends due during one leave late; ' +
+        (gc.heapFlag
+          ? `the process started with a larger heap (${gc.heapFlag}), so these are the client's own pauses at this load: ` +
+            '--workers N spreads the load over threads with heaps of their own where the machine has cores to spare, ' +
+            'or run the client on a machine apart from the server'
+          : "the process started with node's default heap, which a fresh process pays most for: the goodput command " +
+            `starts node with ${GC_HEAP_FLAG}; started through the library or by node itself, give node that flag`)
       );
     },
   },

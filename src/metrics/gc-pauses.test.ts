@@ -2,12 +2,14 @@ import { describe, expect, test } from 'vitest';
 import type { GcPauses } from '../types.js';
 import { mergeGcPauses } from './gc-pauses.js';
 
-const g = (count: number, totalMs: number, p99Ms: number, maxMs: number): GcPauses => ({
+const g = (count: number, totalMs: number, p99Ms: number, maxMs: number, heapFlag?: string): GcPauses => ({
   count,
   totalMs,
   p99Ms,
   maxMs,
+  ...(heapFlag ? { heapFlag } : {}),
 });
+const FLAG = '--initial-old-space-size=64';
 
 describe('mergeGcPauses: counts and time summed, p99 and longest the largest of the parts', () => {
   test.each<[string, Array<GcPauses | undefined>, GcPauses | undefined]>([
@@ -22,6 +24,13 @@ describe('mergeGcPauses: counts and time summed, p99 and longest the largest of 
       g(150, 700, 12, 80),
     ],
     ['sums rounded to microseconds', [g(1, 0.1, 0.1, 0.1), g(1, 0.2, 0.2, 0.2)], g(2, 0.3, 0.2, 0.2)],
+    [
+      'the heap flag stays when every part had one',
+      [g(1, 2, 2, 2, FLAG), g(1, 3, 3, 3, FLAG)],
+      g(2, 5, 3, 3, FLAG),
+    ],
+    ['one part without the heap flag drops it', [g(1, 2, 2, 2, FLAG), g(1, 3, 3, 3)], g(2, 5, 3, 3)],
+    ['a part that measured nothing does not drop it', [undefined, g(1, 2, 2, 2, FLAG)], g(1, 2, 2, 2, FLAG)],
   ])('%s', (_, parts, expected) => {
     expect(mergeGcPauses(parts)).toEqual(expected);
   });

@@ -7,7 +7,9 @@
  * cannot be rebuilt from the parts' p99s, so the largest of them stands for it (`p99Ms`: max),
  * an upper bound: no more than 1 % of any part's pauses are above its p99, so no more than
  * 1 % of all pauses are above the largest. Parts that measured none (virtual time, an older
- * summary) add nothing; when none did, there are none (undefined).
+ * summary) add nothing; when none did, there are none (undefined). The heap flag (`heapFlag`)
+ * stays only when every part that measured started with one (the first part's): one part
+ * without it is enough for the caveat to name it.
  *
  * @module
  */
@@ -36,5 +38,8 @@ export function mergeGcPauses(parts: ReadonlyArray<GcPauses | undefined>): GcPau
     p99Ms = Math.max(p99Ms, g.p99Ms);
     maxMs = Math.max(maxMs, g.maxMs);
   }
-  return { count, totalMs: us(totalMs), p99Ms: us(p99Ms), maxMs: us(maxMs) };
+  const merged: GcPauses = { count, totalMs: us(totalMs), p99Ms: us(p99Ms), maxMs: us(maxMs) };
+  const flag = measured[0]!.heapFlag;
+  if (flag && measured.every((g) => g.heapFlag)) merged.heapFlag = flag;
+  return merged;
 }

@@ -33,6 +33,7 @@ export {
   type CaveatKind,
   type CaveatSeverity,
   caveatedPointPhrase,
+  GC_HEAP_FLAG,
   runCaveats,
 } from './caveats.js';
 export { classView } from './classes.js';

@@ -223,7 +223,9 @@ export const RunSummarySchema = z.object({
     clientBound: z.boolean(),
     clientBoundReason: z.string().optional(),
     peakInFlight: int,
-    gcPauses: z.object({ count: int, totalMs: num, p99Ms: num, maxMs: num }).optional(),
+    gcPauses: z
+      .object({ count: int, totalMs: num, p99Ms: num, maxMs: num, heapFlag: z.string().optional() })
+      .optional(),
     dispatchLagHistogram: z.string().optional(),
     stages: z
       .array(

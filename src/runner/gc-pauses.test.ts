@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gcPausesOf, watchGcPauses } from './gc-pauses.js';
+import { gcPausesOf, heapFlagOf, watchGcPauses } from './gc-pauses.js';
 
 describe('watchGcPauses', () => {
   it('counts the pauses of a burst of garbage, the queued ones included', async () => {
@@ -28,5 +28,23 @@ describe('watchGcPauses', () => {
       p99Ms: 0.988,
       maxMs: 1,
     });
+  });
+});
+
+describe('heapFlagOf: the option of node that started the heap larger', () => {
+  it.each<[string, string[], string | undefined]>([
+    ['none', ['--expose-gc', '/x/goodput.js'], undefined],
+    ['the goodput command', ['--initial-old-space-size=64', '/x/goodput.js'], '--initial-old-space-size=64'],
+    ["V8's underscore spelling", ['--initial_old_space_size=128'], '--initial_old_space_size=128'],
+    ['the whole heap', ['--initial-heap-size=256'], '--initial-heap-size=256'],
+    [
+      'the last of several, as V8 reads them',
+      ['--initial-old-space-size=64', '--initial-heap-size=256'],
+      '--initial-heap-size=256',
+    ],
+    ['a limit is not a start', ['--max-old-space-size=4096', '--max-semi-space-size=16'], undefined],
+    ['a flag without a size', ['--initial-old-space-size'], undefined],
+  ])('%s', (_, argv, expected) => {
+    expect(heapFlagOf(argv)).toBe(expected);
   });
 });

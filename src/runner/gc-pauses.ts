@@ -37,9 +37,28 @@ export function watchGcPauses(): GcPauseWatch {
       await new Promise((resolve) => setImmediate(resolve));
       add({ getEntries: () => observer.takeRecords() });
       observer.disconnect();
-      return gcPausesOf(pauses.count, totalMs, pauses.count > 0 ? pauses.percentile(99) : 0, maxMs);
+      const gc = gcPausesOf(pauses.count, totalMs, pauses.count > 0 ? pauses.percentile(99) : 0, maxMs);
+      const flag = heapFlagOf(process.execArgv);
+      return flag ? { ...gc, heapFlag: flag } : gc;
     },
   };
+}
+
+/** V8's options that size the heap a process starts with, in either spelling (`-` or `_`). */
+const HEAP_START_OPTION = /^--initial[-_](old[-_]space|heap)[-_]size=\d+$/;
+
+/**
+ * The option of node's command line (`process.execArgv`) that started the heap larger than
+ * V8's default, if any (the last one, as V8 reads them).
+ *
+ * @example
+ * heapFlagOf(['--initial-old-space-size=64', '/usr/lib/node_modules/goodput/bin/goodput.js']);
+ * // → '--initial-old-space-size=64'
+ */
+export function heapFlagOf(execArgv: readonly string[]): string | undefined {
+  let flag: string | undefined;
+  for (const arg of execArgv) if (HEAP_START_OPTION.test(arg)) flag = arg;
+  return flag;
 }
 
 const ms3 = (x: number) => Math.round(x * 1000) / 1000;

@@ -56,6 +56,13 @@ export interface GcPauses {
   totalMs: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * The node option that started the process's heap larger than V8's default
+   * (`--initial-old-space-size=64`, as the `goodput` command starts node, or
+   * `--initial-heap-size=N`), when it had one: without it a fresh process pauses for GC about
+   * three times as long in its first run, and the gc-pauses caveat names the flag.
+   */
+  heapFlag?: string;
 }
 
 export interface LoadHonesty {
