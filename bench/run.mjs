@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * Runs every bench/*.bench.mjs in sequence, each in its own Node process (so one bench's
- * memory and timers do not disturb the next), with stdio inherited. Exits non-zero when any
+ * memory and timers do not disturb the next), with stdio inherited, started with the options
+ * the `goodput` command gives node (bench/lib/cli-node-flags.mjs), so that goodput's code runs
+ * in the benches as in the command. Exits non-zero when any
  * bench fails. `npm run bench` builds dist/ first; benches import from ../dist.
  *
  * Usage: node bench/run.mjs [name-filter]
@@ -10,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cliNodeFlags } from './lib/cli-node-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2];
@@ -27,7 +30,9 @@ const failed = [];
 for (const file of benches) {
   console.log(`\n=== ${file} ===`);
   const started = performance.now();
-  const res = spawnSync(process.execPath, ['--expose-gc', join(here, file)], { stdio: 'inherit' });
+  const res = spawnSync(process.execPath, [...cliNodeFlags(), '--expose-gc', join(here, file)], {
+    stdio: 'inherit',
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (res.status !== 0) {
     failed.push(file);
