@@ -33,11 +33,23 @@ const BUSYBOX = (() => {
   }
 })();
 
-/** The node options of the bin's sh line. */
+/**
+ * The node options of the bin's sh line, as bench/lib/cli-node-flags.mjs reads them for the
+ * benches (the one reader of that line): the tests below hold them against the process the
+ * bin really starts.
+ */
 function binNodeFlags(): string[] {
-  const m = /^':' \/\/; exec node (.*) "\$0" "\$@"$/m.exec(readFileSync(BIN_FILE, 'utf8'));
-  if (!m) throw new Error('bin/goodput.js has no exec line');
-  return m[1]!.split(/\s+/).filter(Boolean);
+  const reader = join(REPO, 'bench', 'lib', 'cli-node-flags.mjs');
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `console.log(JSON.stringify((await import(${JSON.stringify(reader)})).cliNodeFlags()))`,
+    ],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(out) as string[];
 }
 
 /** Runs the link as a program (its shebang picks sh), PATH as the caller's. */
