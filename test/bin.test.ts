@@ -6,7 +6,7 @@
  * `load.gcPauses.heapFlag`); a process started by `node dist/cli/main.js` must not claim it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,29 @@ describe('the goodput command', () => {
     },
     40_000,
   );
+
+  it.each<[string, string | undefined, boolean]>([
+    ['one core', '1', true],
+    ['two cores', '2', true],
+    ['eight cores', '8', false],
+    ['a count it cannot read', undefined, false],
+  ])("V8's thread pool: one thread on %s, node's own otherwise", (name, cores, one) => {
+    // A node that prints what it is given, and the machine's core count as getconf and nproc say it.
+    const shims = join(dir, `shims-${name.replace(/\W+/g, '-')}`);
+    mkdirSync(shims);
+    const say = (file: string, body: string) =>
+      writeFileSync(join(shims, file), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    say('node', 'for a in "$@"; do printf "%s\\n" "$a"; done');
+    say('getconf', cores === undefined ? 'exit 1' : `echo ${cores}`);
+    say('nproc', cores === undefined ? 'exit 1' : `echo ${cores}`);
+    const args = execFileSync('/bin/sh', [BIN_FILE, 'run'], {
+      encoding: 'utf8',
+      env: { PATH: `${shims}:/usr/bin:/bin` },
+    }).split('\n');
+    expect(args).toContain(GC_HEAP_FLAG);
+    expect(args.includes('--v8-pool-size=1')).toBe(one);
+    expect(args.slice(args.indexOf(BIN_FILE))).toEqual([BIN_FILE, 'run', '']);
+  });
 
   it.runIf(BUSYBOX !== undefined)("runs under busybox's sh (Alpine's /bin/sh) too", () => {
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
