@@ -1,7 +1,7 @@
 #!/bin/sh
-':' //; cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null)
-':' //; case $cores in 1 | 2) pool=--v8-pool-size=1 ;; *) pool= ;; esac
-':' //; exec node --initial-old-space-size=64 $pool "$0" "$@"
+':' //; goodput_cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null)
+':' //; case $goodput_cores in 1 | 2) goodput_pool=--v8-pool-size=1 ;; *) goodput_pool= ;; esac
+':' //; exec node --initial-old-space-size=64 $goodput_pool "$0" "$@"
 /**
  * The `goodput` command: sh and JavaScript at once. sh runs the lines above, the last of which
  * replaces the shell with node started with the options the CLI needs (`exec`: one process, the
