@@ -20,6 +20,8 @@ import { startStreamServer } from './lib/stream-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = process.env.GOODPUT_BIN ?? join(here, '..', 'dist', 'cli', 'main.js');
+/** The goodput command's node options on this machine (its sh lines, run once). */
+const NODE_FLAGS = cliNodeFlags();
 const ROUNDS = Number(process.env.C1000_BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 1000;
 const TOTAL = 2000;
@@ -61,7 +63,7 @@ async function goodputPeak() {
   const out = join(dir, `run-${n++}`);
   await run(
     [
-      ...cliNodeFlags(),
+      ...NODE_FLAGS,
       '-r',
       preload,
       BIN,

@@ -20,6 +20,8 @@ import { cliNodeFlags } from './lib/cli-node-flags.mjs';
 
 const BIN =
   process.env.GOODPUT_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
+/** The goodput command's node options on this machine (its sh lines, run once). */
+const NODE_FLAGS = cliNodeFlags();
 const ROUNDS = Number(process.env.ONE_REQUEST_BENCH_ROUNDS ?? 5);
 const TARGET_MB = 100;
 
@@ -74,9 +76,9 @@ function peakMb(args, n) {
 let n = 0;
 const cases = {
   'node -e 0': () => ['-e', '0'],
-  'goodput --version': () => [...cliNodeFlags(), BIN, '--version'],
+  'goodput --version': () => [...NODE_FLAGS, BIN, '--version'],
   'goodput run --requests 1': () => [
-    ...cliNodeFlags(),
+    ...NODE_FLAGS,
     BIN,
     'run',
     '--url',

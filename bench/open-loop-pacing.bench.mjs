@@ -34,8 +34,8 @@
  * --max-semi-space-size=8 bench/open-loop-pacing.bench.mjs`.
  *
  * goodput runs in this process, so the bench first starts itself again in a node with the
- * options the `goodput` command gives node (the heap flag of bin/goodput.js, read by
- * bench/lib/cli-node-flags.mjs), unless it has them: it measures goodput as users start it.
+ * options the `goodput` command gives node on this machine (bin/goodput.js's heap flag, and one
+ * V8 background thread on ≤ 2 cores; bench/lib/cli-node-flags.mjs runs its sh lines), unless it has them: it measures goodput as users start it.
  * The minimal pacer shares the process, so it runs with them too.
  */
 import { execFileSync } from 'node:child_process';

@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { cliNodeFlags } from './lib/cli-node-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** The goodput command's node options on this machine (its sh lines, run once). */
+const nodeFlags = cliNodeFlags();
 const filter = process.argv[2];
 const benches = readdirSync(here)
   .filter((f) => f.endsWith('.bench.mjs'))
@@ -30,7 +32,7 @@ const failed = [];
 for (const file of benches) {
   console.log(`\n=== ${file} ===`);
   const started = performance.now();
-  const res = spawnSync(process.execPath, [...cliNodeFlags(), '--expose-gc', join(here, file)], {
+  const res = spawnSync(process.execPath, [...nodeFlags, '--expose-gc', join(here, file)], {
     stdio: 'inherit',
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

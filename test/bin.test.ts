@@ -1,7 +1,7 @@
 /**
  * The `goodput` command (bin/goodput.js), run as npm links it: a symlink to a file that sh
- * runs first. Its sh line must replace the shell with node started with the CLI's heap flag
- * (exec: one process, so a signal sent to the pid the caller spawned reaches goodput), hand
+ * runs first. Its sh lines must replace the shell with node started with the CLI's options
+ * (the heap flag; one V8 background thread on ≤ 2 cores) (exec: one process, so a signal sent to the pid the caller spawned reaches goodput), hand
  * every argument over unchanged, and the run must know it started so (summary
  * `load.gcPauses.heapFlag`); a process started by `node dist/cli/main.js` must not claim it.
  */
@@ -34,7 +34,7 @@ const BUSYBOX = (() => {
 })();
 
 /**
- * The node options of the bin's sh line, as bench/lib/cli-node-flags.mjs reads them for the
+ * The node options of the bin's sh lines, as bench/lib/cli-node-flags.mjs reads them for the
  * benches (the one reader of that line): the tests below hold them against the process the
  * bin really starts.
  */
