@@ -151,6 +151,23 @@ describe('LatencyHistogram', () => {
     }
   });
 
+  test('whatever its hold limit, a histogram built from held values is the one recording at once gives', () => {
+    // Hold limits take 16 turns (2,176–4,096 values); values from 50 µs to a minute, so the
+    // counts array is resized when built (once, to the largest) and on the way (eager).
+    const values = randomLatencies(5, 4_200);
+    for (let turn = 0; turn < 16; turn++) {
+      const eager = new LatencyHistogram();
+      const held = new LatencyHistogram();
+      eager.stats();
+      for (const v of values) {
+        eager.record(v);
+        held.record(v);
+      }
+      expect(held.encode(), String(turn)).toBe(eager.encode());
+      expect(held.footprintBytes, String(turn)).toBe(eager.footprintBytes);
+    }
+  });
+
   test('empty gives zeros; negative and NaN values do not poison it', () => {
     expect(new LatencyHistogram().stats()).toEqual(referenceStats([]));
     const h = new LatencyHistogram();
