@@ -152,9 +152,9 @@ describe('LatencyHistogram', () => {
   });
 
   test('whatever its hold limit, a histogram built from held values is the one recording at once gives', () => {
-    // Hold limits take 16 turns (2,176–4,096 values); values from 50 µs to a minute, so the
+    // Hold limits take 16 turns (4,096–6,016 values); values from 50 µs to a minute, so the
     // counts array is resized when built (once, to the largest) and on the way (eager).
-    const values = randomLatencies(5, 4_200);
+    const values = randomLatencies(5, 6_100);
     for (let turn = 0; turn < 16; turn++) {
       const eager = new LatencyHistogram();
       const held = new LatencyHistogram();

@@ -11,7 +11,7 @@
  *
  * Memory: the counts array grows with the largest value recorded (about 64 KB per doubling of
  * range, ≈ 0.7 MB for a histogram spanning 1 µs to 10 s), never with the number of values; it
- * is built only once a histogram is read or holds more than 2,176–4,096 values (until then
+ * is built only once a histogram is read or holds more than 4,096–6,016 values (until then
  * they are kept as they came, 8 bytes each; the limit differs from one histogram to the next,
  * so that the histograms of one record do not all build at once).
  *
@@ -29,14 +29,16 @@ import { RunningStats } from './running-stats.js';
 
 /** Significant decimal digits kept by every latency histogram. */
 export const HISTOGRAM_SIGNIFICANT_DIGITS = 4;
-/** Values held back before a histogram builds its counts array (32 KB of them at most). */
-const HELD_MAX = 4096;
+/** The fewest values a histogram holds back before it builds its counts array (HELD_STAGGER). */
+const HELD_BASE = 4096;
 /**
- * Histograms take turns at a hold limit of HELD_MAX less 0–15 steps of this: the dozen
+ * Histograms take turns at a hold limit of HELD_BASE and 0–15 steps of this (4,096–6,016 values,
+ * 47 KB at most, against the counts array's 128 KB at least): the dozen
  * histograms one record feeds (TTFT, TPOT, ITL, E2EL, …) would otherwise all build on the same
  * record, a stall of tens of milliseconds in the middle of a run's sends while the process is
  * fresh (measured at 2,000 req/s: 41 ms, 25 of them building counts arrays). Staggered, they
- * build on records 128 apart, each a fraction of that.
+ * build on records 128 apart, each a fraction of that. (Upwards, so that no histogram builds
+ * sooner than it did: a run with few requests keeps its memory.)
  */
 const HELD_STAGGER = 128;
 let histogramsMade = 0;
@@ -113,7 +115,7 @@ export class LatencyHistogram {
   private held: Float64Array | undefined;
   private heldCount = 0;
   /** How many values this one holds back at most (HELD_STAGGER). */
-  private readonly heldMax = HELD_MAX - HELD_STAGGER * (histogramsMade++ % 16);
+  private readonly heldMax = HELD_BASE + HELD_STAGGER * (histogramsMade++ % 16);
   private readonly exact: RunningStats;
 
   constructor(hdr?: JsHistogram, exact: RunningStats = new RunningStats()) {
