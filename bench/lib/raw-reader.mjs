@@ -7,6 +7,34 @@
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 
+/**
+ * Passes undici's calls through to the request's own handler, first noting when undici begins
+ * to write the request on a connection (`onConnect`, the call goodput's client takes as its
+ * `sentMs`, in the new handler API's name `onRequestStart`).
+ */
+class WriteTimed {
+  constructor(handler, onWritten) {
+    this.handler = handler;
+    this.onWritten = onWritten;
+  }
+  onConnect(abort, context) {
+    this.onWritten(performance.now());
+    return this.handler.onConnect(abort, context);
+  }
+  onHeaders(statusCode, headers, resume, statusText) {
+    return this.handler.onHeaders(statusCode, headers, resume, statusText);
+  }
+  onData(chunk) {
+    return this.handler.onData(chunk);
+  }
+  onComplete(trailers) {
+    return this.handler.onComplete(trailers);
+  }
+  onError(error) {
+    return this.handler.onError(error);
+  }
+}
+
 export function createRawReader(baseUrl, connections) {
   const pool = new Pool(baseUrl, {
     connections,
@@ -25,10 +53,20 @@ export function createRawReader(baseUrl, connections) {
         ),
       );
     },
-    /** One streamed request: sent time and the arrival time of each content chunk. */
-    async send(body) {
+    /**
+     * One streamed request: sent time (of the call) and the arrival time of each content chunk.
+     * `onWritten(ms)`, when given, is called when undici begins to write the request on a
+     * connection: the instant goodput's records call sent.
+     */
+    async send(body, onWritten) {
       const sent = performance.now();
-      const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers, body });
+      const opts = { method: 'POST', path: '/v1/chat/completions', headers, body };
+      const res = await (onWritten
+        ? pool.request.call(
+            { dispatch: (o, handler) => pool.dispatch(o, new WriteTimed(handler, onWritten)) },
+            opts,
+          )
+        : pool.request(opts));
       const chunks = [];
       let buf = '';
       for await (const part of res.body) {
