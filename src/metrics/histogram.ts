@@ -37,7 +37,7 @@ const HELD_BASE = 4096;
  * histograms one record feeds (TTFT, TPOT, ITL, E2EL, …) would otherwise all build on the same
  * record, a stall of tens of milliseconds in the middle of a run's sends while the process is
  * fresh (measured at 2,000 req/s: 41 ms, 25 of them building counts arrays). Staggered, they
- * build on records 128 apart, each a fraction of that. (Upwards, so that no histogram builds
+ * build 128 values apart, each a fraction of that. (Upwards, so that no histogram builds
  * sooner than it did: a run with few requests keeps its memory.)
  */
 const HELD_STAGGER = 128;
