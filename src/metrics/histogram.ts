@@ -32,8 +32,8 @@ export const HISTOGRAM_SIGNIFICANT_DIGITS = 4;
 /** The fewest values a histogram holds back before it builds its counts array (HELD_STAGGER). */
 const HELD_BASE = 4096;
 /**
- * Histograms take turns at a hold limit of HELD_BASE and 0–15 steps of this (4,096–6,016 values,
- * 47 KB at most, against the counts array's 128 KB at least): the dozen
+ * Histograms take turns at a hold limit of HELD_BASE and 0 to HELD_TURNS − 1 steps of this
+ * (4,096–6,016 values, 47 KB at most, against the counts array's 128 KB at least): the dozen
  * histograms one record feeds (TTFT, TPOT, ITL, E2EL, …) would otherwise all build on the same
  * record, a stall of tens of milliseconds in the middle of a run's sends while the process is
  * fresh (measured at 2,000 req/s: 41 ms, 25 of them building counts arrays). Staggered, they
@@ -41,6 +41,9 @@ const HELD_BASE = 4096;
  * sooner than it did: a run with few requests keeps its memory.)
  */
 const HELD_STAGGER = 128;
+/** How many hold limits the histograms take turns at. */
+const HELD_TURNS = 16;
+/** Histograms made in this process: the next one's turn. */
 let histogramsMade = 0;
 /** Values are clamped to this many microseconds (about 12.7 days) so a clock bug cannot allocate without bound. */
 const MAX_MICROS = 2 ** 40;
@@ -115,7 +118,7 @@ export class LatencyHistogram {
   private held: Float64Array | undefined;
   private heldCount = 0;
   /** How many values this one holds back at most (HELD_STAGGER). */
-  private readonly heldMax = HELD_BASE + HELD_STAGGER * (histogramsMade++ % 16);
+  private readonly heldMax = HELD_BASE + HELD_STAGGER * (histogramsMade++ % HELD_TURNS);
   private readonly exact: RunningStats;
 
   constructor(hdr?: JsHistogram, exact: RunningStats = new RunningStats()) {
