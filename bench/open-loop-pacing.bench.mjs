@@ -27,7 +27,12 @@
  * transient (cold code, fresh histograms, GC) shows as a ramp in the first windows.
  *
  * Env: GOODPUT_BENCH_PRIME_GOODPUT (1: an unmeasured goodput run after the priming one, so that
- * every measured repetition runs in a warm process), GOODPUT_BENCH_RATE (default 2000), GOODPUT_BENCH_SECONDS (default 10),
+ * every measured repetition runs in a warm process), GOODPUT_BENCH_FRESH (1: every repetition of
+ * each side in a fresh node process of its own, started with the same options, as one `goodput
+ * run` and one run of a minimal pacer script would be: V8 compiling each side's code as its
+ * measured phase begins is then in every repetition of both, where by default goodput's first
+ * repetition alone pays for its own code and undici's is warm for both), GOODPUT_BENCH_RATE
+ * (default 2000), GOODPUT_BENCH_SECONDS (default 10),
  * GOODPUT_BENCH_WARMUP (warmup requests, default 1000), GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
  * priority, 1–99, for the main thread alone, set with util-linux `chrt`; needs root or
  * CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
@@ -41,7 +46,7 @@
  * V8 background thread on ≤ 2 cores; bench/lib/cli-node-flags.mjs runs its sh lines), unless it has them: it measures goodput as users start it.
  * The minimal pacer shares the process, so it runs with them too.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,14 +67,35 @@ const LAG_RATIO = 1.2;
 const REPS = Number(process.env.GOODPUT_BENCH_REPS ?? 3);
 const RATE_TOLERANCE = 0.01;
 const WARMUP = Number(process.env.GOODPUT_BENCH_WARMUP ?? 1000);
+const FRESH = process.env.GOODPUT_BENCH_FRESH === '1';
+/** Starts the line on which a side's process hands its result to the bench (GOODPUT_BENCH_FRESH). */
+const RESULT_MARK = 'open-loop-pacing side result: ';
 
-const server = await startStreamServer({ mode: 'burst', chunks: 4, splits: 1 });
-console.log(`  node ${nodeFlags.join(' ')} (the goodput command's options)`);
-console.log(
-  `  ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)} (the lag of both pacers is the machine's: compare them in one run, never across runs)`,
-);
+// `--side goodput|minimal <server url> <repetition>`: this process is one repetition of one side,
+// started by the bench in GOODPUT_BENCH_FRESH mode (freshRun), against the bench's server.
+const sideAt = process.argv.indexOf('--side');
+const side =
+  sideAt < 0
+    ? undefined
+    : {
+        name: process.argv[sideAt + 1],
+        url: process.argv[sideAt + 2],
+        rep: Number(process.argv[sideAt + 3]),
+      };
+const server = side
+  ? { url: side.url, close: async () => undefined }
+  : await startStreamServer({ mode: 'burst', chunks: 4, splits: 1 });
+if (!side) {
+  console.log(`  node ${nodeFlags.join(' ')} (the goodput command's options)`);
+  console.log(
+    `  ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)} (the lag of both pacers is the machine's: compare them in one run, never across runs)`,
+  );
+  if (FRESH)
+    console.log('  every repetition of each side in a fresh process of its own (GOODPUT_BENCH_FRESH)');
+}
 const realtime = process.env.GOODPUT_BENCH_REALTIME;
-if (realtime) {
+// In fresh mode the sides' processes send: each sets its own main thread.
+if (realtime && (side || !FRESH)) {
   // After the server's child process is spawned, so that it keeps the normal policy.
   try {
     execFileSync('chrt', ['-f', '-p', realtime, String(process.pid)], { stdio: 'pipe' });
@@ -87,25 +113,40 @@ gcObserver.observe({ entryTypes: ['gc'] });
 const cwd = mkdtempSync(join(tmpdir(), 'goodput-pacing-'));
 let failed = false;
 try {
+  if (side) {
+    const result = side.name === 'goodput' ? await goodputRun(side.rep) : await minimalRun(side.rep);
+    console.log(`${RESULT_MARK}${JSON.stringify(result)}`);
+  } else await compare();
+} finally {
+  gcObserver.disconnect();
+  await server.close();
+  rmSync(cwd, { recursive: true, force: true });
+}
+if (failed) process.exitCode = 1;
+
+/** The repetitions of both sides, interleaved, and the verdict. */
+async function compare() {
+  const run = FRESH ? freshRun : (name, rep) => (name === 'goodput' ? goodputRun(rep) : minimalRun(rep));
   const goodput = [];
   const minimal = [];
   // Primes the server's child process (its JIT) and undici's code in this process with an
   // unmeasured run of the minimal pacer, so that neither side's first repetition pays the
   // server's start-up. (goodput's first repetition still lags 2–3× its later ones: that is its
-  // own fresh process, which GOODPUT_BENCH_PRIME_GOODPUT below sets apart.)
-  await minimalRun(REPS);
+  // own fresh process, which GOODPUT_BENCH_PRIME_GOODPUT below sets apart. In fresh mode the
+  // priming run warms the server alone: every measured side runs in a process of its own.)
+  await run('minimal', REPS);
   // GOODPUT_BENCH_PRIME_GOODPUT=1 also runs goodput once, unmeasured: its later repetitions
   // then show the lag of a warm process, the first one a fresh process's (a diagnosis).
-  if (process.env.GOODPUT_BENCH_PRIME_GOODPUT) await goodputRun(REPS);
+  if (process.env.GOODPUT_BENCH_PRIME_GOODPUT && !FRESH) await goodputRun(REPS);
   for (let rep = 0; rep < REPS; rep++) {
     // Alternate which side goes first, so neither always runs after the other.
     for (const side of rep % 2 === 0 ? ['goodput', 'minimal'] : ['minimal', 'goodput']) {
       if (side === 'goodput') {
-        const g = await goodputRun(rep);
+        const g = await run('goodput', rep);
         console.log(`  goodput  #${rep + 1}: ${describe(g)}`);
         goodput.push(g);
       } else {
-        const m = await minimalRun(rep);
+        const m = await run('minimal', rep);
         console.log(`  minimal  #${rep + 1}: ${describe(m)}`);
         minimal.push(m);
       }
@@ -130,12 +171,36 @@ try {
     `process CPU over the phase, goodput / minimal pacer (medians): ${(100 * median(goodput.map((r) => r.cpu))).toFixed(0)} / ${(100 * median(minimal.map((r) => r.cpu))).toFixed(0)} % of one core (both include the warmup; goodput's also its set-up and summary)`,
   );
   failed = !lagOk || !rateOk;
-} finally {
-  gcObserver.disconnect();
-  await server.close();
-  rmSync(cwd, { recursive: true, force: true });
 }
-if (failed) process.exitCode = 1;
+
+/**
+ * One repetition of one side in a fresh node process (GOODPUT_BENCH_FRESH): this bench started
+ * again with node's options as this process has them and `--side`, against this bench's server.
+ * Its printed lines pass through; its result comes back on the line that starts with RESULT_MARK.
+ */
+function freshRun(name, rep) {
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), '--side', name, server.url, String(rep)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text) => {
+    out += text;
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const lines = out.split('\n');
+      const result = lines.find((l) => l.startsWith(RESULT_MARK));
+      for (const l of lines) if (l && !l.startsWith(RESULT_MARK)) console.log(l);
+      if (code !== 0 || !result)
+        reject(new Error(`the ${name} side's process exited with ${code} and no result`));
+      else resolve(JSON.parse(result.slice(RESULT_MARK.length)));
+    });
+  });
+}
 
 /** goodput's open loop, through runBenchmark: its own lag figures, and the breakdown of the late sends. */
 async function goodputRun(rep) {
