@@ -1,7 +1,7 @@
 #!/bin/sh
 ':' //; goodput_cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null)
 ':' //; case $goodput_cores in 1 | 2) goodput_pool=--v8-pool-size=1 ;; *) goodput_pool= ;; esac
-':' //; exec node --initial-old-space-size=64 $goodput_pool "$0" "$@"
+':' //; exec node --initial-old-space-size=64 --no-allocation-site-pretenuring $goodput_pool "$0" "$@"
 /**
  * The `goodput` command: sh and JavaScript at once. sh runs the lines above, the last of which
  * replaces the shell with node started with the options the CLI needs (`exec`: one process, the
@@ -18,6 +18,16 @@
  * everywhere npm links a bin (a symlink, or pnpm's sh shim that runs this file with sh).
  * `node bin/goodput.js …` (Windows, where there is no sh) runs the CLI without the flag;
  * the run's `gc-pauses` caveat then names it.
+ *
+ * `--no-allocation-site-pretenuring`: V8 decides, per allocation site, to allocate its objects
+ * straight in the old generation once most of them have outlived a scavenge, and never takes it
+ * back. A fresh process's first seconds made that so for sites of the per-request path in most
+ * runs; from then on each request left objects in the old generation that held its young ones
+ * through every scavenge. Fresh processes at 2,000 req/s on 2 cores (`--trace-gc-nvp`): in 6 of
+ * 8 runs about 0.8 MB promoted per scavenge for the whole run and pauses of 3–4 ms, in the other
+ * 2 about 30 KB and 1 ms; with the flag, 30 KB and 1 ms in 5 of 5, and the open loop's lag p99
+ * 1.5–2.3 ms against 2.6–5.3 ms (README performance table, open-loop-pacing with
+ * GOODPUT_BENCH_FRESH=1). The caveat names this flag with the heap's.
  *
  * On a machine of one or two cores, V8's pool of background threads (node's default: 4, for
  * compiling and for the GC's helpers) shrinks to one: a fresh process compiles much of the

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GC_HEAP_FLAG } from '../src/metrics/index.js';
+import { GC_HEAP_FLAG, GC_PRETENURING_FLAG } from '../src/metrics/index.js';
 import { ensureBuilt, REPO, readRunSummary, runBin } from './helpers/cli.js';
 
 const BIN_FILE = join(REPO, 'bin', 'goodput.js');
@@ -75,8 +75,9 @@ function runLink(
 }
 
 describe('the goodput command', () => {
-  it('starts node with the heap flag the gc-pauses caveat names (one definition each side, held equal here)', () => {
+  it('starts node with the GC flags the gc-pauses caveat names (one definition each side, held equal here)', () => {
     expect(binNodeFlags()).toContain(GC_HEAP_FLAG);
+    expect(binNodeFlags()).toContain(GC_PRETENURING_FLAG);
   });
 
   it.runIf(process.platform === 'linux')(
@@ -130,6 +131,7 @@ describe('the goodput command', () => {
       env: { PATH: `${shims}:/usr/bin:/bin` },
     }).split('\n');
     expect(args).toContain(GC_HEAP_FLAG);
+    expect(args).toContain(GC_PRETENURING_FLAG);
     expect(args.includes('--v8-pool-size=1')).toBe(one);
     expect(args.slice(args.indexOf(BIN_FILE))).toEqual([BIN_FILE, 'run', '']);
   });

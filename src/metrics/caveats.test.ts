@@ -5,6 +5,7 @@ import {
   CAVEAT_KINDS,
   caveatedPointPhrase,
   GC_HEAP_FLAG,
+  GC_PRETENURING_FLAG,
   mergeSummaries,
   runCaveats,
   summarizeRecords,
@@ -145,13 +146,16 @@ describe('runCaveats', () => {
       /paused for garbage collection 10 times \(p99 3\.0 ms, longest 60\.0 ms, 1\.0 % of the run\)/,
     );
     // Started with node's default heap (not through the goodput command): the hint names the flag.
-    expect(runCaveats(s)[0]?.text).toContain(`the goodput command starts node with ${GC_HEAP_FLAG}`);
+    expect(runCaveats(s)[0]?.text).toContain(
+      `the goodput command starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}`,
+    );
     // Started with a larger heap already: the hint names what is left, not the flag again.
     s.load.gcPauses.heapFlag = '--initial-heap-size=256';
     const started = runCaveats(s)[0]?.text;
     expect(started).toContain('started with a larger heap (--initial-heap-size=256)');
     expect(started).toContain('--workers N');
     expect(started).not.toContain(GC_HEAP_FLAG);
+    expect(started).not.toContain(GC_PRETENURING_FLAG);
     s.load.gcPauses = { count: 400, totalMs: seconds * 1000 * 0.03, p99Ms: 8, maxMs: 12 };
     expect(ids(s)).toEqual(['gc-pauses']);
   });

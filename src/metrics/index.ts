@@ -34,6 +34,7 @@ export {
   type CaveatSeverity,
   caveatedPointPhrase,
   GC_HEAP_FLAG,
+  GC_PRETENURING_FLAG,
   runCaveats,
 } from './caveats.js';
 export { classView } from './classes.js';
