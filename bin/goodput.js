@@ -26,8 +26,9 @@
  * through every scavenge. Fresh processes at 2,000 req/s on 2 cores (`--trace-gc-nvp`): in 6 of
  * 8 runs about 0.8 MB promoted per scavenge for the whole run and pauses of 3–4 ms, in the other
  * 2 about 30 KB and 1 ms; with the flag, 30 KB and 1 ms in 5 of 5, and the open loop's lag p99
- * 1.5–2.3 ms against 2.6–5.3 ms (README performance table, open-loop-pacing with
- * GOODPUT_BENCH_FRESH=1). The caveat names this flag with the heap's.
+ * 1.5–2.3 ms against 3.0–5.3 ms in the promoting state (README performance table,
+ * open-loop-pacing, where GOODPUT_BENCH_FRESH=1 measures fresh processes). The gc-pauses caveat
+ * names this flag with the heap's.
  *
  * On a machine of one or two cores, V8's pool of background threads (node's default: 4, for
  * compiling and for the GC's helpers) shrinks to one: a fresh process compiles much of the

@@ -63,13 +63,10 @@ const GC_PAUSE_CAVEAT_MS = 50;
  */
 export const GC_HEAP_FLAG = '--initial-old-space-size=64';
 /**
- * The other node flag the GC caveat names with GC_HEAP_FLAG. V8 decides, per allocation site,
- * to allocate its objects straight in the old generation once most of them outlived a scavenge,
- * and never takes that back. A fresh process's first seconds (a saturated warmup, cold code)
- * made it so for sites of the per-request path; from then on every request left objects in the
- * old generation that held its young ones through each scavenge, and about 0.8 MB was promoted
- * every scavenge instead of 30 KB: pauses of 3–4 ms instead of 1 ms, in 6 of 8 fresh runs at
- * 2,000 req/s on 2 cores, and the open loop's lag p99 with them (bin/goodput.js has the figures).
+ * The other node flag the GC caveat names with GC_HEAP_FLAG: without it V8 may switch the request
+ * path's allocation sites to the old generation in a fresh process's first seconds, for good, and
+ * the run then pauses 3–4 times as long for GC (bin/goodput.js has the mechanism and the figures;
+ * test/bin.test.ts holds the two the same).
  */
 export const GC_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 const GC_SHARE_CAVEAT = 0.02;
