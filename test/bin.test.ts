@@ -160,9 +160,12 @@ describe('the goodput command', () => {
     ]);
     expect(viaBin.code, viaBin.stderr).toBe(0);
     expect(viaNode.code, viaNode.stderr).toBe(0);
-    expect(readRunSummary(join(dir, 'via-bin')).load.gcPauses?.heapFlag).toBe(GC_HEAP_FLAG);
+    const viaBinGc = readRunSummary(join(dir, 'via-bin')).load.gcPauses;
+    expect(viaBinGc?.heapFlag).toBe(GC_HEAP_FLAG);
+    expect(viaBinGc?.pretenuringFlag).toBe(GC_PRETENURING_FLAG);
     const plain = readRunSummary(join(dir, 'via-node')).load.gcPauses;
     expect(plain).toBeDefined();
     expect(plain!.heapFlag).toBeUndefined();
+    expect(plain!.pretenuringFlag).toBeUndefined();
   }, 60_000);
 });

@@ -145,17 +145,29 @@ describe('runCaveats', () => {
     expect(runCaveats(s)[0]?.text).toMatch(
       /paused for garbage collection 10 times \(p99 3\.0 ms, longest 60\.0 ms, 1\.0 % of the run\)/,
     );
-    // Started with node's default heap (not through the goodput command): the hint names the flag.
-    expect(runCaveats(s)[0]?.text).toContain(
-      `the goodput command starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}`,
+    // Started with neither GC flag (not through the goodput command): the hint names both.
+    const plain = runCaveats(s)[0]?.text;
+    expect(plain).toContain(`the goodput command starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}`);
+    expect(plain).toContain(`give node ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}`);
+    // With a larger heap but pretenuring on: the hint names the one flag it lacked.
+    s.load.gcPauses.heapFlag = '--initial-heap-size=256';
+    const heapOnly = runCaveats(s)[0]?.text;
+    expect(heapOnly).toContain(
+      `started with V8's allocation-site pretenuring (without ${GC_PRETENURING_FLAG})`,
     );
-    // Started with a larger heap already: the hint names what is left, not the flag again.
+    expect(heapOnly).toMatch(new RegExp(`give node ${GC_PRETENURING_FLAG}$`));
+    expect(heapOnly).not.toContain('--workers N');
+    // With pretenuring off but node's default heap: the heap flag alone.
+    delete s.load.gcPauses.heapFlag;
+    s.load.gcPauses.pretenuringFlag = GC_PRETENURING_FLAG;
+    expect(runCaveats(s)[0]?.text).toMatch(new RegExp(`give node ${GC_HEAP_FLAG}$`));
+    // Started with both already: the hint names what is left, not the flags again.
     s.load.gcPauses.heapFlag = '--initial-heap-size=256';
     const started = runCaveats(s)[0]?.text;
     expect(started).toContain('started with a larger heap (--initial-heap-size=256)');
     expect(started).toContain('--workers N');
     expect(started).not.toContain(GC_HEAP_FLAG);
-    expect(started).not.toContain(GC_PRETENURING_FLAG);
+    expect(started).not.toContain('give node');
     s.load.gcPauses = { count: 400, totalMs: seconds * 1000 * 0.03, p99Ms: 8, maxMs: 12 };
     expect(ids(s)).toEqual(['gc-pauses']);
   });

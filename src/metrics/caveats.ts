@@ -20,7 +20,7 @@
  * @module
  */
 
-import type { RunCaveat, RunSummary } from '../types.js';
+import type { GcPauses, RunCaveat, RunSummary } from '../types.js';
 
 /** One caveat of one run: a stable `id` (CAVEAT_KINDS lists them), its severity and its sentence. */
 export type Caveat = RunCaveat;
@@ -70,6 +70,29 @@ export const GC_HEAP_FLAG = '--initial-old-space-size=64';
  */
 export const GC_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 const GC_SHARE_CAVEAT = 0.02;
+
+/**
+ * The end of the gc-pauses caveat: what is left to do when the process started with both GC
+ * flags, else the flags it started without (the ones to give node).
+ */
+function gcFlagsHint(gc: GcPauses): string {
+  if (gc.heapFlag && gc.pretenuringFlag) {
+    return (
+      `the process started with a larger heap (${gc.heapFlag}) and ${gc.pretenuringFlag}, so these are the client's own ` +
+      'pauses at this load: --workers N spreads the load over threads with heaps of their own where the machine has ' +
+      'cores to spare, or run the client on a machine apart from the server'
+    );
+  }
+  const without = [
+    ...(gc.heapFlag ? [] : [`node's default heap (without ${GC_HEAP_FLAG})`]),
+    ...(gc.pretenuringFlag ? [] : [`V8's allocation-site pretenuring (without ${GC_PRETENURING_FLAG})`]),
+  ];
+  const give = [...(gc.heapFlag ? [] : [GC_HEAP_FLAG]), ...(gc.pretenuringFlag ? [] : [GC_PRETENURING_FLAG])];
+  return (
+    `the process started with ${without.join(' and ')}, which a fresh process pays most for: the goodput command ` +
+    `starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}; started through the library or by node itself, give node ${give.join(' ')}`
+  );
+}
 
 /** The kinds of caveat, most serious first (the order every reader lists them in). */
 export const CAVEAT_KINDS: readonly CaveatKind[] = [
@@ -133,12 +156,7 @@ export const CAVEAT_KINDS: readonly CaveatKind[] = [
         `longest ${gc.maxMs.toFixed(1)} ms, ${(share * 100).toFixed(1)} % of the run): chunks read during a pause ` +
         "are stamped late by up to its length, so the ITL tail may overstate the server's, and an open loop's " +
         'sends due during one leave late; ' +
-        (gc.heapFlag
-          ? `the process started with a larger heap (${gc.heapFlag}), so these are the client's own pauses at this load: ` +
-            '--workers N spreads the load over threads with heaps of their own where the machine has cores to spare, ' +
-            'or run the client on a machine apart from the server'
-          : "the process started with node's default heap, which a fresh process pays most for: the goodput command " +
-            `starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}; started through the library or by node itself, give node those flags`)
+        gcFlagsHint(gc)
       );
     },
   },

@@ -2,14 +2,23 @@ import { describe, expect, test } from 'vitest';
 import type { GcPauses } from '../types.js';
 import { mergeGcPauses } from './gc-pauses.js';
 
-const g = (count: number, totalMs: number, p99Ms: number, maxMs: number, heapFlag?: string): GcPauses => ({
+const g = (
+  count: number,
+  totalMs: number,
+  p99Ms: number,
+  maxMs: number,
+  heapFlag?: string,
+  pretenuringFlag?: string,
+): GcPauses => ({
   count,
   totalMs,
   p99Ms,
   maxMs,
   ...(heapFlag ? { heapFlag } : {}),
+  ...(pretenuringFlag ? { pretenuringFlag } : {}),
 });
 const FLAG = '--initial-old-space-size=64';
+const OFF = '--no-allocation-site-pretenuring';
 
 describe('mergeGcPauses: counts and time summed, p99 and longest the largest of the parts', () => {
   test.each<[string, Array<GcPauses | undefined>, GcPauses | undefined]>([
@@ -31,6 +40,16 @@ describe('mergeGcPauses: counts and time summed, p99 and longest the largest of 
     ],
     ['one part without the heap flag drops it', [g(1, 2, 2, 2, FLAG), g(1, 3, 3, 3)], g(2, 5, 3, 3)],
     ['a part that measured nothing does not drop it', [undefined, g(1, 2, 2, 2, FLAG)], g(1, 2, 2, 2, FLAG)],
+    [
+      'the pretenuring flag stays when every part had it',
+      [g(1, 2, 2, 2, FLAG, OFF), g(1, 3, 3, 3, FLAG, OFF)],
+      g(2, 5, 3, 3, FLAG, OFF),
+    ],
+    [
+      'one part with pretenuring on drops it, and only it',
+      [g(1, 2, 2, 2, FLAG, OFF), g(1, 3, 3, 3, FLAG)],
+      g(2, 5, 3, 3, FLAG),
+    ],
   ])('%s', (_, parts, expected) => {
     expect(mergeGcPauses(parts)).toEqual(expected);
   });

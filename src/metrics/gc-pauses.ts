@@ -9,7 +9,7 @@
  * 1 % of all pauses are above the largest. Parts that measured none (virtual time, an older
  * summary) add nothing; when none did, there are none (undefined). The heap flag (`heapFlag`)
  * stays only when every part that measured started with one (the first part's): one part
- * without it is enough for the caveat to name it.
+ * without it is enough for the caveat to name it. So does the pretenuring flag (`pretenuringFlag`).
  *
  * @module
  */
@@ -39,7 +39,9 @@ export function mergeGcPauses(parts: ReadonlyArray<GcPauses | undefined>): GcPau
     maxMs = Math.max(maxMs, g.maxMs);
   }
   const merged: GcPauses = { count, totalMs: us(totalMs), p99Ms: us(p99Ms), maxMs: us(maxMs) };
-  const flag = measured[0]!.heapFlag;
-  if (flag && measured.every((g) => g.heapFlag)) merged.heapFlag = flag;
+  const heapFlag = measured[0]!.heapFlag;
+  if (heapFlag && measured.every((g) => g.heapFlag)) merged.heapFlag = heapFlag;
+  const pretenuringFlag = measured[0]!.pretenuringFlag;
+  if (pretenuringFlag && measured.every((g) => g.pretenuringFlag)) merged.pretenuringFlag = pretenuringFlag;
   return merged;
 }

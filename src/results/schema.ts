@@ -224,7 +224,14 @@ export const RunSummarySchema = z.object({
     clientBoundReason: z.string().optional(),
     peakInFlight: int,
     gcPauses: z
-      .object({ count: int, totalMs: num, p99Ms: num, maxMs: num, heapFlag: z.string().optional() })
+      .object({
+        count: int,
+        totalMs: num,
+        p99Ms: num,
+        maxMs: num,
+        heapFlag: z.string().optional(),
+        pretenuringFlag: z.string().optional(),
+      })
       .optional(),
     dispatchLagHistogram: z.string().optional(),
     stages: z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gcPausesOf, heapFlagOf, watchGcPauses } from './gc-pauses.js';
+import { gcPausesOf, heapFlagOf, pretenuringFlagOf, watchGcPauses } from './gc-pauses.js';
 
 describe('watchGcPauses', () => {
   it('counts the pauses of a burst of garbage, the queued ones included', async () => {
@@ -46,5 +46,30 @@ describe('heapFlagOf: the option of node that started the heap larger', () => {
     ['a flag without a size', ['--initial-old-space-size'], undefined],
   ])('%s', (_, argv, expected) => {
     expect(heapFlagOf(argv)).toBe(expected);
+  });
+});
+
+describe('pretenuringFlagOf: the option of node that turned allocation-site pretenuring off', () => {
+  it.each<[string, string[], string | undefined]>([
+    ['none', ['--initial-old-space-size=64', '/x/goodput.js'], undefined],
+    [
+      'the goodput command',
+      ['--initial-old-space-size=64', '--no-allocation-site-pretenuring', '--v8-pool-size=1'],
+      '--no-allocation-site-pretenuring',
+    ],
+    ["V8's underscore spelling", ['--no_allocation_site_pretenuring'], '--no_allocation_site_pretenuring'],
+    [
+      'turned on again after, as V8 reads them',
+      ['--no-allocation-site-pretenuring', '--allocation-site-pretenuring'],
+      undefined,
+    ],
+    [
+      'turned on, then off',
+      ['--allocation-site-pretenuring', '--no-allocation-site-pretenuring'],
+      '--no-allocation-site-pretenuring',
+    ],
+    ['another flag of the same words', ['--trace-pretenuring'], undefined],
+  ])('%s', (_, argv, expected) => {
+    expect(pretenuringFlagOf(argv)).toBe(expected);
   });
 });

@@ -38,8 +38,9 @@ export function watchGcPauses(): GcPauseWatch {
       add({ getEntries: () => observer.takeRecords() });
       observer.disconnect();
       const gc = gcPausesOf(pauses.count, totalMs, pauses.count > 0 ? pauses.percentile(99) : 0, maxMs);
-      const flag = heapFlagOf(process.execArgv);
-      return flag ? { ...gc, heapFlag: flag } : gc;
+      const heapFlag = heapFlagOf(process.execArgv);
+      const pretenuringFlag = pretenuringFlagOf(process.execArgv);
+      return { ...gc, ...(heapFlag ? { heapFlag } : {}), ...(pretenuringFlag ? { pretenuringFlag } : {}) };
     },
   };
 }
@@ -58,6 +59,26 @@ const HEAP_START_OPTION = /^--initial[-_](old[-_]space|heap)[-_]size=\d+$/;
 export function heapFlagOf(execArgv: readonly string[]): string | undefined {
   let flag: string | undefined;
   for (const arg of execArgv) if (HEAP_START_OPTION.test(arg)) flag = arg;
+  return flag;
+}
+
+/** V8's option for allocation-site pretenuring, on or off, in either spelling (`-` or `_`). */
+const PRETENURING_OPTION = /^--(no[-_])?allocation[-_]site[-_]pretenuring$/;
+
+/**
+ * The option of node's command line that turned V8's allocation-site pretenuring off, if the
+ * last one of them did (as V8 reads them).
+ *
+ * @example
+ * pretenuringFlagOf(['--initial-old-space-size=64', '--no-allocation-site-pretenuring', '/x/goodput.js']);
+ * // → '--no-allocation-site-pretenuring'
+ */
+export function pretenuringFlagOf(execArgv: readonly string[]): string | undefined {
+  let flag: string | undefined;
+  for (const arg of execArgv) {
+    const m = PRETENURING_OPTION.exec(arg);
+    if (m) flag = m[1] ? arg : undefined;
+  }
   return flag;
 }
 

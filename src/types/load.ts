@@ -63,6 +63,13 @@ export interface GcPauses {
    * three times as long in its first run, and the gc-pauses caveat names the flag.
    */
   heapFlag?: string;
+  /**
+   * The node option that turned V8's allocation-site pretenuring off
+   * (`--no-allocation-site-pretenuring`, as the `goodput` command starts node), when the process
+   * had it: without it most fresh runs pause for GC 3–4 times as long, and the gc-pauses caveat
+   * names the flag.
+   */
+  pretenuringFlag?: string;
 }
 
 export interface LoadHonesty {
