@@ -141,8 +141,8 @@ function seeded(seed) {
   const summaryBytes = JSON.stringify(acc.summarize({ slo: {}, load: { mode: 'open' } })).length;
   console.log(`size: summary.json of 100k records with histograms: ${(summaryBytes / 1024).toFixed(0)} KB`);
   // Flat from 50k: a histogram holds its first 4,096–6,016 values (47 KB at most) before it
-  // builds its counts array, so the prompt-length buckets' histograms (a few thousand values each at 10k
-  // records) build theirs between 10k and 50k, once, and stay that size.
+  // builds its counts array, so the prompt-length buckets' histograms (a few thousand values
+  // each at 10k records) build theirs between 10k and 50k, once, and stay that size.
   const ratio = at100k / at50k;
   console.log(
     `memory: accumulator heap +${(at10k / 1e6).toFixed(1)} MB after 10k records, +${(at50k / 1e6).toFixed(1)} MB after 50k, +${(at100k / 1e6).toFixed(1)} MB after 100k`,

@@ -12,7 +12,8 @@
  * from one to the next with the JS heap in use flat within 2 % (V8's committed heap 51–65 MB,
  * the memory outside it 57–94 MB: a lone sample lands wherever the heap's and the allocator's
  * give-back stand); a leak lifts every sample of a tenth, and so its median. Prints each
- * tenth's median, least and largest, and fails when the largest median from 10 % on is more than 1.1× the smallest.
+ * tenth's median, least and largest, and fails when the largest median from 10 % on is more
+ * than 1.1× the smallest.
  * MILLION_BENCH_REQUESTS=N runs N instead.
  */
 

@@ -32,8 +32,8 @@
  * run` and one run of a minimal pacer script would be: V8 compiling each side's code as its
  * measured phase begins is then in every repetition of both, where by default goodput's first
  * repetition alone pays for its own code and undici's is warm for both), GOODPUT_BENCH_RATE
- * (default 2000), GOODPUT_BENCH_SECONDS (default 10),
- * GOODPUT_BENCH_WARMUP (warmup requests, default 1000), GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
+ * (default 2000), GOODPUT_BENCH_SECONDS (default 10), GOODPUT_BENCH_WARMUP (warmup requests,
+ * default 1000), GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
  * priority, 1–99, for the main thread alone, set with util-linux `chrt`; needs root or
  * CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
  * the lag is the kernel handing the CPU to other threads (the server's, V8's) rather than the

@@ -1,10 +1,11 @@
 /**
  * The `goodput` command (bin/goodput.js), run as npm links it: a symlink to a file that sh
  * runs first. Its sh lines must replace the shell with node started with the CLI's options
- * (the heap flag; one V8 background thread on ≤ 2 cores) by exec (one process, so a signal
- * sent to the pid the caller spawned reaches goodput), hand every argument over unchanged,
- * and the run must know it started so (summary `load.gcPauses.heapFlag`); a process started
- * by `node dist/cli/main.js` must not claim it.
+ * (the heap flag and the pretenuring flag; one V8 background thread on ≤ 2 cores) by exec
+ * (one process, so a signal sent to the pid the caller spawned reaches goodput), hand every
+ * argument over unchanged, and the run must know it started so (summary
+ * `load.gcPauses.heapFlag` and `pretenuringFlag`); a process started by `node
+ * dist/cli/main.js` must claim neither.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -83,14 +83,14 @@ function gcFlagsHint(gc: GcPauses): string {
       'cores to spare, or run the client on a machine apart from the server'
     );
   }
-  const without = [
-    ...(gc.heapFlag ? [] : [`node's default heap (without ${GC_HEAP_FLAG})`]),
-    ...(gc.pretenuringFlag ? [] : [`V8's allocation-site pretenuring (without ${GC_PRETENURING_FLAG})`]),
+  const missing = [
+    ...(gc.heapFlag ? [] : [{ flag: GC_HEAP_FLAG, what: "node's default heap" }]),
+    ...(gc.pretenuringFlag ? [] : [{ flag: GC_PRETENURING_FLAG, what: "V8's allocation-site pretenuring" }]),
   ];
-  const give = [...(gc.heapFlag ? [] : [GC_HEAP_FLAG]), ...(gc.pretenuringFlag ? [] : [GC_PRETENURING_FLAG])];
   return (
-    `the process started with ${without.join(' and ')}, which a fresh process pays most for: the goodput command ` +
-    `starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}; started through the library or by node itself, give node ${give.join(' ')}`
+    `the process started with ${missing.map((m) => `${m.what} (without ${m.flag})`).join(' and ')}, which a fresh ` +
+    `process pays most for: the goodput command starts node with ${GC_HEAP_FLAG} ${GC_PRETENURING_FLAG}; started ` +
+    `through the library or by node itself, give node ${missing.map((m) => m.flag).join(' ')}`
   );
 }
 
