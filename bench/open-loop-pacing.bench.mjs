@@ -210,7 +210,8 @@ async function goodputRun(rep) {
     seed: rep + 1,
     // A warmup first, as a serving engineer would run it: a cold process runs its first few
     // hundred requests in V8's interpreter, late by tens of milliseconds, and that start-up is
-    // not pacing. (The warmup is a closed loop 64 wide, then the measured open loop starts.)
+    // not pacing. (The warmup arrives at the rate, on the open loop's own code; the measured
+    // arrivals follow it without a pause: runner/load.ts. The floor's warmup is the same.)
     load: { mode: 'open', rate: RATE, durationMs: SECONDS * 1000, maxRetries: 0, warmup: WARMUP },
     sampling: { maxTokens: 4 },
     workload: { promptTokens: 16 },
@@ -273,46 +274,35 @@ async function minimalRun(rep) {
     max_tokens: 4,
     stream: true,
   });
+  // Poisson arrivals at RATE, seeded: the warmup's WARMUP first, as goodput's open loop sends
+  // its warmup (on the load's own schedule, the measured arrivals straight after, while the
+  // warmup's requests are still in flight), then SECONDS of measured ones.
+  const random = mulberry32(1000 + rep);
+  const gap = () => (-Math.log(1 - random()) / RATE) * 1000;
+  const arrivals = [];
+  let at = 0;
+  for (let k = 0; k < WARMUP; k++, at += gap()) arrivals.push(at);
+  const measuredStart = at;
+  for (; at < measuredStart + SECONDS * 1000; at += gap()) arrivals.push(at);
   let errors = 0;
-  // Send calls, and undici's start of each request's write (0: never written).
-  let sentAt;
-  let writtenAt;
+  // Send calls, and undici's start of each request's write (0: never written). Preallocated,
+  // with no list of promises: the floor keeps nothing per request that its garbage collector
+  // would have to walk.
+  const sentAt = new Float64Array(arrivals.length);
+  const writtenAt = new Float64Array(arrivals.length);
   const one = (k) =>
     reader
-      .send(
-        body,
-        k === undefined
-          ? undefined
-          : (ms) => {
-              writtenAt[k] = ms;
-            },
-      )
-      .catch(() => errors++);
+      .send(body, (ms) => {
+        writtenAt[k] = ms;
+      })
+      .catch(() => {
+        if (k >= WARMUP) errors++;
+      });
   // CPU and preemptions counted from here, as goodput's are from the start of its run.
   const switches0 = involuntarySwitches();
   const queued0 = runQueueWaitMs();
   const cpu0 = cpuNow();
-  // The same warmup as goodput's: a closed loop 64 wide.
-  let left = WARMUP;
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      while (left-- > 0) await one();
-    }),
-  );
-  errors = 0;
-  // Poisson arrivals at RATE for SECONDS, seeded.
-  const random = mulberry32(1000 + rep);
-  const schedule = [];
-  for (let t = 0; ; ) {
-    t += (-Math.log(1 - random()) / RATE) * 1000;
-    if (t >= SECONDS * 1000) break;
-    schedule.push(t);
-  }
   const t0 = performance.now() + 5;
-  // Send times in a preallocated array and no list of promises: the floor keeps nothing per
-  // request that its garbage collector would have to walk.
-  sentAt = new Float64Array(schedule.length);
-  writtenAt = new Float64Array(schedule.length);
   let open = 0;
   let allSent = false;
   let done;
@@ -325,12 +315,12 @@ async function minimalRun(rep) {
   };
   let i = 0;
   const tick = () => {
-    while (i < schedule.length && t0 + schedule[i] <= performance.now()) {
+    while (i < arrivals.length && t0 + arrivals[i] <= performance.now()) {
       sentAt[i] = performance.now();
       open++;
       one(i++).then(ended);
     }
-    if (i < schedule.length) setTimeout(tick, t0 + schedule[i] - performance.now());
+    if (i < arrivals.length) setTimeout(tick, t0 + arrivals[i] - performance.now());
     else {
       allSent = true;
       if (open === 0) done();
@@ -342,9 +332,10 @@ async function minimalRun(rep) {
   const switches = involuntarySwitches() - switches0;
   const queuedMs = runQueueWaitMs() - queued0;
   await reader.close();
-  const sends = schedule.map((at, k) => ({ scheduledMs: t0 + at, sentMs: writtenAt[k] || sentAt[k] }));
+  const measured = arrivals.slice(WARMUP).map((at, k) => ({ at, k: WARMUP + k }));
+  const sends = measured.map(({ at, k }) => ({ scheduledMs: t0 + at, sentMs: writtenAt[k] || sentAt[k] }));
   const lags = sends.map((s) => s.sentMs - s.scheduledMs).sort((a, b) => a - b);
-  const callLags = schedule.map((at, k) => sentAt[k] - (t0 + at)).sort((a, b) => a - b);
+  const callLags = measured.map(({ at, k }) => sentAt[k] - (t0 + at)).sort((a, b) => a - b);
   return {
     ...measure(sends, errors),
     p50: percentile(lags, 0.5),

@@ -98,6 +98,11 @@ export class Dispatcher {
     });
   }
 
+  /** Resolves when no request is in flight. */
+  async idle(): Promise<void> {
+    while (this.inFlight > 0) await this.slotFreed();
+  }
+
   /** Wakes every waiter (the load stopped). */
   wakeAll(): void {
     for (const wake of this.slotWaiters.splice(0)) wake();

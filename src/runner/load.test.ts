@@ -2,8 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTinyServer, type TinyServer } from '../../test/helpers/sse-server.js';
 import { type Client, type ClientConfig, createClient } from '../client/index.js';
 import type { LoadSpec, RequestRecord } from '../types.js';
-import { type AgentSource, createWorkload, type SessionSource } from '../workload/index.js';
-import { CLIENT_BOUND_QUEUE_WAIT_MS, type LoadResult, runLoad, waitsOnClock } from './load.js';
+import { type AgentSource, createWorkload, type SessionSource, type Workload } from '../workload/index.js';
+import {
+  CLIENT_BOUND_QUEUE_WAIT_MS,
+  type LoadResult,
+  type RunLoadOptions,
+  runLoad,
+  waitsOnClock,
+} from './load.js';
 import { RunClock, sleepUntil } from './timer.js';
 
 let server: TinyServer | undefined;
@@ -24,7 +30,8 @@ async function drive(
   signal?: AbortSignal,
   backpressure?: () => Promise<void> | undefined,
   clientOver: Partial<ClientConfig> = {},
-): Promise<{ result: LoadResult; records: RequestRecord[]; elapsedMs: number }> {
+  loadOver: Partial<RunLoadOptions> = {},
+): Promise<{ result: LoadResult; records: RequestRecord[]; elapsedMs: number; workload: Workload }> {
   server = await startTinyServer(serverOpts);
   const clock = new RunClock();
   const workload = createWorkload(
@@ -53,8 +60,9 @@ async function drive(
     signal,
     backpressure,
     onRecord: (r) => records.push(r),
+    ...loadOver,
   });
-  return { result, records, elapsedMs: performance.now() - t0 };
+  return { result, records, elapsedMs: performance.now() - t0, workload };
 }
 
 describe('runLoad closed loop', () => {
@@ -144,6 +152,63 @@ describe('runLoad open loop', () => {
     expect(result.peakInFlight).toBe(2);
     expect(result.lateSends).toBeGreaterThan(5);
     expect(result.dispatchLag.stats().max).toBeGreaterThan(100);
+  });
+
+  it("sends the warmup on the load's own schedule, running into the measured phase with no pause", async () => {
+    const { result, records, workload } = await drive(
+      { ...base, mode: 'open', rate: 40, burstiness: 1, requests: 10, warmup: 8 },
+      { ttftMs: 200, gapMs: 0, chunks: 2 },
+    );
+    const warmups = records.filter((r) => r.warmup).sort((a, b) => a.index - b.index);
+    const measured = records.filter((r) => !r.warmup);
+    expect(result.warmupSent).toBe(8);
+    expect(warmups).toHaveLength(8);
+    expect(measured).toHaveLength(10);
+    // Each warmup request at its arrival before the measured start, sent on time.
+    for (const r of warmups) {
+      expect(r.scheduledMs).toBeCloseTo(result.measuredStartMs + workload.item(r.index).scheduledMs!, 2);
+      expect(r.firstSentMs - r.scheduledMs).toBeGreaterThanOrEqual(-0.01);
+      expect(r.firstSentMs - r.scheduledMs).toBeLessThan(20);
+    }
+    expect(warmups.at(-1)!.scheduledMs).toBeLessThan(result.measuredStartMs);
+    // No pause between the phases: the measured load starts while the warmup's requests
+    // (200 ms each, arriving every 25 ms on average) are still in flight.
+    const firstMeasuredSend = Math.min(...measured.map((r) => r.firstSentMs));
+    expect(Math.max(...warmups.map((r) => r.endMs))).toBeGreaterThan(firstMeasuredSend);
+    // Only the measured sends count in the lag and the peak.
+    expect(result.dispatchLag.count).toBe(10);
+    expect(result.sent).toBe(10);
+  });
+
+  it('starts the measured phase after a warmup that fell behind, not owing its backlog', async () => {
+    // One slot, 60 ms a request, 200 arrivals a second: the warmup's last send is far behind.
+    const { result, records } = await drive(
+      { ...base, mode: 'open', rate: 200, burstiness: 1, requests: 1, warmup: 5, maxConcurrency: 1 },
+      { ttftMs: 60, chunks: 1 },
+    );
+    const warmups = records.filter((r) => r.warmup);
+    const last = warmups.reduce((a, r) => (r.firstSentMs > a.firstSentMs ? r : a));
+    expect(last.firstSentMs - last.scheduledMs).toBeGreaterThan(150);
+    // Its measured start moved from one gap after that arrival to when the warmup got it out.
+    expect(result.measuredStartMs - last.scheduledMs).toBeGreaterThan(150);
+    // The measured send waits for the warmup's last slot (60 ms), not for its 150 ms backlog too.
+    expect(result.dispatchLag.stats().max).toBeLessThan(last.firstSentMs - last.scheduledMs);
+  });
+
+  it('keeps the warmup a closed loop before a shared start (workers and shards start together)', async () => {
+    const { result, records } = await drive(
+      { ...base, mode: 'open', rate: 40, burstiness: 1, requests: 4, warmup: 4 },
+      { ttftMs: 100, chunks: 1 },
+      undefined,
+      undefined,
+      {},
+      { startAtMs: 0 },
+    );
+    const warmups = records.filter((r) => r.warmup);
+    const firstMeasuredSend = Math.min(...records.filter((r) => !r.warmup).map((r) => r.firstSentMs));
+    expect(warmups).toHaveLength(4);
+    expect(Math.max(...warmups.map((r) => r.endMs))).toBeLessThanOrEqual(firstMeasuredSend);
+    expect(result.measuredStartMs).toBeGreaterThanOrEqual(Math.max(...warmups.map((r) => r.endMs)));
   });
 
   it('counts requests that were due but never sent when the duration ends', async () => {

@@ -38,7 +38,7 @@ import {
 } from './load-limits.js';
 import { agentLoop } from './strategies/agents.js';
 import { closedLoop } from './strategies/closed.js';
-import { openLoop } from './strategies/open.js';
+import { openLoop, openLoopWarmup } from './strategies/open.js';
 import { sessionLoop } from './strategies/sessions.js';
 import { stagedUsers } from './strategies/stages.js';
 import type { LoadContext, Strategy } from './strategies/types.js';
@@ -160,7 +160,7 @@ export function waitsOnClock(
 
 /** Runs warmup then the measured load; resolves when every request sent has a record. */
 export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
-  const { load, clock, peers } = opts;
+  const { load, clock } = opts;
   // Stages: tallied on the measured phase's clock (from the measured start).
   const tally = load.stages ? new StageTally(load.stages, load.stagesOf ?? 'concurrency') : undefined;
   let rules: StopRules | undefined;
@@ -171,20 +171,26 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     () => dispatcher.wakeAll(),
   );
   rules = stop;
-  const warmupSent = await runWarmup(opts, stop, dispatcher);
-  if (peers && !stop.stopped.aborted) await peers.beforeMeasured();
-  // A shared start instant: every shard's measured load begins together, after its own warmup.
-  if (opts.startAtMs !== undefined) await clock.sleepUntil(opts.startAtMs, stop.stopped);
+  const strategy = strategyFor(load, opts.sessions, opts.agents);
+  const { warmupSent, measuredStartMs } = await warmUp(opts, stop, dispatcher, strategy);
   // Virtual time has no event loop to lag behind: the client cannot be the bottleneck there.
   const loopDelay = clock.realTime ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   loopDelay?.enable();
   const gc = clock.realTime ? watchGcPauses() : undefined;
-  const measuredStartMs = clock.now();
   dispatcher.startMeasured(measuredStartMs);
-  const ctx = measuredContext(opts, stop, dispatcher, measuredStartMs);
+  const ctx = loadContext(
+    opts,
+    stop,
+    dispatcher,
+    measuredStartMs,
+    stop.deadline(load, clock, measuredStartMs),
+    StopRules.limit(load),
+  );
   let counted: Awaited<ReturnType<Strategy>>;
   try {
-    counted = await strategyFor(load, opts.sessions, opts.agents)(ctx);
+    counted = await strategy(ctx);
+    // A paced warmup's requests still in flight (the deadline has aborted them if it came).
+    await dispatcher.idle();
     stop.finished();
   } finally {
     dispatcher.records.release();
@@ -221,6 +227,35 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
 }
 
 /**
+ * The warmup, and the measured start it leads to. An open loop at a steady rate sends its
+ * warmup on the load's own schedule and runs into the measured phase (pacedWarmupLead); every
+ * other load runs a closed warmup to its end, then waits for its peers and a shared start.
+ */
+async function warmUp(
+  opts: RunLoadOptions,
+  stop: StopRules,
+  dispatcher: Dispatcher,
+  strategy: Strategy,
+): Promise<{ warmupSent: number; measuredStartMs: Ms }> {
+  const { load, clock, peers } = opts;
+  const leadMs = pacedWarmupLead(opts, strategy);
+  if (leadMs !== undefined) {
+    // The measured start is the warmup's next arrival; the requests it left in flight still are.
+    const plannedMs = clock.now() + leadMs;
+    const warmup = loadContext(opts, stop, dispatcher, plannedMs, plannedMs, load.warmup);
+    const warmupSent = await openLoopWarmup(warmup);
+    // A warmup that fell behind its schedule (a cold client, a slow server) has sent its last
+    // item late: the measured load starts from there, not owing the warmup's backlog.
+    return { warmupSent, measuredStartMs: Math.max(plannedMs, clock.now()) };
+  }
+  const warmupSent = await runWarmup(opts, stop, dispatcher);
+  if (peers && !stop.stopped.aborted) await peers.beforeMeasured();
+  // A shared start instant: every shard's measured load begins together, after its own warmup.
+  if (opts.startAtMs !== undefined) await clock.sleepUntil(opts.startAtMs, stop.stopped);
+  return { warmupSent, measuredStartMs: clock.now() };
+}
+
+/**
  * Warmup: a closed loop over the warmup items, excluded from the summary by WorkItem.warmup.
  * An open loop has no concurrency: its warmup runs as wide as its connection warm-up, not
  * all at once (a thousand warmup requests opened a thousand connections).
@@ -248,16 +283,33 @@ async function runWarmup(opts: RunLoadOptions, stop: StopRules, dispatcher: Disp
   return warmupSent;
 }
 
-/** What the measured phase's strategy runs on: the stop rules armed from the measured start. */
-function measuredContext(
+/**
+ * How long before the measured start a paced warmup begins (ms), or undefined when the warmup
+ * is a closed loop. Paced: an open loop at a steady rate whose warmup items are scheduled
+ * (workload WarmupArrivals), run by this load alone (other workers and shards share their
+ * measured start after a warmup of their own: theirs stays closed).
+ */
+function pacedWarmupLead(opts: RunLoadOptions, strategy: Strategy): Ms | undefined {
+  if (opts.load.warmup <= 0 || strategy !== openLoop || opts.peers || opts.startAtMs !== undefined)
+    return undefined;
+  const first = opts.workItem(0).scheduledMs;
+  return first === undefined ? undefined : -first;
+}
+
+/**
+ * What a strategy runs on, from the measured start: the measured phase (the stop rules armed
+ * from it; `limit` past its last item), or a paced warmup (its deadline the measured start,
+ * its limit the warmup's end).
+ */
+function loadContext(
   opts: RunLoadOptions,
   stop: StopRules,
   dispatcher: Dispatcher,
   measuredStartMs: Ms,
+  deadline: Ms,
+  limit: number,
 ): LoadContext {
   const { load, clock, peers } = opts;
-  const deadline = stop.deadline(load, clock, measuredStartMs);
-  const limit = StopRules.limit(load);
   let next = load.warmup;
   return {
     load,

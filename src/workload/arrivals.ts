@@ -95,3 +95,40 @@ export class ArrivalSchedule {
     return this.cursorOffset;
   }
 }
+
+/**
+ * The warmup of an open loop at a steady rate, on the arrival process of its measured load:
+ * `count` arrivals from a draw of their own (so the measured schedule is the same, seed for
+ * seed, with or without a warmup), the last of them one gap before the measured load starts.
+ * The measured phase then begins in the steady state of the load it measures (the server's
+ * queue, the client's code and connections), not after a pause. `offsetAt(k)` is the k-th
+ * warmup arrival in ms from the measured start: negative.
+ */
+export class WarmupArrivals {
+  private readonly schedule: ArrivalSchedule;
+  private readonly endMs: number;
+
+  constructor(rate: number, burstiness: number, rng: Rng, count: number) {
+    this.schedule = new ArrivalSchedule(rate, burstiness, rng);
+    this.endMs = this.schedule.offsetAt(count);
+  }
+
+  /** Scheduled offset in ms of the k-th warmup arrival (0 ≤ k < count), before the measured start (< 0). */
+  offsetAt(k: number): number {
+    return this.schedule.offsetAt(k) - this.endMs;
+  }
+}
+
+/**
+ * A load's warmup arrivals (`rng`: the workload's root; its 'warmup-arrivals' fork): only for
+ * an open loop at a steady, finite rate with a warmup. Stages of rate ramp from their own
+ * start and a trace keeps its own times: their warmups are not scheduled.
+ */
+export function warmupArrivalsOf(
+  load: { rate?: number | undefined; stages?: unknown; burstiness?: number | undefined; warmup: number },
+  root: Rng,
+): WarmupArrivals | undefined {
+  if (load.stages !== undefined || load.rate === undefined || !Number.isFinite(load.rate) || load.warmup <= 0)
+    return undefined;
+  return new WarmupArrivals(load.rate, load.burstiness ?? 1, root.fork('warmup-arrivals'), load.warmup);
+}

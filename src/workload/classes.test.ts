@@ -156,9 +156,11 @@ describe('the class of each request', () => {
       expect(it.priority).toBe(1);
       expect(it.model).toBe('lora-batch');
     }
-    // The run's arrival times, whatever the class; warmup unscheduled.
+    // The run's arrival times, whatever the class; the warmup's before the measured start.
     for (const it of items) expect(it.scheduledMs).toBe(plain.item(it.index).scheduledMs);
-    expect(items[0]!.scheduledMs).toBeUndefined();
+    expect(items[0]!.scheduledMs).toBeLessThan(items[1]!.scheduledMs!);
+    expect(items[1]!.scheduledMs).toBeLessThan(0);
+    expect(items[2]!.scheduledMs).toBe(0);
     // Deterministic, and the same item on a second ask.
     const again = createWorkload({ ...base, classes: two }, { seed: 3, warmup: 2, requests: 200, rate: 10 });
     expect(again.item(150)).toEqual(wl.item(150));

@@ -25,7 +25,7 @@
 import { GoodputError } from '../errors.js';
 import type { TrafficClassSpec, WorkItem, WorkloadSpec } from '../types.js';
 import { syntheticTools } from './agents.js';
-import { ArrivalSchedule } from './arrivals.js';
+import { ArrivalSchedule, warmupArrivalsOf } from './arrivals.js';
 import { type ClassInputs, checkClasses } from './class-spec.js';
 import { type LengthDist, lengthDistSpec, parseLengthDist } from './length-dist.js';
 import { createRng, type Rng } from './rng.js';
@@ -271,6 +271,8 @@ export function createClassWorkload(
     : rate === undefined
       ? undefined
       : new ArrivalSchedule(rate, options.burstiness ?? 1, root.fork('arrivals'));
+  const warmupSchedule =
+    schedule && spec.sessions === undefined ? warmupArrivalsOf(options, root) : undefined;
   const shares = classes.map((c) => c.share);
   const classOf = classDealer(options.seed, shares);
   const users = usersOf(classes, options);
@@ -297,6 +299,7 @@ export function createClassWorkload(
       const k = cls ?? classOf(i);
       const item = tag(workloads[k]!.item(i), classes[k]!);
       if (schedule && !item.warmup && !sessions) item.scheduledMs = schedule.offsetAt(i - options.warmup);
+      else if (warmupSchedule && item.warmup) item.scheduledMs = warmupSchedule.offsetAt(i);
       return item;
     },
     ...(users ? { userClass: (user: number) => users[user % users.length]! } : {}),

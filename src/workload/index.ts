@@ -24,7 +24,7 @@ export {
   agentWorkload,
   syntheticTools,
 } from './agents.js';
-export { ArrivalSchedule, arrivalOffsets } from './arrivals.js';
+export { ArrivalSchedule, arrivalOffsets, WarmupArrivals, warmupArrivalsOf } from './arrivals.js';
 export {
   CLASS_KEYS,
   type ClassInputs,

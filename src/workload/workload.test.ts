@@ -98,12 +98,29 @@ describe('createWorkload (synthetic)', () => {
     expect(new Set(values).size).toBeGreaterThan(30);
   });
 
-  test('open loop: measured items get the arrival offsets from 0, warmup items none', () => {
+  test('open loop: measured items get the arrival offsets from 0, the warmup its own draw before them', () => {
     const wl = createWorkload(synthetic, { seed: 11, warmup: 2, rate: 50, burstiness: 2 });
     const expected = arrivalOffsets(50, 2, createRng(11).fork('arrivals'));
-    expect(wl.item(0).scheduledMs).toBeUndefined();
-    expect(wl.item(1).scheduledMs).toBeUndefined();
     for (let i = 2; i < 200; i++) expect(wl.item(i).scheduledMs).toBe(expected.next().value);
+    // The warmup's arrivals: the same process, drawn apart, ending one gap before offset 0.
+    const warm = arrivalOffsets(50, 2, createRng(11).fork('warmup-arrivals'));
+    const [w0, w1, w2] = [warm.next().value, warm.next().value, warm.next().value];
+    expect(wl.item(0).scheduledMs).toBeCloseTo(w0 - w2, 9);
+    expect(wl.item(1).scheduledMs).toBeCloseTo(w1 - w2, 9);
+    expect(wl.item(0).scheduledMs!).toBeLessThan(wl.item(1).scheduledMs!);
+    expect(wl.item(1).scheduledMs!).toBeLessThan(0);
+    // The measured schedule is the same, seed for seed, with or without a warmup.
+    const bare = createWorkload(synthetic, { seed: 11, warmup: 0, rate: 50, burstiness: 2 });
+    for (let i = 0; i < 50; i++) expect(bare.item(i).scheduledMs).toBe(wl.item(i + 2).scheduledMs);
+  });
+
+  test.each([
+    ['a closed loop', { seed: 4, warmup: 3 }],
+    ['rate Infinity (all at once)', { seed: 4, warmup: 3, rate: Number.POSITIVE_INFINITY }],
+    ['stages of rate', { seed: 4, warmup: 3, stages: [{ durationMs: 1000, target: 5 }] }],
+  ])('the warmup of %s is not scheduled', (_name, options) => {
+    const wl = createWorkload(synthetic, options);
+    for (let i = 0; i < 3; i++) expect(wl.item(i).scheduledMs).toBeUndefined();
   });
 
   test('rate Infinity schedules every measured item at 0', () => {

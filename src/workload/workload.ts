@@ -14,7 +14,7 @@ import { GoodputError } from '../errors.js';
 import type { LoadStage, ToolChoice, ToolDefinition, WorkItem, WorkloadSpec } from '../types.js';
 import type { AgentTrace } from './agent-trace.js';
 import { type AgentSource, createAgentSource } from './agents.js';
-import { ArrivalSchedule } from './arrivals.js';
+import { ArrivalSchedule, warmupArrivalsOf } from './arrivals.js';
 import type { ClassInputs } from './class-spec.js';
 import { createClassWorkload } from './classes.js';
 import type { Dataset, DatasetEntry } from './dataset.js';
@@ -42,7 +42,10 @@ import { checkWorkloadOptions, usage } from './workload-checks.js';
 export interface WorkloadOptions {
   /** Seed of every random choice. */
   seed: number;
-  /** The first `warmup` items are warmup: never cancelled, not scheduled (scheduledMs undefined). */
+  /**
+   * The first `warmup` items are warmup: never cancelled; scheduled only in an open loop at a
+   * steady rate, before the measured start (negative scheduledMs: arrivals.ts WarmupArrivals).
+   */
   warmup: number;
   /** Measured requests, when the run is bounded by count (`total` = warmup + requests). */
   requests?: number;
@@ -310,6 +313,7 @@ function itemMaker(inputs: ItemInputs): (i: number) => WorkItem {
   const { spec, options, sessions, fill, schedule, cancelOf, outputDist, images } = inputs;
   const warmup = options.warmup;
   const outputStreams = inputs.root.fork('output-length');
+  const warmupSchedule = schedule ? warmupArrivalsOf(options, inputs.root) : undefined;
   return (i) => {
     if (!Number.isInteger(i) || i < 0)
       throw new RangeError(`workload item index must be an integer ≥ 0, got ${i}`);
@@ -340,6 +344,7 @@ function itemMaker(inputs: ItemInputs): (i: number) => WorkItem {
       if (spec.tools.choice !== undefined) workItem.toolChoice = spec.tools.choice;
     }
     if (schedule && !isWarmup) workItem.scheduledMs = schedule.offsetAt(i - warmup);
+    else if (isWarmup && warmupSchedule) workItem.scheduledMs = warmupSchedule.offsetAt(i);
     const cancelAfterMs = isWarmup ? undefined : cancelOf(i);
     if (cancelAfterMs !== undefined) workItem.cancelAfterMs = cancelAfterMs;
     return workItem;

@@ -16,23 +16,56 @@ import type { LoadContext, StrategyResult } from './types.js';
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
+  const open = new OpenRequests();
+  const counted = await sendOnSchedule(ctx, ctx.load.warmup, open);
+  // Nothing more to send: the records of the requests still in flight go on as they end.
+  ctx.records.release();
+  await open.drained();
+  return counted;
+}
+
+/**
+ * The warmup of an open loop at a steady rate (its items carry WarmupArrivals' negative
+ * offsets): sent on their schedule by the same code as the measured sends, up to the measured
+ * start (`ctx.deadline`), and left in flight, so the measured phase begins in the load's steady
+ * state. Their lags go to `ctx`'s histograms, which the caller discards. Resolves with the
+ * count sent.
+ */
+export async function openLoopWarmup(ctx: LoadContext): Promise<number> {
+  return (await sendOnSchedule(ctx, 0, new OpenRequests())).sent;
+}
+
+/** Requests of one loop in flight, counted rather than kept (no promise per request beyond its own). */
+class OpenRequests {
+  private count = 0;
+  private onDrained: (() => void) | undefined;
+  readonly ended = (): void => {
+    if (--this.count === 0) this.onDrained?.();
+  };
+
+  started(): void {
+    this.count++;
+  }
+
+  /** Resolves when none is in flight. */
+  drained(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.onDrained = resolve));
+  }
+}
+
+/** Sends items `from` … `ctx.limit` at their scheduled times, until the deadline or a stop. */
+async function sendOnSchedule(ctx: LoadContext, from: number, open: OpenRequests): Promise<StrategyResult> {
   const { load, clock, stopped, measuredStartMs, deadline, limit } = ctx;
   const cap = load.maxConcurrency ?? Number.POSITIVE_INFINITY;
-  // Requests in flight, counted rather than kept (no promise per request beyond its own).
-  let open = 0;
-  let drained: (() => void) | undefined;
-  const ended = () => {
-    if (--open === 0) drained?.();
-  };
   let sent = 0;
   let dropped = 0;
   let lateSends = 0;
-  const due = (from: number) => countDue(ctx, from, Math.min(clock.now(), deadline));
+  const due = (i: number) => countDue(ctx, i, Math.min(clock.now(), deadline));
   // Sends due together leave in one turn of the event loop, but a turn that has sent for
   // MAX_SEND_TURN_MS gives way to I/O and timers (responses, the deadline): a backlog of
   // due sends must not starve the reads and open a connection per request.
   let turnStartMs = clock.now();
-  for (let i = load.warmup; i < limit && !stopped.aborted; i++) {
+  for (let i = from; i < limit && !stopped.aborted; i++) {
     const item = ctx.workItem(i);
     const scheduledMs = measuredStartMs + (item.scheduledMs ?? 0);
     if (scheduledMs >= deadline) break;
@@ -59,17 +92,14 @@ export async function openLoop(ctx: LoadContext): Promise<StrategyResult> {
       break;
     }
     const lag = clock.now() - scheduledMs;
-    open++;
-    void ctx.dispatch({ ...item, scheduledMs }, scheduledMs).then(ended);
+    open.started();
+    void ctx.dispatch({ ...item, scheduledMs }, scheduledMs).then(open.ended);
     // Counted once the request is on its way: the histograms' work is not in front of the send.
     ctx.dispatchLag.record(lag);
     if (!waitedForSlot) ctx.timerLag.record(lag);
     if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
     sent++;
   }
-  // Nothing more to send: the records of the requests still in flight go on as they end.
-  ctx.records.release();
-  if (open > 0) await new Promise<void>((resolve) => (drained = resolve));
   return { sent, dropped, lateSends };
 }
 
