@@ -74,26 +74,31 @@ describe('summarize rebuilds what the run would have written', () => {
     expect((await runCliInProcess(['summarize', out, '--force'], { cwd: work })).code).toBe(ExitCode.OK);
   });
 
-  it("the client's GC pauses, measured by the run and not in the records, survive a --force rebuild", async () => {
+  it("the client's GC pauses and start window, measured by the run and not in the records, survive a --force rebuild", async () => {
     const out = await virtualRun('gc');
     // As a live run writes them (a virtual run measures none): the run's own self-check.
     const path = join(out, 'summary.json');
     const written = readRunSummary(out);
     const gcPauses = { count: 7, totalMs: 210.5, p99Ms: 80.25, maxMs: 81 };
-    writeFileSync(path, JSON.stringify({ ...written, load: { ...written.load, gcPauses } }));
+    const startWindow = { ms: 1000, sends: 2000, p99Ms: 29.5, laterSends: 18000, laterP99Ms: 2 };
+    writeFileSync(path, JSON.stringify({ ...written, load: { ...written.load, gcPauses, startWindow } }));
     const forced = await runCliInProcess(['summarize', out, '--force'], { cwd: work });
     expect(forced.code, forced.stderr).toBe(ExitCode.OK);
     expect(forced.stderr).toContain(
-      "the client's GC pauses are carried over from the summary.json this replaces",
+      "the client's GC pauses are carried over from the summary.json this replaces, and so is the open loop's start window",
     );
     const rebuilt = readRunSummary(out);
     expect(rebuilt.load.gcPauses).toEqual(gcPauses);
-    expect(rebuilt.caveats?.map((c) => c.id)).toContain('gc-pauses');
+    expect(rebuilt.load.startWindow).toEqual(startWindow);
+    expect(rebuilt.caveats?.map((c) => c.id)).toEqual(
+      expect.arrayContaining(['gc-pauses', 'client-warming-up']),
+    );
 
     unlinkSync(path);
     const killed = await runCliInProcess(['summarize', out], { cwd: work });
     expect(killed.code, killed.stderr).toBe(ExitCode.OK);
     expect(readRunSummary(out).load.gcPauses).toBeUndefined();
+    expect(readRunSummary(out).load.startWindow).toBeUndefined();
   });
 
   it('a torn last line is ignored and said; a damaged middle line is named and refused unless --skip-corrupt', async () => {

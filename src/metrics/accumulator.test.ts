@@ -96,6 +96,25 @@ describe('RunAccumulator.summarize', () => {
   const meta = runMeta({ slo: SLO });
   const s = summarizeRecords(records, meta);
 
+  test('a rehearsed warmup changes no figure: the same summary, warmup counted apart', () => {
+    // Warmup records of every outcome, before and after the first measured one (an open loop's
+    // warmup still in flight as its measured phase starts).
+    const warm = scenario()
+      .slice(1)
+      .map((r) => ({ ...r, warmup: true, index: r.index + 100 }));
+    const run = [...warm.slice(0, 6), ...records.slice(1, 4), ...warm.slice(6), ...records.slice(4)];
+    const summarize = (rehearseWarmup: boolean) => {
+      const acc = RunAccumulator.fromMeta(meta, { rehearseWarmup });
+      for (const r of run) acc.add(r);
+      return acc.summarize(meta, {});
+    };
+    const rehearsed = summarize(true);
+    expect(rehearsed).toEqual(summarize(false));
+    expect(rehearsed.counts.warmup).toBe(warm.length);
+    expect(rehearsed.counts.attempted).toBe(measured(records).length);
+    expect(rehearsed.ttft).toEqual(s.ttft);
+  });
+
   test('counts every outcome, warmup apart', () => {
     expect(s.counts).toEqual({
       attempted: 9,

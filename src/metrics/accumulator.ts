@@ -4,7 +4,8 @@
  * map of error codes, a bounded window of per-second bins and one state per prompt bucket.
  *
  * What feeds what:
- * - warmup records count in `counts.warmup` and nothing else;
+ * - warmup records count in `counts.warmup` and nothing else (`rehearseWarmup` runs them through
+ *   a scratch accumulator, which no figure reads);
  * - latencies (TTFT, TPOT, ITL, E2EL, queue wait, …), input/output token totals, the prompt
  *   buckets' latencies and the per-second peaks come from successful measured requests only,
  *   as in vLLM;
@@ -63,6 +64,13 @@ export interface AccumulatorOptions {
    * `slo`), in the run's goodput and in the class's own figures (summary.classes).
    */
   classes?: readonly TrafficClassSpec[];
+  /**
+   * Live runs: warmup records also go, as if measured, to a scratch accumulator of the same
+   * options, dropped at the first measured record. The warmup then runs the measuring code the
+   * measured phase will (a fresh process compiles it as it first runs it, and allocates its
+   * histograms), instead of the measured phase's first second doing so while requests are due.
+   */
+  rehearseWarmup?: boolean;
 }
 
 /** A prompt whose server-reported length differs from the client's by more than this share is a mismatch. */
@@ -85,6 +93,8 @@ export class RunAccumulator {
   private readonly ignoreEos: boolean;
   /** Traffic classes by name: the class, its SLO and the accumulator of its records alone. */
   private readonly classes = new Map<string, { spec: TrafficClassSpec; slo: Slo; acc: RunAccumulator }>();
+  /** `rehearseWarmup`: the scratch accumulator of the warmup's records, until the first measured one. */
+  private rehearsal: RunAccumulator | undefined;
 
   constructor(options: AccumulatorOptions = {}) {
     const bucketing = options.promptBuckets ?? 'pow2';
@@ -97,10 +107,11 @@ export class RunAccumulator {
     this.lateToleranceMs = options.lateSendToleranceMs ?? DEFAULT_LATE_SEND_TOLERANCE_MS;
     this.tokensPerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
     this.activePerSecond = new SecondBins(options.maxSecondBins ?? DEFAULT_MAX_SECOND_BINS);
+    if (options.rehearseWarmup) this.rehearsal = new RunAccumulator({ ...options, rehearseWarmup: false });
     for (const spec of options.classes ?? []) {
       const slo = classSlo(options.slo ?? {}, spec);
       const { classes: _all, ...own } = options;
-      const acc = new RunAccumulator({ ...own, slo, promptBuckets: false });
+      const acc = new RunAccumulator({ ...own, slo, promptBuckets: false, rehearseWarmup: false });
       this.classes.set(spec.name, { spec, slo, acc });
     }
   }
@@ -123,8 +134,10 @@ export class RunAccumulator {
     cls?.acc.add(record);
     if (record.warmup) {
       s.counts.warmup++;
+      this.rehearsal?.add({ ...record, warmup: false });
       return;
     }
+    this.rehearsal = undefined;
     const outputTokens = tokenCount(record.outputTokens);
     const promptTokens = tokenCount(record.promptTokens);
     const m = metricsOf(record);

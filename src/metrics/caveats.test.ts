@@ -172,6 +172,36 @@ describe('runCaveats', () => {
     expect(ids(s)).toEqual(['gc-pauses']);
   });
 
+  test.each([
+    [
+      'a cold start, lagging 20× the rest',
+      { sends: 2000, p99Ms: 30, laterSends: 18000, laterP99Ms: 1.5 },
+      4000,
+    ],
+    ['at 150 req/s, the advice rounded up', { sends: 150, p99Ms: 12, laterSends: 900, laterP99Ms: 1 }, 300],
+    ['a first second at exactly 3×', { sends: 500, p99Ms: 12, laterSends: 500, laterP99Ms: 4 }, 1000],
+  ])('client warming up: %s is a caveat, with the warmup to send', (_name, w, warmup) => {
+    const s = clean();
+    s.load.startWindow = { ms: 1000, ...w };
+    expect(ids(s)).toEqual(['client-warming-up']);
+    const text = runCaveats(s)[0]!.text;
+    expect(text).toContain(
+      `dispatch lag p99 of ${w.p99Ms.toFixed(1)} ms, against ${w.laterP99Ms.toFixed(1)} ms`,
+    );
+    expect(text).toMatch(new RegExp(`--warmup ${warmup}$`));
+  });
+
+  test.each([
+    ['a first second under 3× the rest', { sends: 2000, p99Ms: 11.9, laterSends: 18000, laterP99Ms: 4 }],
+    ['a first second not late (10 ms)', { sends: 2000, p99Ms: 10, laterSends: 18000, laterP99Ms: 0.5 }],
+    ['fewer than 100 sends in it', { sends: 99, p99Ms: 40, laterSends: 9000, laterP99Ms: 1 }],
+    ['a run shorter than twice the window', { sends: 2000, p99Ms: 40, laterSends: 1999, laterP99Ms: 1 }],
+  ])('client warming up: %s is none', (_name, w) => {
+    const s = clean();
+    s.load.startWindow = { ms: 1000, ...w };
+    expect(ids(s)).toEqual([]);
+  });
+
   test('ids are unique', () => {
     const all = CAVEAT_KINDS.map((k) => k.id);
     expect(new Set(all).size).toBe(all.length);

@@ -115,4 +115,5 @@ export {
   timeDiffs,
 } from './shards.js';
 export { mergeStageLoads } from './stages.js';
+export { mergeStartWindows, START_WINDOW_MS, StartWindowTally } from './start-window.js';
 export { type VllmResult, vllmValue } from './vllm.js';

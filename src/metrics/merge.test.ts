@@ -117,6 +117,28 @@ describe('mergeSummaries', () => {
     expect(merged.load.gcPauses).toBeUndefined();
   });
 
+  test("an open loop's start window survives the merge (mergeStartWindows), and so does its caveat", () => {
+    const warming = { ms: 1000, sends: 1000, p99Ms: 25, laterSends: 9000, laterP99Ms: 2 };
+    const a = summarizeRecords(parts[0]!, { ...meta, runId: 'w0' }, { ...extras, startWindow: warming });
+    expect(a.load.startWindow).toEqual(warming);
+    expect(a.caveats?.map((c) => c.id)).toContain('client-warming-up');
+    const b = summarizeRecords(
+      parts[1]!,
+      { ...meta, runId: 'w1' },
+      { ...extras, startWindow: { ms: 1000, sends: 1000, p99Ms: 2, laterSends: 9000, laterP99Ms: 3 } },
+    );
+    const both = mergeSummaries([a, b]);
+    expect(both.load.startWindow).toEqual({
+      ms: 1000,
+      sends: 2000,
+      p99Ms: 25,
+      laterSends: 18000,
+      laterP99Ms: 3,
+    });
+    expect(both.caveats?.map((c) => c.id)).toContain('client-warming-up');
+    expect(merged.load.startWindow).toBeUndefined();
+  });
+
   test('refuses an empty list and runs judged by different SLOs', () => {
     expect(() => mergeSummaries([])).toThrow(GoodputError);
     const other = summarizeRecords(parts[0] ?? [], { ...meta, slo: { ttftMs: 1 } });

@@ -42,6 +42,7 @@ import {
 } from './run-state.js';
 import { checkShardSet, shardOutcomes, shardSpanS } from './shards.js';
 import { mergeStageLoads } from './stages.js';
+import { mergeStartWindows } from './start-window.js';
 import { TurnStats } from './turns.js';
 import { UserRates } from './user-rate.js';
 
@@ -150,6 +151,8 @@ export function mergeSummaries(summaries: readonly RunSummary[]): RunSummary {
   extras.durationS = (sharded ? shardSpanS(summaries) : undefined) ?? duration;
   const gcPauses = mergeGcPauses(summaries.map((s) => s.load.gcPauses));
   if (gcPauses) extras.gcPauses = gcPauses;
+  const startWindow = mergeStartWindows(summaries.map((s) => s.load.startWindow));
+  if (startWindow) extras.startWindow = startWindow;
   if (summaries.every((s) => s.goodput.tokenSource === 'server')) {
     const urls = new Set(summaries.map((s) => s.server?.metricsUrl ?? ''));
     // Each run's total left its interrupted work out; buildSummary takes the merged amount out again.

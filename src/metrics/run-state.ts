@@ -24,6 +24,7 @@ import {
   SLO_NAMES,
   type Slo,
   type SloName,
+  type StartWindow,
   SUMMARY_LATENCY_NAMES,
   type SummaryLatencies,
   type SummaryLatencyName,
@@ -45,8 +46,7 @@ const PHASES: ReadonlySet<SummaryLatencyName> = new Set(PHASE_LATENCY_NAMES);
 /** The latencies that have vLLM flat keys. */
 export const VLLM_LATENCIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
 
-/** Open-loop requests sent later than their schedule by more than this count as late sends (ms). */
-export const DEFAULT_LATE_SEND_TOLERANCE_MS = 10;
+export { DEFAULT_LATE_SEND_TOLERANCE_MS } from './late-send.js';
 /** With no verdict from the runner, the client counts as the bottleneck when more than this share of open-loop sends were late. */
 export const CLIENT_BOUND_LATE_SHARE = 0.05;
 
@@ -69,6 +69,8 @@ export interface SummaryExtras {
   diagnosis?: Finding[];
   /** The load thread(s)' GC pauses (measured by the runner; merged by mergeGcPauses). */
   gcPauses?: GcPauses;
+  /** Live open loops: the measured phase's first second against the rest (runner; mergeStartWindows). */
+  startWindow?: StartWindow;
 }
 
 /** Per-second peaks computed by the accumulator (or summed by a merge). */
@@ -303,6 +305,7 @@ export function buildSummary(
       peakInFlight: extras.peakInFlight ?? peaks.concurrentRequests,
       ...(dispatchLag.count > 0 ? { dispatchLagHistogram: state.dispatchLag.encode() } : {}),
       ...(extras.gcPauses ? { gcPauses: extras.gcPauses } : {}),
+      ...(extras.startWindow ? { startWindow: extras.startWindow } : {}),
     },
     histograms,
     interrupted: extras.interrupted ?? false,

@@ -233,6 +233,7 @@ export const RunSummarySchema = z.object({
         pretenuringFlag: z.string().optional(),
       })
       .optional(),
+    startWindow: z.object({ ms: num, sends: int, p99Ms: num, laterSends: int, laterP99Ms: num }).optional(),
     dispatchLagHistogram: z.string().optional(),
     stages: z
       .array(

@@ -175,9 +175,15 @@ describe('runLoad open loop', () => {
     // (200 ms each, arriving every 25 ms on average) are still in flight.
     const firstMeasuredSend = Math.min(...measured.map((r) => r.firstSentMs));
     expect(Math.max(...warmups.map((r) => r.endMs))).toBeGreaterThan(firstMeasuredSend);
-    // Only the measured sends count in the lag and the peak.
+    // Only the measured sends count in the lag and the start window.
     expect(result.dispatchLag.count).toBe(10);
     expect(result.sent).toBe(10);
+    const inFirstSecond = measured.filter((r) => r.scheduledMs - result.measuredStartMs < 1000).length;
+    expect(result.startWindow).toMatchObject({
+      ms: 1000,
+      sends: inFirstSecond,
+      laterSends: 10 - inFirstSecond,
+    });
   });
 
   it('starts the measured phase after a warmup that fell behind, not owing its backlog', async () => {

@@ -24,8 +24,17 @@
  */
 
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { LatencyHistogram } from '../metrics/index.js';
-import type { GcPauses, LoadClock, LoadSpec, Ms, RequestRecord, StageLoad, WorkItem } from '../types.js';
+import { LatencyHistogram, StartWindowTally } from '../metrics/index.js';
+import type {
+  GcPauses,
+  LoadClock,
+  LoadSpec,
+  Ms,
+  RequestRecord,
+  StageLoad,
+  StartWindow,
+  WorkItem,
+} from '../types.js';
 import { type AgentSource, Part, type SessionSource, StageTally } from '../workload/index.js';
 import { type StopReason, StopRules } from './constraints.js';
 import { Dispatcher, type SendFn } from './dispatcher.js';
@@ -122,6 +131,8 @@ export interface LoadResult {
   eventLoopDelay: { p50: number; p99: number; max: number };
   /** Live time: GC pauses of this thread during the measured phase. */
   gcPauses?: GcPauses;
+  /** Live open loops: the measured phase's first second against the rest. */
+  startWindow?: StartWindow;
   /** Measured requests: first send − the moment the runner handed them to the sender (ms). */
   clientQueueWait: LatencyHistogram;
   clientBound: boolean;
@@ -186,6 +197,8 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     stop.deadline(load, clock, measuredStartMs),
     StopRules.limit(load),
   );
+  // A client still warming up shows in the first second's lag (live open loops).
+  if (clock.realTime && strategy === openLoop) ctx.startWindow = new StartWindowTally();
   let counted: Awaited<ReturnType<Strategy>>;
   try {
     counted = await strategy(ctx);
@@ -198,6 +211,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     loopDelay?.disable();
   }
   const gcPauses = await gc?.stop();
+  const startWindow = ctx.startWindow?.result();
   const eventLoopDelay = loopDelay
     ? { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 }
     : { p50: 0, p99: 0, max: 0 };
@@ -218,6 +232,7 @@ export async function runLoad(opts: RunLoadOptions): Promise<LoadResult> {
     dispatchLag: ctx.dispatchLag,
     eventLoopDelay,
     ...(gcPauses ? { gcPauses } : {}),
+    ...(startWindow ? { startWindow } : {}),
     clientQueueWait: dispatcher.clientQueueWait,
     clientBound: clientBoundReason !== undefined,
     ...(clientBoundReason !== undefined ? { clientBoundReason } : {}),

@@ -32,7 +32,7 @@ import {
   summarizeGpu,
   summarizeSamples,
 } from '../server-metrics/index.js';
-import type { GcPauses, GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
+import type { GpuSample, GpuSummary, RequestRecord, RunSummary, ServerSample } from '../types.js';
 import { createRng } from '../workload/index.js';
 import { ObservationSample } from './observation-sample.js';
 import { MAX_DIAGNOSIS_OBSERVATIONS } from './recording.js';
@@ -123,9 +123,10 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   }
   const gpu = await rebuildGpu(paths, info.gpuMetricsUrl, notes);
   if (gpu) server = { ...(server ?? { engine: 'unknown', metricsUrl: '', samples: 0, series: {} }), gpu };
-  const gcPauses = await measuredGcPauses(paths);
+  const { gcPauses, startWindow } = (await measuredSelfCheck(paths)) ?? {};
   const summary = acc.summarize(meta, {
     ...(gcPauses ? { gcPauses } : {}),
+    ...(startWindow ? { startWindow } : {}),
     peakInFlight: peakInFlight(sent, ended),
     interrupted: !complete,
     ...(server
@@ -136,7 +137,12 @@ export async function rebuildSummary(dirOrSummary: string, opts: RebuildOptions 
   if (efficiency) summary.efficiency = efficiency;
   const findings = diagnose({ observations: folded.observations?.items() ?? [], samples, summary });
   if (findings.length > 0) summary.diagnosis = findings;
-  notes.push(...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual', gcPauses !== undefined));
+  notes.push(
+    ...rebuildNotes(folded, complete, meta.target.timeMode === 'virtual', {
+      gc: gcPauses !== undefined,
+      startWindow: startWindow !== undefined,
+    }),
+  );
   return { summary, records: count, corruptLines, ...(tornLine !== undefined ? { tornLine } : {}), notes };
 }
 
@@ -221,7 +227,7 @@ function rebuildNotes(
   folded: FoldedRecords,
   complete: boolean,
   virtual: boolean,
-  gcCarried: boolean,
+  carried: { gc: boolean; startWindow: boolean },
 ): string[] {
   const notes: string[] = [];
   const { tornLine, corruptLines } = folded;
@@ -232,9 +238,10 @@ function rebuildNotes(
     notes.push(`skipped damaged line${corruptLines.length > 1 ? 's' : ''} ${corruptLines.join(', ')}`);
   }
   if (!complete) notes.push("the records stop short of the run's stop rule: marked interrupted");
-  if (gcCarried) {
+  if (carried.gc) {
     notes.push(
-      "not in the records, left out: dropped sends and the connection warm-up; the client's GC pauses are carried over from the summary.json this replaces",
+      "not in the records, left out: dropped sends and the connection warm-up; the client's GC pauses are carried over from the summary.json this replaces" +
+        (carried.startWindow ? ", and so is the open loop's start window" : ''),
     );
   } else {
     // Virtual time measures no GC pauses at all.
@@ -250,11 +257,18 @@ function rebuildNotes(
   return notes;
 }
 
-/** The GC pauses the run measured, from the summary.json a rebuild replaces; undefined when there is none or it cannot be read. */
-async function measuredGcPauses(paths: RunPaths): Promise<GcPauses | undefined> {
+/**
+ * The client self-check the run measured and its records do not hold (its GC pauses, an open
+ * loop's start window), from the summary.json a rebuild replaces; undefined when there is none
+ * or it cannot be read.
+ */
+async function measuredSelfCheck(
+  paths: RunPaths,
+): Promise<Pick<RunSummary['load'], 'gcPauses' | 'startWindow'> | undefined> {
   if (!existsSync(paths.summary)) return undefined;
   try {
-    return (await readSummary(paths.summary)).load.gcPauses;
+    const { gcPauses, startWindow } = (await readSummary(paths.summary)).load;
+    return { ...(gcPauses ? { gcPauses } : {}), ...(startWindow ? { startWindow } : {}) };
   } catch {
     return undefined; // a damaged summary is what the rebuild replaces
   }

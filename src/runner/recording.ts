@@ -133,6 +133,7 @@ export class Recording {
     this.accumulator = RunAccumulator.fromMeta(meta, {
       lateSendToleranceMs: LATE_SEND_TOLERANCE_MS,
       promptBuckets: run.promptBuckets,
+      rehearseWarmup: meta.target.timeMode !== 'virtual',
     });
     // An explicit form wins over quiet (a sweep keeps its points' notes quiet but shows their progress).
     const shown = io.progress ?? (io.quiet ? 'none' : progressMode(undefined, io.stderr));
@@ -200,6 +201,7 @@ export class Recording {
       interrupted: load.interrupted,
       server,
       ...(load.gcPauses ? { gcPauses: load.gcPauses } : {}),
+      ...(load.startWindow ? { startWindow: load.startWindow } : {}),
       // The engine's own count, or the scraped counters' over the measured requests.
       serverGeneratedTokens: result.server
         ? server?.generatedTokens

@@ -49,6 +49,23 @@ export interface ConnectionUse {
   openFilesLimit?: number;
 }
 
+/**
+ * Open loops, live: the dispatch lag of the sends scheduled in the measured phase's first
+ * `ms` beside that of the sends after them. A fresh process compiles its hot path over its
+ * first seconds of load; a first second that lags several times the rest says the client was
+ * still warming up when the measured phase began (the client-warming-up caveat).
+ */
+export interface StartWindow {
+  /** The window, from the measured start (ms). */
+  ms: number;
+  /** Sends scheduled in it, and their dispatch-lag p99 (ms). */
+  sends: number;
+  p99Ms: number;
+  /** Sends scheduled after it, and theirs. */
+  laterSends: number;
+  laterP99Ms: number;
+}
+
 /** Garbage-collection pauses of the load thread(s) during the measured load (live runs; ms). */
 export interface GcPauses {
   count: number;
@@ -91,6 +108,8 @@ export interface LoadHonesty {
    * (the longest of any one, the p99 of the worst).
    */
   gcPauses?: GcPauses;
+  /** Live open loops: the measured phase's first second against the rest (a client still warming up). */
+  startWindow?: StartWindow;
   /** HdrHistogram of dispatchLag (microseconds, compressed base64), so that merged runs keep exact percentiles. */
   dispatchLagHistogram?: string;
   /** Live runs: the bounded connection warm-up before the clock started. */

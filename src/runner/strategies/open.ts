@@ -97,6 +97,7 @@ async function sendOnSchedule(ctx: LoadContext, from: number, open: OpenRequests
     // Counted once the request is on its way: the histograms' work is not in front of the send.
     ctx.dispatchLag.record(lag);
     if (!waitedForSlot) ctx.timerLag.record(lag);
+    ctx.startWindow?.add(scheduledMs - measuredStartMs, lag);
     if (lag > LATE_SEND_TOLERANCE_MS) lateSends++;
     sent++;
   }

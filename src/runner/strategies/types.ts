@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { LatencyHistogram } from '../../metrics/index.js';
+import type { LatencyHistogram, StartWindowTally } from '../../metrics/index.js';
 import type { LoadClock, LoadSpec, Ms, RequestRecord, WorkItem } from '../../types.js';
 import type { AgentSource, Part, SessionSource } from '../../workload/index.js';
 import type { RecordQueue } from '../record-queue.js';
@@ -42,6 +42,8 @@ export interface LoadContext {
   dispatchLag: LatencyHistogram;
   /** The same, only for sends that did not wait for a slot (the client's own timer lag). */
   timerLag: LatencyHistogram;
+  /** Live open loops' measured phase: each send's lag, in the first second or after it. */
+  startWindow?: StartWindowTally;
   /** This loop's part of the run's closed-loop stage users. */
   stageUsers: Part;
   /** Traffic classes in a closed loop: the class of this loop's user u (its requests and sessions are its class's). */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { LatencyHistogram, mergeGcPauses, mergeStageLoads } from '../../metrics/index.js';
+import { LatencyHistogram, mergeGcPauses, mergeStageLoads, mergeStartWindows } from '../../metrics/index.js';
 import type { ConnectionWarmup } from '../../types.js';
 import type { LoadResult, StopReason } from '../load.js';
 import type { PortableHistogram, WorkerLoadResult } from './protocol.js';
@@ -72,6 +72,8 @@ export function mergeLoadResults(parts: readonly WorkerLoadResult[]): LoadResult
   // GC pauses: each worker thread pauses alone; the count and the time add up (mergeGcPauses).
   const gcPauses = mergeGcPauses(parts.map((r) => r.gcPauses));
   if (gcPauses) merged.gcPauses = gcPauses;
+  const startWindow = mergeStartWindows(parts.map((r) => r.startWindow));
+  if (startWindow) merged.startWindow = startWindow;
   // --start-at: the run started when its last worker did.
   const skews = parts.flatMap((r) => (r.startSkewMs === undefined ? [] : [r.startSkewMs]));
   if (skews.length > 0) merged.startSkewMs = Math.max(...skews);
