@@ -60,7 +60,7 @@ function perPrompt(total: number, n: number): string {
  * (below that a process's start-up is spread too thin to matter) and twice as long as the
  * window. Measured in fresh processes on 2 cores at 2,000 req/s (first second against the
  * rest): with no warmup 25–31 ms against 1.0–1.7 ms, with 100 requests 6–20 ms, with 0.5 s of
- * the load 3–5 ms, with 2.5 s 2–4 ms, with 5 s 1–2 ms, as the rest. The advice, WARMUP_ADVICE_S
+ * the load 3–5 ms, with 2.5 s 2–4 ms, with 5 s 1–2 ms. The advice, WARMUP_ADVICE_S
  * seconds of the load as warmup, clears it with room to spare.
  */
 const START_LAG_CAVEAT_MS = DEFAULT_LATE_SEND_TOLERANCE_MS;
