@@ -112,7 +112,8 @@ describe('RunAccumulator.summarize', () => {
     expect(rehearsed).toEqual(summarize(false));
     expect(rehearsed.counts.warmup).toBe(warm.length);
     expect(rehearsed.counts.attempted).toBe(measured(records).length);
-    expect(rehearsed.ttft).toEqual(s.ttft);
+    expect(rehearsed.latency.ttft).toEqual(s.latency.ttft);
+    expect(rehearsed.latency.ttft.count).toBe(ok(records).length);
   });
 
   test('counts every outcome, warmup apart', () => {
