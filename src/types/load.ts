@@ -52,10 +52,10 @@ export interface ConnectionUse {
 /**
  * Open loops, live: the dispatch lag of the sends scheduled in the measured phase's first
  * `ms` beside that of the sends after them, taken by the runner as it hands each request to
- * the client (as its client-bound check is; `dispatchLag` above ends later, as undici begins
- * to write the request). A fresh process compiles its hot path over its
- * first seconds of load; a first second that lags several times the rest says the client was
- * still warming up when the measured phase began (the client-warming-up caveat).
+ * the client (as its client-bound check is; `LoadHonesty.dispatchLag` ends later, as undici
+ * begins to write the request). A fresh process compiles its hot path over its first seconds
+ * of load; a first second that lags several times the rest says the client was still warming
+ * up when the measured phase began (the client-warming-up caveat).
  */
 export interface StartWindow {
   /** The window, from the measured start (ms). */
