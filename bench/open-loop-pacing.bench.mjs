@@ -33,9 +33,9 @@
  * measured phase begins is then in every repetition of both, where by default goodput's first
  * repetition alone pays for its own code and undici's is warm for both), GOODPUT_BENCH_RATE
  * (default 2000), GOODPUT_BENCH_SECONDS (default 10), GOODPUT_BENCH_WARMUP (warmup requests,
- * default 2 s of the rate, as the client-warming-up caveat advises), GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO
- * priority, 1–99, for the main thread alone, set with util-linux `chrt`; needs root or
- * CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
+ * default the seconds of the load the client-warming-up caveat advises, WARMUP_ADVICE_S: 2 s),
+ * GOODPUT_BENCH_REPS (default 3), GOODPUT_BENCH_REALTIME (a SCHED_FIFO priority, 1–99, for
+ * the main thread alone, set with util-linux `chrt`; needs root or CAP_SYS_NICE). The last one is a diagnosis, not a setting of goodput's: it shows how much of
  * the lag is the kernel handing the CPU to other threads (the server's, V8's) rather than the
  * client's own work. V8 flags go on node's command line, e.g.
  * `GOODPUT_BENCH_REALTIME=10 node --single-threaded-gc --no-allocation-site-pretenuring
@@ -53,6 +53,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchmarkConfig, runBenchmark } from '../dist/index.js';
+import { WARMUP_ADVICE_S } from '../dist/metrics/index.js';
 import { asTheCliStartsNode } from './lib/cli-node-flags.mjs';
 import { createRawReader } from './lib/raw-reader.mjs';
 import { startStreamServer } from './lib/stream-server.mjs';
@@ -66,7 +67,7 @@ const LATE_MS = 1;
 const LAG_RATIO = 1.2;
 const REPS = Number(process.env.GOODPUT_BENCH_REPS ?? 3);
 const RATE_TOLERANCE = 0.01;
-const WARMUP = Number(process.env.GOODPUT_BENCH_WARMUP ?? 2 * RATE);
+const WARMUP = Number(process.env.GOODPUT_BENCH_WARMUP ?? WARMUP_ADVICE_S * RATE);
 const FRESH = process.env.GOODPUT_BENCH_FRESH === '1';
 /** Starts the line on which a side's process hands its result to the bench (GOODPUT_BENCH_FRESH). */
 const RESULT_MARK = 'open-loop-pacing side result: ';

@@ -66,7 +66,8 @@ function perPrompt(total: number, n: number): string {
 const START_LAG_CAVEAT_MS = DEFAULT_LATE_SEND_TOLERANCE_MS;
 const START_LAG_RATIO = 3;
 const START_WINDOW_MIN_SENDS = 100;
-const WARMUP_ADVICE_S = 2;
+/** The warmup the client-warming-up caveat advises, in seconds of the load. */
+export const WARMUP_ADVICE_S = 2;
 
 /** A GC pause longer than this, or pauses adding up to more than GC_SHARE of the run, is a caveat. */
 const GC_PAUSE_CAVEAT_MS = 50;

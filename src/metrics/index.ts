@@ -36,6 +36,7 @@ export {
   GC_HEAP_FLAG,
   GC_PRETENURING_FLAG,
   runCaveats,
+  WARMUP_ADVICE_S,
 } from './caveats.js';
 export { classView } from './classes.js';
 export {
